@@ -1,0 +1,284 @@
+/*
+ * otp.h - the otp-utils core: codecs, HOTP/TOTP, time parsing, key input,
+ * otpauth URIs, the Google Authenticator migration format and state file.
+ *
+ * Conventions: functions return 0 (or a length/count where stated) on
+ * success and a negative OTP_E* code on failure; otp_strerror() gives the
+ * text.  Nothing here prints, exits, or keeps global state.  Buffers that
+ * hold secrets are the caller's; wipe them with otp_wipe().
+ *
+ * Each section below has one owner file in lib/; keep declarations in the
+ * section of the file that implements them.
+ */
+#ifndef OTP_H
+#define OTP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#include <nettle/hmac.h>
+
+/* ---- limits ---------------------------------------------------------- */
+
+#define OTP_KEY_MAX	256	/* key bytes: twice SHA-512's HMAC block */
+#define OTP_LINE_MAX	8192	/* one line of key input, URI or time text */
+#define OTP_LABEL_MAX	512	/* decoded issuer or account name, with NUL */
+#define OTP_DIGITS_MIN	6
+#define OTP_DIGITS_MAX	10
+#define OTP_CODE_MAX	16	/* room for any code text, with NUL */
+
+/* ---- errors (lib/error.c) -------------------------------------------- */
+
+enum {
+	OTP_OK = 0,
+	/* general */
+	OTP_EINVAL = -1,	/* invalid argument */
+	OTP_ERANGE = -2,	/* number out of range */
+	OTP_ENOSPACE = -3,	/* output buffer too small */
+	OTP_ETOOLONG = -4,	/* input longer than its limit */
+	OTP_EIO = -5,		/* I/O error; errno holds the cause */
+	OTP_EEMPTY = -6,	/* empty input */
+	OTP_ENUL = -7,		/* NUL byte in text input */
+	OTP_ENOMEM = -8,	/* out of memory */
+	/* codecs */
+	OTP_EBASE32 = -10,	/* invalid Base32 character */
+	OTP_EBASE32LEN = -11,	/* impossible Base32 length */
+	OTP_EBASE32PAD = -12,	/* misplaced or wrong Base32 padding */
+	OTP_EBASE32BITS = -13,	/* non-zero trailing bits (strict) */
+	OTP_EHEX = -14,		/* invalid hex character */
+	OTP_EHEXLEN = -15,	/* odd number of hex digits */
+	OTP_EBASE64 = -16,	/* invalid base64 */
+	/* keys and OTP parameters */
+	OTP_EKEYEMPTY = -20,	/* key decodes to zero bytes */
+	OTP_EKEYLONG = -21,	/* key longer than OTP_KEY_MAX */
+	OTP_EALG = -22,		/* unknown algorithm */
+	OTP_EDIGITS = -23,	/* digits out of range */
+	OTP_ECOUNTER = -24,	/* counter not a decimal in 0..2^64-1 */
+	OTP_ESTEP = -25,	/* time step zero or out of range */
+	OTP_EWINDOW = -26,	/* window negative or out of range */
+	OTP_EBEFORESTART = -27,	/* time before the start time */
+	OTP_ECODE = -28,	/* OTP text of the wrong shape */
+	/* time and duration parsing */
+	OTP_ETIME = -40,	/* unparseable time */
+	OTP_ETIMERANGE = -41,	/* time out of range */
+	OTP_EDURATION = -42,	/* unparseable duration */
+	/* otpauth URIs */
+	OTP_EURI = -50,		/* not an otpauth:// URI */
+	OTP_EURITYPE = -51,	/* type not totp or hotp */
+	OTP_ENOSECRET = -52,	/* URI without a secret */
+	OTP_EURIESC = -53,	/* bad percent-encoding */
+	OTP_EURIPARAM = -54,	/* malformed or duplicated parameter */
+	OTP_EURILABEL = -55,	/* malformed label */
+	OTP_EUTF8 = -56,	/* text is not valid UTF-8 */
+	/* migration payloads */
+	OTP_EMIGRATION = -70,	/* not an otpauth-migration:// URI */
+	OTP_EPROTOBUF = -71,	/* malformed protobuf */
+	OTP_EMIGRATEUNSUP = -72,	/* parameter the format cannot carry */
+	/* state file */
+	OTP_ESTATE = -90,	/* malformed state file */
+	OTP_ESTATESECRET = -91,	/* bad secret line */
+	OTP_ESTATEOPT = -92,	/* option line out of range or malformed */
+	OTP_ESTATESIZE = -93,	/* file empty or larger than 64 KiB */
+	OTP_ESTATEOWNER = -94,	/* file owned by someone else */
+	OTP_ESTATEMODE = -95,	/* file mode too permissive */
+	OTP_ESTATETYPE = -96,	/* not a regular file */
+	OTP_ESTATECHANGED = -97,	/* file changed while we worked */
+	OTP_ESTATEEXIST = -98,	/* file exists and no force */
+	OTP_ERATELIMIT = -99,	/* too many attempts */
+	OTP_EREADONLY = -100,	/* update could not be recorded */
+	OTP_ELOCK = -101,	/* lock failed */
+};
+
+/* The text for an OTP_E* code; never NULL. */
+const char *otp_strerror(int err);
+
+/* ---- memory hygiene (lib/util.c) ------------------------------------- */
+
+/* Zero n bytes at p in a way the compiler cannot drop. */
+void otp_wipe(void *p, size_t n);
+/* 1 if the n bytes at a and b are equal, else 0, in time independent of
+ * their contents. */
+int otp_ct_equal(const void *a, const void *b, size_t n);
+/* Parse a decimal in [min, max] (no sign, no spaces, no base prefix). */
+int otp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* ---- hex (lib/hex.c) ------------------------------------------------- */
+
+/* Encode n bytes as lower-case hex into out (2n chars, then NUL);
+ * OTP_ENOSPACE unless outsz > 2n. */
+int otp_hex_encode(const uint8_t *in, size_t n, char *out, size_t outsz);
+/* Decode hex (either case) into out; *outlen gets the byte count, *erroff
+ * the offset of the first bad character on OTP_EHEX. */
+int otp_hex_decode(const char *in, size_t inlen, uint8_t *out,
+    size_t outsz, size_t *outlen, size_t *erroff);
+
+/* ---- Base32, RFC 4648 §6 and §7 (lib/base32.c) ----------------------- */
+
+#define OTP_B32_HEXALPHA	0x01	/* the §7 extended-hex alphabet */
+#define OTP_B32_STRICT		0x02	/* canonical input only */
+#define OTP_B32_NOPAD		0x04	/* encoder: omit '=' padding */
+
+/* Characters needed to encode n bytes (without NUL). */
+size_t otp_b32_encoded_len(size_t n, int flags);
+/* Encode n bytes into out (then NUL); OTP_ENOSPACE when too small.
+ * Returns the number of characters written. */
+int otp_b32_encode(const uint8_t *in, size_t n, char *out, size_t outsz,
+    int flags);
+/* Decode a whole Base32 text.  Lenient unless OTP_B32_STRICT: either case,
+ * whitespace and '-' ignored, padding optional.  *erroff gets the offset of
+ * the offending character (or of the end for a length error). */
+int otp_b32_decode(const char *in, size_t inlen, uint8_t *out,
+    size_t outsz, size_t *outlen, int flags, size_t *erroff);
+
+/* Streaming decoder for inputs of any size in constant memory. */
+struct otp_b32_decoder {
+	int		flags;
+	uint64_t	bits;		/* pending bits, right-aligned */
+	unsigned	nbits;		/* how many */
+	unsigned	ngroup;		/* data characters in current 8-group */
+	unsigned	npad;		/* '=' seen in current group */
+	int		done;		/* padding closed the stream */
+	uint64_t	offset;		/* input characters consumed */
+};
+void otp_b32_decoder_init(struct otp_b32_decoder *d, int flags);
+/* Decode inlen characters; out must hold inlen * 5 / 8 + 5 bytes.  *outlen
+ * gets the bytes written; on error *erroff is the absolute input offset. */
+int otp_b32_decoder_update(struct otp_b32_decoder *d, const char *in,
+    size_t inlen, uint8_t *out, size_t *outlen, uint64_t *erroff);
+/* Finish: checks the final group's length and bits (out: up to 5 bytes). */
+int otp_b32_decoder_final(struct otp_b32_decoder *d, uint8_t *out,
+    size_t *outlen, uint64_t *erroff);
+
+/* ---- HOTP / TOTP, RFC 4226 and RFC 6238 (lib/hotp.c) ----------------- */
+
+enum otp_alg {
+	OTP_ALG_SHA1,
+	OTP_ALG_SHA256,
+	OTP_ALG_SHA512,
+};
+
+enum otp_type {
+	OTP_TYPE_HOTP,
+	OTP_TYPE_TOTP,
+};
+
+/* Parse "SHA1", "SHA256", "SHA512" in any case (also "SHA-256"). */
+int otp_alg_parse(const char *name, enum otp_alg *alg);
+/* "SHA1", "SHA256" or "SHA512". */
+const char *otp_alg_name(enum otp_alg alg);
+
+/* An HMAC key schedule: the inner and outer pads are hashed once by
+ * otp_hmac_init and reused for every counter. */
+struct otp_hmac {
+	enum otp_alg alg;
+	union {
+		struct hmac_sha1_ctx	sha1;
+		struct hmac_sha256_ctx	sha256;
+		struct hmac_sha512_ctx	sha512;
+	} u;
+};
+
+/* Set up h for key (1..OTP_KEY_MAX bytes). */
+int otp_hmac_init(struct otp_hmac *h, enum otp_alg alg, const uint8_t *key,
+    size_t keylen);
+/* Wipe the key schedule. */
+void otp_hmac_wipe(struct otp_hmac *h);
+/* HMAC(key, counter as 8 big-endian bytes), dynamically truncated to a
+ * 31-bit value (RFC 4226 §5.3). */
+uint32_t otp_hotp_value(struct otp_hmac *h, uint64_t counter);
+/* Render a truncated value as a zero-padded decimal code of digits
+ * (6..10) characters into out (then NUL). */
+int otp_code_decimal(uint32_t value, unsigned digits, char *out,
+    size_t outsz);
+/* The value modulo 10^digits, for comparing without formatting. */
+uint64_t otp_code_modulus(unsigned digits);
+/* Steam Guard's 5-character code (then NUL) from a truncated value. */
+void otp_code_steam(uint32_t value, char out[6]);
+/* The TOTP counter floor((now - start) / step) (RFC 6238 §4.2);
+ * OTP_EBEFORESTART when now < start, OTP_ESTEP when step is 0. */
+int otp_totp_counter(int64_t now, int64_t start, uint64_t step,
+    uint64_t *counter);
+/* Mobile-OTP: first 6 hex chars of MD5(decimal(floor(t/10)) secret pin),
+ * secret and pin taken as text; out gets 6 chars and NUL. */
+int otp_motp(const char *secret, size_t secretlen, const char *pin,
+    int64_t t, char out[7]);
+
+/* ---- time and duration parsing (lib/timeparse.c) --------------------- */
+
+/* Parse a time: "now", "@EPOCH[.FRACTION]" (fraction truncated), ISO 8601
+ * ("2009-02-13 23:31:30", "T", "Z", "+01:00", "+0100", " UTC"; no zone
+ * means local time per TZ), RFC 5322 ("Fri, 13 Feb 2009 23:31:30 +0000"),
+ * and relative forms ("now - 90 seconds", "+2 min", "1 hour ago",
+ * "@1234567890 + 30 s").  now is the current time for relative forms. */
+int otp_time_parse(const char *s, int64_t now, int64_t *out);
+/* Parse a positive duration: "30", "30s", "1m", "1h", "1d", "2m30s". */
+int otp_duration_parse(const char *s, uint64_t *seconds);
+/* Format t as "YYYY-MM-DD HH:MM:SS UTC" into out (then NUL). */
+int otp_time_format_utc(int64_t t, char *out, size_t outsz);
+
+/* ---- key input and otpauth URIs (lib/key.c, lib/uri.c) --------------- */
+
+enum otp_keyenc {
+	OTP_KEYENC_HEX,
+	OTP_KEYENC_BASE32,
+};
+
+struct otp_key {
+	uint8_t	buf[OTP_KEY_MAX];
+	size_t	len;
+};
+
+/* Bits of otp_uri.have: which parameters the URI spelled out. */
+#define OTP_HAVE_ALG		0x01
+#define OTP_HAVE_DIGITS		0x02
+#define OTP_HAVE_PERIOD		0x04
+#define OTP_HAVE_COUNTER	0x08
+#define OTP_HAVE_ISSUER		0x10	/* issuer= parameter */
+#define OTP_HAVE_LABELISSUER	0x20	/* issuer prefix in the label */
+
+/* Bits of otp_uri.warn: legal but risky. */
+#define OTP_WARN_ISSUERMISMATCH	0x01	/* label issuer != issuer= */
+#define OTP_WARN_GAIGNORES	0x02	/* alg/digits/period GA ignores */
+#define OTP_WARN_PADDED		0x04	/* secret had '=' padding */
+#define OTP_WARN_SHORTKEY	0x08	/* secret under 128 bits */
+#define OTP_WARN_NOISSUER	0x10	/* no issuer anywhere */
+
+/* A key and its parameters, from a bare key or an otpauth:// URI. */
+struct otp_uri {
+	enum otp_type	type;
+	enum otp_alg	alg;
+	unsigned	digits;
+	uint64_t	counter;
+	uint64_t	period;
+	char		issuer[OTP_LABEL_MAX];	/* decoded UTF-8, "" if none */
+	char		account[OTP_LABEL_MAX];	/* decoded UTF-8, "" if none */
+	struct otp_key	key;
+	unsigned	have;		/* OTP_HAVE_* */
+	unsigned	warn;		/* OTP_WARN_* */
+	int		is_uri;		/* 1 when it came from a URI */
+};
+
+/* Set u to the defaults: HOTP, SHA1, 6 digits, counter 0, period 30. */
+void otp_uri_init(struct otp_uri *u);
+/* Get the text of a key argument: arg itself, one line of in for NULL or
+ * "-", one line of FILE for "@FILE".  A trailing "\n" or "\r\n" is
+ * removed.  OTP_EEMPTY for no line, OTP_ETOOLONG past outsz-1, OTP_ENUL,
+ * OTP_EIO with errno set. */
+int otp_key_read(const char *arg, FILE *in, char *out, size_t outsz);
+/* Turn key text into u: an otpauth:// URI (any case of the scheme) is
+ * parsed with its parameters, anything else is decoded as enc.  On a codec
+ * error *erroff gets the offset in text. */
+int otp_key_parse(const char *text, enum otp_keyenc enc, struct otp_uri *u,
+    size_t *erroff);
+/* Parse an otpauth:// URI into u (see reference/key-uri.md). */
+int otp_uri_parse(const char *uri, struct otp_uri *u, size_t *erroff);
+/* Build the canonical URI for u into out (then NUL). */
+int otp_uri_build(const struct otp_uri *u, char *out, size_t outsz);
+
+/* ---- Google Authenticator migration payloads (lib/migration.c) ------- */
+
+/* ---- Google Authenticator state file (lib/state.c, lib/statefile.c) -- */
+
+#endif /* OTP_H */

@@ -1,0 +1,167 @@
+/*
+ * test-hotp.c - HOTP, TOTP, Steam Guard and Mobile-OTP against the
+ * known-answer vectors in tests/vectors/.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "otp.h"
+#include "unit.h"
+
+static void
+hotp_case(const struct unit_line *l, void *arg)
+{
+	struct otp_hmac h;
+	enum otp_alg alg;
+	uint8_t key[OTP_KEY_MAX];
+	uint64_t counter, digits;
+	char code[OTP_CODE_MAX];
+	long n;
+
+	(void)arg;
+	CHECK(l->nfields == 5, "%s:%u: want 5 fields", l->file, l->lineno);
+	if (l->nfields != 5)
+		return;
+	CHECK(otp_alg_parse(l->field[0], &alg) == 0, "alg %s", l->field[0]);
+	n = unit_unhex(l->field[1], key, sizeof(key));
+	CHECK(n > 0, "%s:%u: key", l->file, l->lineno);
+	CHECK(otp_parse_u64(l->field[2], 0, UINT64_MAX, &counter) == 0,
+	    "counter");
+	CHECK(otp_parse_u64(l->field[3], 6, 10, &digits) == 0, "digits");
+	CHECK(otp_hmac_init(&h, alg, key, (size_t)n) == 0, "init");
+	CHECK(otp_code_decimal(otp_hotp_value(&h, counter), (unsigned)digits,
+	    code, sizeof(code)) == 0, "format");
+	unit_check(strcmp(code, l->field[4]) == 0, l->file, (int)l->lineno,
+	    "HOTP got %s, want %s", code, l->field[4]);
+	otp_hmac_wipe(&h);
+}
+
+static void
+totp_case(const struct unit_line *l, void *arg)
+{
+	struct otp_hmac h;
+	enum otp_alg alg;
+	uint8_t key[OTP_KEY_MAX];
+	uint64_t t, step, start, digits, counter = 0;
+	char code[OTP_CODE_MAX];
+	long n;
+
+	(void)arg;
+	CHECK(l->nfields == 7, "%s:%u: want 7 fields", l->file, l->lineno);
+	if (l->nfields != 7)
+		return;
+	CHECK(otp_alg_parse(l->field[0], &alg) == 0, "alg %s", l->field[0]);
+	n = unit_unhex(l->field[1], key, sizeof(key));
+	CHECK(otp_parse_u64(l->field[2], 0, INT64_MAX, &t) == 0, "time");
+	CHECK(otp_parse_u64(l->field[3], 1, UINT64_MAX, &step) == 0, "step");
+	CHECK(otp_parse_u64(l->field[4], 0, INT64_MAX, &start) == 0, "start");
+	CHECK(otp_parse_u64(l->field[5], 6, 10, &digits) == 0, "digits");
+	CHECK(otp_totp_counter((int64_t)t, (int64_t)start, step, &counter) == 0,
+	    "counter");
+	CHECK(otp_hmac_init(&h, alg, key, (size_t)n) == 0, "init");
+	otp_code_decimal(otp_hotp_value(&h, counter), (unsigned)digits, code,
+	    sizeof(code));
+	unit_check(strcmp(code, l->field[6]) == 0, l->file, (int)l->lineno,
+	    "TOTP got %s, want %s", code, l->field[6]);
+	otp_hmac_wipe(&h);
+}
+
+static void
+steam_case(const struct unit_line *l, void *arg)
+{
+	struct otp_hmac h;
+	uint8_t key[OTP_KEY_MAX];
+	uint64_t t, counter = 0;
+	char code[6];
+	long n;
+
+	(void)arg;
+	n = unit_unhex(l->field[0], key, sizeof(key));
+	CHECK(otp_parse_u64(l->field[1], 0, INT64_MAX, &t) == 0, "time");
+	otp_totp_counter((int64_t)t, 0, 30, &counter);
+	CHECK(otp_hmac_init(&h, OTP_ALG_SHA1, key, (size_t)n) == 0, "init");
+	otp_code_steam(otp_hotp_value(&h, counter), code);
+	unit_check(strcmp(code, l->field[2]) == 0, l->file, (int)l->lineno,
+	    "Steam got %s, want %s", code, l->field[2]);
+}
+
+static void
+motp_case(const struct unit_line *l, void *arg)
+{
+	uint64_t t;
+	char code[7];
+
+	(void)arg;
+	CHECK(otp_parse_u64(l->field[2], 0, INT64_MAX, &t) == 0, "time");
+	CHECK(otp_motp(l->field[0], strlen(l->field[0]), l->field[1],
+	    (int64_t)t, code) == 0, "motp");
+	unit_check(strcmp(code, l->field[3]) == 0, l->file, (int)l->lineno,
+	    "mOTP got %s, want %s", code, l->field[3]);
+}
+
+static void
+edges(void)
+{
+	struct otp_hmac h;
+	enum otp_alg alg;
+	uint64_t c;
+	char code[OTP_CODE_MAX];
+	uint8_t big[OTP_KEY_MAX + 1] = { 0 };
+
+	CHECK_EQ_INT(otp_hmac_init(&h, OTP_ALG_SHA1, big, 0), OTP_EKEYEMPTY,
+	    "empty key");
+	CHECK_EQ_INT(otp_hmac_init(&h, OTP_ALG_SHA1, big, sizeof(big)),
+	    OTP_EKEYLONG, "long key");
+	CHECK_EQ_INT(otp_hmac_init(&h, OTP_ALG_SHA1, big, OTP_KEY_MAX), 0,
+	    "longest key");
+	CHECK_EQ_INT(otp_code_decimal(1, 5, code, sizeof(code)), OTP_EDIGITS,
+	    "5 digits");
+	CHECK_EQ_INT(otp_code_decimal(1, 11, code, sizeof(code)), OTP_EDIGITS,
+	    "11 digits");
+	CHECK_EQ_INT(otp_code_decimal(1, 8, code, 8), OTP_ENOSPACE, "space");
+	CHECK_EQ_INT(otp_code_decimal(0x7fffffff, 10, code, sizeof(code)), 0,
+	    "10 digits");
+	CHECK_EQ_STR(code, "2147483647", "largest 10-digit code");
+	CHECK_EQ_INT(otp_totp_counter(59, 60, 30, &c), OTP_EBEFORESTART,
+	    "before start");
+	CHECK_EQ_INT(otp_totp_counter(59, 0, 0, &c), OTP_ESTEP, "step 0");
+	CHECK_EQ_INT(otp_totp_counter(INT64_MAX, INT64_MIN, 1, &c), 0,
+	    "widest span");
+	CHECK(c == UINT64_MAX, "widest span value");
+	CHECK_EQ_INT(otp_totp_counter(-1, -61, 30, &c), 0, "negative times");
+	CHECK_EQ_INT(c, 2, "negative times value");
+	CHECK_EQ_INT(otp_alg_parse("sha256", &alg), 0, "lower case");
+	CHECK_EQ_INT(alg, OTP_ALG_SHA256, "sha256");
+	CHECK_EQ_INT(otp_alg_parse("SHA-512", &alg), 0, "dash");
+	CHECK_EQ_INT(alg, OTP_ALG_SHA512, "SHA-512");
+	CHECK_EQ_INT(otp_alg_parse("MD5", &alg), OTP_EALG, "MD5");
+	CHECK_EQ_INT(otp_alg_parse("", &alg), OTP_EALG, "empty");
+	CHECK_EQ_STR(otp_alg_name(OTP_ALG_SHA512), "SHA512", "name");
+	CHECK(strcmp(otp_strerror(OTP_EDIGITS), "unknown error") != 0,
+	    "strerror");
+	CHECK_EQ_STR(otp_strerror(12345), "unknown error", "unknown code");
+	CHECK_EQ_INT(otp_ct_equal("abc", "abc", 3), 1, "ct equal");
+	CHECK_EQ_INT(otp_ct_equal("abc", "abd", 3), 0, "ct differ");
+	CHECK_EQ_INT(otp_parse_u64("18446744073709551616", 0, UINT64_MAX, &c),
+	    OTP_ERANGE, "u64 overflow");
+	CHECK_EQ_INT(otp_parse_u64("-1", 0, UINT64_MAX, &c), OTP_EINVAL,
+	    "u64 negative");
+	CHECK_EQ_INT(otp_parse_u64("0x10", 0, UINT64_MAX, &c), OTP_EINVAL,
+	    "u64 hex");
+	CHECK_EQ_INT(otp_parse_u64("010", 0, UINT64_MAX, &c), 0, "u64 octal");
+	CHECK_EQ_INT(c, 10, "leading zero is decimal");
+}
+
+int
+main(int argc, char *argv[])
+{
+	const char *dir = argc > 1 ? argv[1] : "tests/vectors";
+
+	unit_vectors(dir, "hotp.txt", hotp_case, NULL);
+	unit_vectors(dir, "totp.txt", totp_case, NULL);
+	unit_vectors(dir, "steam.txt", steam_case, NULL);
+	unit_vectors(dir, "motp.txt", motp_case, NULL);
+	edges();
+	return unit_done();
+}
