@@ -1,0 +1,265 @@
+/*
+ * cli.c - helpers every otp-utils tool shares (see cli.h).
+ */
+#include <sys/prctl.h>
+#include <sys/resource.h>
+
+#include <err.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void
+cli_init(int argc, char *argv[])
+{
+	struct rlimit rl = { 0, 0 };
+
+	(void)argc;
+	if (argv[0] != NULL)
+		setprogname(argv[0]);
+	/* Key material lives in this process: no core files, no ptrace by
+	 * other processes of the same user. */
+	(void)setrlimit(RLIMIT_CORE, &rl);
+	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
+void
+cli_version(void)
+{
+	printf("%s (otp-utils) %s\n", getprogname(), OTP_VERSION);
+	cli_exit(0);
+}
+
+void
+cli_exit(int status)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		warn("write error");
+		_exit(CLI_EXIT_ERR);
+	}
+	/* fclose reports what a buffered write deferred (EPIPE, ENOSPC). */
+	if (fclose(stdout) != 0) {
+		warn("write error");
+		_exit(CLI_EXIT_ERR);
+	}
+	exit(status);
+}
+
+void
+cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", getprogname());
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n",
+	    getprogname());
+	exit(CLI_EXIT_ERR);
+}
+
+void
+cli_otp_init(struct cli_otp *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->type = OTP_TYPE_HOTP;
+	o->alg = OTP_ALG_SHA1;
+	o->digits = 6;
+	o->step = 30;
+	o->now = (int64_t)time(NULL);
+	o->enc = OTP_KEYENC_HEX;
+}
+
+static int64_t
+parse_time_option(const char *name, const char *arg)
+{
+	int64_t t;
+	int rc;
+
+	if ((rc = otp_time_parse(arg, (int64_t)time(NULL), &t)) != 0)
+		errx(CLI_EXIT_ERR, "%s: %s: '%s'", name, otp_strerror(rc), arg);
+	return t;
+}
+
+int
+cli_otp_option(struct cli_otp *o, int ch, const char *arg)
+{
+	uint64_t v;
+	int rc;
+
+	switch (ch) {
+	case 'a':
+		if (otp_alg_parse(arg, &o->alg) != 0)
+			errx(CLI_EXIT_ERR, "--algorithm: unknown algorithm "
+			    "'%s' (SHA1, SHA256 or SHA512)", arg);
+		o->have_alg = 1;
+		return 1;
+	case 'b':
+		o->enc = OTP_KEYENC_BASE32;
+		return 1;
+	case 'x':
+		o->enc = OTP_KEYENC_HEX;
+		return 1;
+	case 'c':
+		if (otp_parse_u64(arg, 0, UINT64_MAX, &o->counter) != 0)
+			errx(CLI_EXIT_ERR, "--counter: '%s': %s", arg,
+			    otp_strerror(OTP_ECOUNTER));
+		o->have_counter = 1;
+		return 1;
+	case 'd':
+		if (otp_parse_u64(arg, OTP_DIGITS_MIN, OTP_DIGITS_MAX, &v) != 0)
+			errx(CLI_EXIT_ERR, "--digits: '%s': %s", arg,
+			    otp_strerror(OTP_EDIGITS));
+		o->digits = (unsigned)v;
+		o->have_digits = 1;
+		return 1;
+	case 'N':
+		o->now = parse_time_option("--now", arg);
+		o->have_now = 1;
+		return 1;
+	case 'S':
+		o->start = parse_time_option("--start-time", arg);
+		o->have_start = 1;
+		return 1;
+	case 's':
+		if ((rc = otp_duration_parse(arg, &o->step)) != 0)
+			errx(CLI_EXIT_ERR, "--time-step-size: '%s': %s", arg,
+			    otp_strerror(rc));
+		if (o->step == 0 || o->step > INT64_MAX)
+			errx(CLI_EXIT_ERR, "--time-step-size: '%s': %s", arg,
+			    "the step must be at least one second");
+		o->have_step = 1;
+		return 1;
+	case 'w':
+		if (otp_parse_u64(arg, 0, UINT64_MAX, &o->window) != 0)
+			errx(CLI_EXIT_ERR, "--window: '%s': must be a "
+			    "non-negative decimal", arg);
+		o->have_window = 1;
+		return 1;
+	case CLI_OPT_HOTP:
+		o->type = OTP_TYPE_HOTP;
+		o->have_type = 1;
+		return 1;
+	case CLI_OPT_TOTP:
+		o->type = OTP_TYPE_TOTP;
+		o->have_type = 1;
+		if (arg != NULL) {
+			if (otp_alg_parse(arg, &o->alg) != 0)
+				errx(CLI_EXIT_ERR, "--totp: unknown algorithm "
+				    "'%s' (SHA1, SHA256 or SHA512)", arg);
+			o->have_alg = 1;
+		}
+		return 1;
+	case CLI_OPT_STRICT:
+		o->strict = 1;
+		return 1;
+	}
+	return 0;
+}
+
+void
+cli_otp_apply(const struct cli_otp *o, struct otp_uri *u)
+{
+	if (o->have_type || !u->is_uri)
+		u->type = o->type;
+	if (o->have_alg || !u->is_uri)
+		u->alg = o->alg;
+	if (o->have_digits || !u->is_uri)
+		u->digits = o->digits;
+	if (o->have_counter || !u->is_uri)
+		u->counter = o->counter;
+	if (o->have_step || !u->is_uri)
+		u->period = o->step;
+}
+
+/* Print what was wrong with key text; where is "" or " (line 3)". */
+static void
+key_error(int rc, const char *text, size_t erroff, const char *hint,
+    const char *where)
+{
+	unsigned char c;
+
+	switch (rc) {
+	case OTP_EBASE32:
+	case OTP_EHEX:
+	case OTP_EURIESC:
+		c = (unsigned char)text[erroff];
+		if (c >= 0x21 && c < 0x7f)
+			warnx("%s '%c' at offset %zu%s%s", otp_strerror(rc), c,
+			    erroff, where, hint);
+		else
+			warnx("%s (byte 0x%02x) at offset %zu%s%s",
+			    otp_strerror(rc), c, erroff, where, hint);
+		break;
+	default:
+		warnx("key%s: %s%s", where, otp_strerror(rc), hint);
+		break;
+	}
+}
+
+int
+cli_key_text(const struct cli_otp *o, const char *text, const char *what,
+    struct otp_uri *u)
+{
+	char where[64] = "";
+	size_t erroff = 0;
+	int rc;
+
+	if (what != NULL)
+		snprintf(where, sizeof(where), " (%s)", what);
+	rc = otp_key_parse(text, o->enc, u, &erroff);
+	if (rc == 0 && o->strict && !u->is_uri && o->enc == OTP_KEYENC_BASE32) {
+		uint8_t tmp[OTP_KEY_MAX];
+		size_t n;
+
+		rc = otp_b32_decode(text, strlen(text), tmp, sizeof(tmp), &n,
+		    OTP_B32_STRICT, &erroff);
+		otp_wipe(tmp, sizeof(tmp));
+	}
+	if (rc != 0) {
+		const char *hint = "";
+		size_t n, off;
+
+		/* A hex key that would decode as Base32 is the most common
+		 * mistake; say so. */
+		if ((rc == OTP_EHEX || rc == OTP_EHEXLEN) && !u->is_uri &&
+		    otp_b32_decode(text, strlen(text), u->key.buf,
+		    sizeof(u->key.buf), &n, 0, &off) == 0)
+			hint = " (is the key Base32? use -b)";
+		key_error(rc, text, erroff, hint, where);
+		otp_wipe(&u->key, sizeof(u->key));
+		return rc;
+	}
+	cli_otp_apply(o, u);
+	return 0;
+}
+
+void
+cli_key_load(const struct cli_otp *o, const char *arg, struct otp_uri *u)
+{
+	char line[OTP_LINE_MAX];
+	int rc;
+
+	rc = otp_key_read(arg, stdin, line, sizeof(line));
+	if (rc != 0) {
+		const char *src = arg == NULL || strcmp(arg, "-") == 0 ?
+		    "standard input" : arg;
+
+		otp_wipe(line, sizeof(line));
+		if (rc == OTP_EIO)
+			err(CLI_EXIT_ERR, "%s", src);
+		errx(CLI_EXIT_ERR, "%s: %s", src, rc == OTP_EEMPTY ?
+		    "no key" : otp_strerror(rc));
+	}
+	rc = cli_key_text(o, line, NULL, u);
+	otp_wipe(line, sizeof(line));
+	if (rc != 0)
+		exit(CLI_EXIT_ERR);
+}

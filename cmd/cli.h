@@ -1,0 +1,93 @@
+/*
+ * cli.h - what the otp-utils tools share: start-up hardening, version and
+ * exit handling, key loading with clear errors, and the OTP options that
+ * otp-gen and otp-verify have in common.
+ */
+#ifndef CLI_H
+#define CLI_H
+
+#include <stdint.h>
+
+#include "otp.h"
+
+#define CLI_EXIT_ERR	2	/* every error, as cmp(1) */
+
+/* Long-option values for options without a short letter. */
+enum {
+	CLI_OPT_HOTP = 256,
+	CLI_OPT_TOTP,
+	CLI_OPT_STEAM,
+	CLI_OPT_MOTP,
+	CLI_OPT_PIN,
+	CLI_OPT_STRICT,
+	CLI_OPT_TOOL_BASE = 512	/* first value free for a tool's own options */
+};
+
+/* The OTP parameters given on the command line; the have_* flags say which,
+ * so that they override an otpauth URI's parameters and only those. */
+struct cli_otp {
+	enum otp_type	type;
+	enum otp_alg	alg;
+	unsigned	digits;
+	uint64_t	counter;
+	uint64_t	step;
+	int64_t		start;
+	int64_t		now;
+	uint64_t	window;
+	enum otp_keyenc	enc;
+	int		strict;		/* --strict Base32 */
+	int		have_type, have_alg, have_digits, have_counter;
+	int		have_step, have_start, have_now, have_window;
+};
+
+/* Harden the process (no core dumps: it holds secrets) and set the
+ * program name.  Call first in main(). */
+void	cli_init(int argc, char *argv[]);
+/* Print "PROG (otp-utils) VERSION" and exit 0. */
+void	cli_version(void) __attribute__((noreturn));
+/* Flush stdout and exit with status, or with 2 and a message when stdout
+ * could not be written (a full disk, a closed pipe). */
+void	cli_exit(int status) __attribute__((noreturn));
+/* errx(2, ...) for a usage error, with a pointer to --help. */
+void	cli_usage_error(const char *fmt, ...)
+	    __attribute__((noreturn, format(printf, 1, 2)));
+
+/* Set the defaults: HOTP, SHA1, 6 digits, step 30, start 0, now = time(). */
+void	cli_otp_init(struct cli_otp *o);
+/* Handle one of the shared options (ch from getopt_long; see
+ * CLI_OTP_SHORTOPTS); returns 1 when handled, 0 when not ours.  Bad values
+ * exit 2 with a message naming the option. */
+int	cli_otp_option(struct cli_otp *o, int ch, const char *arg);
+/* Fill u from a key argument (operand, "-", "@FILE"; NULL reads stdin),
+ * decoding it per o->enc unless it is an otpauth URI, then apply the
+ * command-line overrides.  Errors exit 2; the message never holds key
+ * material beyond the offending character. */
+void	cli_key_load(const struct cli_otp *o, const char *arg,
+	    struct otp_uri *u);
+/* Same, from text already read (one line of a multi-key stdin); what names
+ * the source in messages ("line 3").  Returns 0 or the OTP_E* code after
+ * printing a warning, so a caller can go on to the next line. */
+int	cli_key_text(const struct cli_otp *o, const char *text,
+	    const char *what, struct otp_uri *u);
+/* Apply the command-line parameters of o over those of u. */
+void	cli_otp_apply(const struct cli_otp *o, struct otp_uri *u);
+
+/* getopt short options the shared set uses (tools append their own). */
+#define CLI_OTP_SHORTOPTS	"a:bc:d:N:s:S:w:x"
+
+/* The long options of the shared set, for a tool's longopts[] table. */
+#define CLI_OTP_LONGOPTS \
+	{ "algorithm",		required_argument, NULL, 'a' }, \
+	{ "base32",		no_argument,	   NULL, 'b' }, \
+	{ "counter",		required_argument, NULL, 'c' }, \
+	{ "digits",		required_argument, NULL, 'd' }, \
+	{ "hex",		no_argument,	   NULL, 'x' }, \
+	{ "hotp",		no_argument,	   NULL, CLI_OPT_HOTP }, \
+	{ "now",		required_argument, NULL, 'N' }, \
+	{ "start-time",		required_argument, NULL, 'S' }, \
+	{ "strict",		no_argument,	   NULL, CLI_OPT_STRICT }, \
+	{ "time-step-size",	required_argument, NULL, 's' }, \
+	{ "totp",		optional_argument, NULL, CLI_OPT_TOTP }, \
+	{ "window",		required_argument, NULL, 'w' }
+
+#endif /* CLI_H */
