@@ -279,6 +279,13 @@ int otp_uri_build(const struct otp_uri *u, char *out, size_t outsz);
 
 /* ---- Google Authenticator migration payloads (lib/migration.c) ------- */
 
+/* ---- QR codes for terminals (lib/qr.c) ------------------------------- */
+
+/* ---- verification: windows, drift, diagnosis (lib/verify.c,
+ *      lib/diagnose.c) ------------------------------------------------- */
+
+/* ---- randomness: keys and scratch codes (lib/random.c) --------------- */
+
 /* ---- Google Authenticator state file (lib/state.c, lib/statefile.c) -- */
 
 #endif /* OTP_H */
