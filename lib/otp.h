@@ -288,4 +288,134 @@ int otp_uri_build(const struct otp_uri *u, char *out, size_t outsz);
 
 /* ---- Google Authenticator state file (lib/state.c, lib/statefile.c) -- */
 
+/* See man/otp-state.5 and reference/ga-state-file.md.  The engine
+ * (lib/state.c) is pure: it works on a file image in memory and a clock.
+ * The file layer (lib/statefile.c) adds safe reading, locking and atomic
+ * replacement. */
+
+#define OTP_STATE_MAX		65536	/* largest state file, bytes */
+#define OTP_STATE_OUTMAX	(2 * OTP_STATE_MAX)	/* out buffer for check */
+#define OTP_STATE_SCRATCH_MAX	7300	/* scratch codes a 64 KiB file holds */
+#define OTP_STATE_PERM		0600	/* default allowed_perm */
+
+enum otp_state_mode {
+	OTP_STATE_SCRATCHONLY,	/* neither TOTP_AUTH nor HOTP_COUNTER */
+	OTP_STATE_TOTP,
+	OTP_STATE_HOTP,
+};
+
+/* A parsed state file (for display and tests; checking uses the image). */
+struct otp_state {
+	struct otp_key		key;
+	enum otp_state_mode	mode;
+	unsigned	window;		/* WINDOW_SIZE, 3 when absent */
+	unsigned	step;		/* STEP_SIZE seconds, 30 when absent */
+	unsigned	rate_n;		/* RATE_LIMIT tries, 0 when absent */
+	unsigned	rate_secs;	/* RATE_LIMIT interval seconds */
+	int		disallow_reuse;
+	uint64_t	hotp_counter;	/* HOTP_COUNTER (HOTP mode) */
+	int64_t		skew;		/* TIME_SKEW in steps, 0 when absent */
+	size_t		nscratch;
+	uint32_t	scratch[OTP_STATE_SCRATCH_MAX];
+};
+
+/* Bits of otp_state_opts.flags. */
+#define OTP_STATE_NOSKEWADJ	0x01	/* no skew learning (noskewadj) */
+#define OTP_STATE_NOINCRHOTP	0x02	/* no HOTP counter move on failure */
+#define OTP_STATE_NOSTRICTOWNER	0x04	/* skip the owner check */
+#define OTP_STATE_ALLOWRO	0x08	/* accept even if not recorded */
+
+struct otp_state_opts {
+	unsigned	flags;		/* OTP_STATE_* above */
+	unsigned	allowed_perm;	/* mode bits allowed, 0600 default */
+	unsigned long	uid;		/* expected owner, geteuid() default */
+	uint64_t	grace_period;	/* seconds, 0 off (needs rhost) */
+	const char	*rhost;		/* PAM_RHOST for grace_period or NULL */
+};
+
+/* How a check ended (otp_state_result.how). */
+enum otp_state_how {
+	OTP_STATE_REFUSED,
+	OTP_STATE_BYCODE,	/* TOTP/HOTP code */
+	OTP_STATE_BYSCRATCH,	/* emergency scratch code, now deleted */
+	OTP_STATE_BYGRACE,	/* grace period for rhost, no code checked */
+};
+
+/* Why a check was refused (otp_state_result.why). */
+enum otp_state_why {
+	OTP_STATE_WHY_NONE,
+	OTP_STATE_WHY_WRONG,	/* no match in the window */
+	OTP_STATE_WHY_SHAPE,	/* not 6 digits nor an 8-digit scratch code */
+	OTP_STATE_WHY_REUSED,	/* DISALLOW_REUSE: step already used */
+	OTP_STATE_WHY_RATELIMIT,	/* RATE_LIMIT exceeded */
+	OTP_STATE_WHY_SKEW,	/* skew being learned: send more codes */
+	OTP_STATE_WHY_NOCODE,	/* scratch-only file, no such scratch code */
+};
+
+struct otp_state_result {
+	int			accepted;	/* 1 accepted, 0 refused */
+	enum otp_state_how	how;
+	enum otp_state_why	why;
+	int64_t		offset;		/* TOTP: matched step - (now step +
+					 * skew); HOTP: matched - stored */
+	uint64_t	counter;	/* matched time step or HOTP counter */
+	int64_t		skew;		/* TIME_SKEW in force afterwards */
+	int		changed;	/* the image was changed */
+	int		recorded;	/* statefile: the change was written */
+};
+
+/* Defaults: no flags, allowed_perm 0600, uid geteuid(), no grace. */
+void otp_state_opts_init(struct otp_state_opts *o);
+/* Short text for a refusal reason; never NULL. */
+const char *otp_state_why_text(enum otp_state_why why);
+/* 0 if code is 6 digits or an 8-digit scratch code (10000000..99999999),
+ * else OTP_ECODE; the engine refuses other shapes like the original. */
+int otp_state_code_shape(const char *code);
+/* Parse a file image of len bytes (1..OTP_STATE_MAX, no NUL) into st;
+ * OTP_ESTATE* on a malformed file. */
+int otp_state_parse(const char *img, size_t len, struct otp_state *st);
+/* Check code at Unix time now against the image, as the original module
+ * does; out (outsz >= OTP_STATE_OUTMAX) gets the updated image, *outlen
+ * its length, r the outcome (r->changed when out differs from img).
+ * Refusals return 0 with r->accepted 0; errors are OTP_E* (OTP_ESTATESIZE
+ * if the result would exceed OTP_STATE_MAX). */
+int otp_state_check(const char *img, size_t len, const char *code,
+    int64_t now, const struct otp_state_opts *o, struct otp_state_result *r,
+    char *out, size_t outsz, size_t *outlen);
+
+/* Parameters of a new file; zero fields are omitted as the original
+ * command omits them.  Ranges as google-authenticator(1): window 1..21,
+ * step 1..60, rate_n 1..10 per rate_secs 15..600, TOTP or HOTP only,
+ * no disallow_reuse with HOTP, scratch codes 10000000..99999999. */
+struct otp_state_new {
+	enum otp_state_mode	mode;		/* OTP_STATE_TOTP or _HOTP */
+	unsigned	window;		/* WINDOW_SIZE, 0 none */
+	unsigned	step;		/* STEP_SIZE, 0 none */
+	unsigned	rate_n;		/* RATE_LIMIT, 0 none */
+	unsigned	rate_secs;
+	int		disallow_reuse;
+	const uint32_t	*scratch;
+	size_t		nscratch;	/* 0..OTP_STATE_SCRATCH_MAX */
+};
+
+/* Build a new file image (Base32 secret, option lines in the original's
+ * order, scratch codes) for key into out; *outlen gets its length. */
+int otp_state_build(const uint8_t *key, size_t keylen,
+    const struct otp_state_new *n, char *out, size_t outsz, size_t *outlen);
+
+/* Check code against the file at path and write back any change safely
+ * (lock, temporary file, fsync, rename); r->recorded says if it was.  A
+ * missing file is OTP_EIO with errno ENOENT.  An accept that cannot be
+ * recorded is OTP_EREADONLY unless OTP_STATE_ALLOWRO. */
+int otp_statefile_check(const char *path, const char *code, int64_t now,
+    const struct otp_state_opts *o, struct otp_state_result *r);
+/* Create path with len bytes of img, mode 0400, atomically; an existing
+ * path is OTP_ESTATEEXIST unless force (then replaced atomically). */
+int otp_statefile_create(const char *path, const char *img, size_t len,
+    int force);
+/* Read and parse path with otp_statefile_check's safety checks, writing
+ * nothing. */
+int otp_statefile_load(const char *path, const struct otp_state_opts *o,
+    struct otp_state *st);
+
 #endif /* OTP_H */
