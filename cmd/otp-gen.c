@@ -1,0 +1,380 @@
+/*
+ * otp-gen - generate HOTP and TOTP codes (and Steam Guard, Mobile-OTP).
+ */
+#include <err.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum {
+	OPT_PIN = CLI_OPT_TOOL_BASE,
+};
+
+static const struct option longopts[] = {
+	CLI_OTP_LONGOPTS,
+	{ "help",	no_argument,		NULL, 'h' },
+	{ "label",	no_argument,		NULL, 'l' },
+	{ "motp",	no_argument,		NULL, CLI_OPT_MOTP },
+	{ "pin",	required_argument,	NULL, OPT_PIN },
+	{ "remaining",	no_argument,		NULL, 'r' },
+	{ "steam",	no_argument,		NULL, CLI_OPT_STEAM },
+	{ "verbose",	no_argument,		NULL, 'v' },
+	{ "version",	no_argument,		NULL, 'V' },
+	{ NULL,		0,			NULL, 0 }
+};
+
+struct gen {
+	struct cli_otp	 o;
+	int		 verbose;
+	int		 label;
+	int		 remaining;
+	int		 steam;
+	int		 motp;
+	const char	*pin;
+};
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	printf("usage: otp-gen [-blrVvx] [--hotp | --totp[=ALG]] [-a ALG] "
+	    "[-c COUNTER] [-d DIGITS]\n"
+	    "               [-N TIME] [-S TIME] [-s STEP] [-w WINDOW] "
+	    "[--steam]\n"
+	    "               [--motp --pin=PIN] [--strict] [KEY ...]\n"
+	    "\n"
+	    "Print one-time passwords for each KEY (hex, or Base32 with -b, "
+	    "or an\n"
+	    "otpauth:// URI; \"-\" reads a line of stdin, @FILE a line of "
+	    "FILE).\n"
+	    "Without KEY, every line of standard input is a key.\n"
+	    "\n"
+	    "  --hotp                 event-based codes (default)\n"
+	    "  --totp[=ALG]           time-based codes; ALG SHA1, SHA256 or "
+	    "SHA512\n"
+	    "  -a, --algorithm=ALG    HMAC algorithm, also for HOTP\n"
+	    "  -b, --base32           keys are Base32\n"
+	    "  -x, --hex              keys are hex (default)\n"
+	    "      --strict           Base32 keys must be canonical\n"
+	    "  -c, --counter=N        HOTP counter (default 0)\n"
+	    "  -d, --digits=N         code length, 6 to 10 (default 6)\n"
+	    "  -s, --time-step-size=DURATION  TOTP step (default 30s)\n"
+	    "  -S, --start-time=TIME  TOTP epoch T0 (default 1970-01-01 "
+	    "00:00:00 UTC)\n"
+	    "  -N, --now=TIME         use TIME as the current time\n"
+	    "  -w, --window=N         print N further codes after the first\n"
+	    "  -r, --remaining        append a tab and the seconds the TOTP "
+	    "code stays valid\n"
+	    "  -l, --label            prefix each code with the URI's label "
+	    "and a tab\n"
+	    "      --steam            Steam Guard 5-character codes\n"
+	    "      --motp --pin=PIN   Mobile-OTP codes (KEY is the secret "
+	    "text)\n"
+	    "  -v, --verbose          show the parameters, secrets included\n"
+	    "  -h, --help             show this help\n"
+	    "  -V, --version          show the version\n");
+	cli_exit(0);
+}
+
+/* oathtool's verbose block, so that the two can be compared line by
+ * line; the secret is shown because -v asks for it. */
+static void
+print_verbose(const struct gen *g, const struct otp_uri *u,
+    uint64_t counter)
+{
+	char hex[2 * OTP_KEY_MAX + 1], b32[OTP_KEY_MAX * 8 / 5 + 9];
+	char tstart[64], tnow[64];
+
+	otp_hex_encode(u->key.buf, u->key.len, hex, sizeof(hex));
+	otp_b32_encode(u->key.buf, u->key.len, b32, sizeof(b32), 0);
+	printf("Hex secret: %s\nBase32 secret: %s\n", hex, b32);
+	otp_wipe(hex, sizeof(hex));
+	otp_wipe(b32, sizeof(b32));
+	if (!g->steam && !g->motp)
+		printf("Digits: %u\n", u->digits);
+	printf("Window size: %" PRIu64 "\n", g->o.window);
+	if (u->type == OTP_TYPE_HOTP) {
+		if (u->alg != OTP_ALG_SHA1)
+			printf("HOTP mode: %s\n", otp_alg_name(u->alg));
+		printf("Start counter: 0x%" PRIX64 " (%" PRIu64 ")\n\n",
+		    counter, counter);
+		return;
+	}
+	if (otp_time_format_utc(g->o.start, tstart, sizeof(tstart)) != 0)
+		strcpy(tstart, "?");
+	if (otp_time_format_utc(g->o.now, tnow, sizeof(tnow)) != 0)
+		strcpy(tnow, "?");
+	printf("TOTP mode: %s\n", g->motp ? "mOTP" : otp_alg_name(u->alg));
+	printf("Step size (seconds): %" PRIu64 "\n", u->period);
+	printf("Start time: %s (%" PRId64 ")\n", tstart, g->o.start);
+	printf("Current time: %s (%" PRId64 ")\n", tnow, g->o.now);
+	printf("Counter: 0x%" PRIX64 " (%" PRIu64 ")\n\n", counter, counter);
+}
+
+static const char *
+label_of(const struct otp_uri *u, char *buf, size_t size)
+{
+	if (u->issuer[0] != '\0' && u->account[0] != '\0')
+		snprintf(buf, size, "%s:%s", u->issuer, u->account);
+	else
+		snprintf(buf, size, "%s", u->account[0] != '\0' ?
+		    u->account : u->issuer);
+	return buf;
+}
+
+/* Check the options against the key's type; 0 or an error printed. */
+static int
+check_combination(const struct gen *g, const struct otp_uri *u,
+    const char *where)
+{
+	if (u->type == OTP_TYPE_TOTP && g->o.have_counter && !u->is_uri) {
+		warnx("--counter applies to HOTP only%s", where);
+		return -1;
+	}
+	if (u->type == OTP_TYPE_HOTP && !u->is_uri && (g->o.have_now ||
+	    g->o.have_start || g->o.have_step)) {
+		warnx("--now, --start-time and --time-step-size apply to TOTP "
+		    "only (add --totp)%s", where);
+		return -1;
+	}
+	if (g->remaining && u->type != OTP_TYPE_TOTP) {
+		warnx("--remaining applies to TOTP only%s", where);
+		return -1;
+	}
+	return 0;
+}
+
+/* Print the codes of one key; returns 0, or -1 after a warning. */
+static int
+generate(const struct gen *g, struct otp_uri *u, const char *where)
+{
+	struct otp_hmac h;
+	uint64_t counter, i, left = 0;
+	char code[OTP_CODE_MAX], label[2 * OTP_LABEL_MAX + 2];
+	int rc;
+
+	if (g->steam || g->motp)
+		u->type = OTP_TYPE_TOTP;
+	if (g->motp && !g->o.have_step)
+		u->period = 10;
+	if (check_combination(g, u, where) != 0)
+		return -1;
+	if (u->type == OTP_TYPE_TOTP) {
+		rc = otp_totp_counter(g->o.now, g->o.start, u->period,
+		    &counter);
+		if (rc != 0) {
+			warnx("%s%s", otp_strerror(rc), where);
+			return -1;
+		}
+		left = u->period - ((uint64_t)g->o.now -
+		    (uint64_t)g->o.start) % u->period;
+	} else
+		counter = u->counter;
+	if (counter > UINT64_MAX - g->o.window) {
+		warnx("%s: the window runs past the largest counter%s",
+		    otp_strerror(OTP_EWINDOW), where);
+		return -1;
+	}
+	if (!g->motp && (rc = otp_hmac_init(&h, u->alg, u->key.buf,
+	    u->key.len)) != 0) {
+		warnx("%s%s", otp_strerror(rc), where);
+		return -1;
+	}
+	if (g->verbose)
+		print_verbose(g, u, counter);
+	if (g->label)
+		label_of(u, label, sizeof(label));
+	for (i = 0; i <= g->o.window; i++) {
+		if (g->motp)
+			/* mOTP hashes the time in tens of seconds. */
+			otp_motp((const char *)u->key.buf, u->key.len, g->pin,
+			    (int64_t)((counter + i) * u->period) +
+			    g->o.start, code);
+		else if (g->steam)
+			otp_code_steam(otp_hotp_value(&h, counter + i), code);
+		else
+			otp_code_decimal(otp_hotp_value(&h, counter + i),
+			    u->digits, code, sizeof(code));
+		if (g->label) {
+			fputs(label, stdout);
+			putchar('\t');
+		}
+		fputs(code, stdout);
+		if (g->remaining)
+			printf("\t%" PRIu64, left + i * u->period);
+		putchar('\n');
+	}
+	otp_wipe(code, sizeof(code));
+	if (!g->motp)
+		otp_hmac_wipe(&h);
+	return 0;
+}
+
+/* Fill u from key text.  mOTP secrets are text, used as they are. */
+static int
+load_text(const struct gen *g, const char *text, const char *what,
+    struct otp_uri *u)
+{
+	size_t n;
+
+	if (!g->motp)
+		return cli_key_text(&g->o, text, what, u);
+	otp_uri_init(u);
+	cli_otp_apply(&g->o, u);
+	n = strlen(text);
+	if (n == 0 || n > sizeof(u->key.buf)) {
+		warnx("mOTP secret%s%s: %s", what ? " " : "", what ? what : "",
+		    otp_strerror(n == 0 ? OTP_EKEYEMPTY : OTP_EKEYLONG));
+		return -1;
+	}
+	memcpy(u->key.buf, text, n);
+	u->key.len = n;
+	return 0;
+}
+
+static int
+one_operand(const struct gen *g, const char *arg)
+{
+	char line[OTP_LINE_MAX];
+	struct otp_uri u;
+	int rc;
+
+	if ((rc = otp_key_read(arg, stdin, line, sizeof(line))) != 0) {
+		const char *src = strcmp(arg, "-") == 0 ? "standard input" :
+		    arg;
+
+		if (rc == OTP_EIO)
+			warn("%s", src);
+		else
+			warnx("%s: %s", src, rc == OTP_EEMPTY ? "no key" :
+			    otp_strerror(rc));
+		return -1;
+	}
+	rc = load_text(g, line, NULL, &u) == 0 ? generate(g, &u, "") : -1;
+	otp_wipe(line, sizeof(line));
+	otp_wipe(&u, sizeof(u));
+	return rc;
+}
+
+/* Every line of stdin is a key; blank lines and '#' comments are
+ * skipped.  A bad line is reported and the others still run. */
+static int
+stdin_lines(const struct gen *g)
+{
+	char line[OTP_LINE_MAX + 2], what[32], where[40];
+	struct otp_uri u;
+	unsigned long lineno = 0;
+	int status = 0, keys = 0;
+
+	while (fgets(line, sizeof(line), stdin) != NULL) {
+		size_t n = strlen(line);
+
+		lineno++;
+		snprintf(what, sizeof(what), "line %lu", lineno);
+		if (n > 0 && line[n - 1] == '\n')
+			line[--n] = '\0';
+		else if (!feof(stdin)) {
+			int c;
+
+			warnx("standard input, %s: %s", what,
+			    otp_strerror(OTP_ETOOLONG));
+			while ((c = getchar()) != EOF && c != '\n')
+				;
+			status = -1;
+			continue;
+		}
+		if (n > 0 && line[n - 1] == '\r')
+			line[--n] = '\0';
+		if (memchr(line, '\0', n) != NULL) {
+			warnx("standard input, %s: %s", what,
+			    otp_strerror(OTP_ENUL));
+			status = -1;
+			continue;
+		}
+		if (n == 0 || line[0] == '#')
+			continue;
+		keys++;
+		snprintf(where, sizeof(where), " (line %lu)", lineno);
+		if (load_text(g, line, what, &u) != 0 ||
+		    generate(g, &u, where) != 0)
+			status = -1;
+		otp_wipe(&u, sizeof(u));
+	}
+	otp_wipe(line, sizeof(line));
+	if (ferror(stdin)) {
+		warn("standard input");
+		return -1;
+	}
+	if (keys == 0 && status == 0) {
+		warnx("standard input: no key");
+		return -1;
+	}
+	return status;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct gen g;
+	int ch, i, status = 0;
+
+	cli_init(argc, argv);
+	memset(&g, 0, sizeof(g));
+	cli_otp_init(&g.o);
+	while ((ch = getopt_long(argc, argv, CLI_OTP_SHORTOPTS "hlrVv",
+	    longopts, NULL)) != -1) {
+		if (cli_otp_option(&g.o, ch, optarg))
+			continue;
+		switch (ch) {
+		case 'h':
+			usage();
+		case 'l':
+			g.label = 1;
+			break;
+		case CLI_OPT_MOTP:
+			g.motp = 1;
+			break;
+		case OPT_PIN:
+			g.pin = optarg;
+			break;
+		case 'r':
+			g.remaining = 1;
+			break;
+		case CLI_OPT_STEAM:
+			g.steam = 1;
+			break;
+		case 'v':
+			g.verbose = 1;
+			break;
+		case 'V':
+			cli_version();
+		default:
+			cli_usage_error("unknown option");
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	if (g.steam && g.motp)
+		cli_usage_error("--steam and --motp exclude each other");
+	if ((g.steam || g.motp) && (g.o.have_digits || g.o.have_alg))
+		cli_usage_error("--digits and --algorithm do not apply to "
+		    "--steam or --motp");
+	if (g.motp && g.o.have_step)
+		cli_usage_error("Mobile-OTP uses 10-second steps; "
+		    "--time-step-size does not apply");
+	if (g.motp != (g.pin != NULL))
+		cli_usage_error("--motp and --pin=PIN go together");
+	if (g.o.have_step && g.o.step > INT64_MAX / 2)
+		cli_usage_error("--time-step-size: too large");
+
+	if (argc == 0)
+		status = stdin_lines(&g);
+	for (i = 0; i < argc; i++)
+		if (one_operand(&g, argv[i]) != 0)
+			status = -1;
+	cli_exit(status == 0 ? 0 : CLI_EXIT_ERR);
+}
