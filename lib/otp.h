@@ -279,6 +279,85 @@ int otp_uri_build(const struct otp_uri *u, char *out, size_t outsz);
 
 /* ---- Google Authenticator migration payloads (lib/migration.c) ------- */
 
+/* See reference/migration.md.  Two layers, each a pure function over a
+ * buffer and a length: the otpauth-migration://offline?data= URI (query
+ * percent-encoding, then base64) and the protobuf MigrationPayload. */
+
+#define OTP_MIGRATION_PAYLOAD_MAX 65536	/* decoded payload bytes */
+#define OTP_MIGRATION_BATCH	10	/* accounts per payload, as the app */
+/* A URI for OTP_MIGRATION_BATCH accounts of the largest size, with NUL:
+ * 10 * 1818 + 44 protobuf bytes, base64, every character %XX. */
+#define OTP_MIGRATION_URI_MAX	73728
+
+/* Characters of standard base64 for n bytes, padded, without NUL. */
+size_t otp_b64_encoded_len(size_t n);
+/* Encode n bytes as padded standard base64 (RFC 4648 §4) into out (then
+ * NUL); returns the number of characters or OTP_ENOSPACE. */
+int otp_b64_encode(const uint8_t *in, size_t n, char *out, size_t outsz);
+/* Decode base64: '=' padding optional (but correct if present), ' ' read
+ * as '+', the URL-safe '-' and '_' as '+' and '/'.  Anything else is
+ * OTP_EBASE64 with *erroff at it (at inlen for a truncated last group). */
+int otp_b64_decode(const char *in, size_t inlen, uint8_t *out,
+    size_t outsz, size_t *outlen, size_t *erroff);
+
+/* The batch fields of a payload; 0 when absent. */
+struct otp_migration_batch {
+	int32_t	version;	/* the app writes 1 */
+	int32_t	batch_size;	/* payloads in one export */
+	int32_t	batch_index;	/* 0-based index of this payload */
+	int32_t	batch_id;	/* shared by the payloads of one export */
+};
+
+/* Where a decode failed (filled on every error when not NULL). */
+struct otp_migration_err {
+	size_t	offset;		/* byte offset of the fault */
+	int	in_payload;	/* 0: offset in the URI text; 1: in the payload */
+	long	account;	/* 0-based account at fault, -1 for none */
+};
+
+/* Called once per account in payload order, and only once the whole
+ * payload has parsed; u is wiped after the call.  A non-zero return stops
+ * the decode and is returned. */
+typedef int otp_migration_fn(void *arg, size_t index,
+    const struct otp_uri *u);
+
+/* Parse a MigrationPayload of len bytes: *batch (may be NULL) gets the
+ * batch fields, fn each account as type, alg, digits, counter (HOTP only),
+ * period 30, key, issuer and account (the name's "Issuer:" prefix split
+ * off as in a URI label; the issuer field wins over it).  OTP_EEMPTY for
+ * no accounts; MD5 is OTP_EMIGRATEUNSUP. */
+int otp_migration_payload_decode(const uint8_t *buf, size_t len,
+    struct otp_migration_batch *batch, otp_migration_fn *fn, void *arg,
+    struct otp_migration_err *err);
+/* Percent-decode and base64-decode the data= value of an
+ * otpauth-migration:// URI text of len bytes into out
+ * (OTP_MIGRATION_PAYLOAD_MAX bytes always suffice). */
+int otp_migration_uri_payload(const char *text, size_t len, uint8_t *out,
+    size_t outsz, size_t *outlen, struct otp_migration_err *err);
+/* otp_migration_uri_payload then otp_migration_payload_decode, through a
+ * 64 KiB stack buffer that is wiped. */
+int otp_migration_decode(const char *text, size_t len,
+    struct otp_migration_batch *batch, otp_migration_fn *fn, void *arg,
+    struct otp_migration_err *err);
+
+/* 0 if the format can carry u; else OTP_EMIGRATEUNSUP (period not 30,
+ * digits not 6 or 8, counter over 2^63-1, ':' in the issuer, ':' in an
+ * account without issuer, or ' ' opening an account with issuer), or
+ * OTP_EKEYEMPTY / OTP_EKEYLONG / OTP_EINVAL for a bad struct. */
+int otp_migration_check(const struct otp_uri *u);
+/* Write the payload for n (>= 1) accounts and *batch into out, the fields
+ * the app writes; *outlen gets its length.  One payload only: the caller
+ * splits an export into batches of OTP_MIGRATION_BATCH with a shared
+ * batch_id.  On a refused account *erridx (may be NULL) gets its index. */
+int otp_migration_payload_encode(const struct otp_uri *u, size_t n,
+    const struct otp_migration_batch *batch, uint8_t *out, size_t outsz,
+    size_t *outlen, size_t *erridx);
+/* The same as a whole otpauth-migration://offline?data= URI (base64 with
+ * '+', '/', '=' percent-encoded) into out, then NUL; returns its length. */
+int otp_migration_encode(const struct otp_uri *u, size_t n,
+    const struct otp_migration_batch *batch, char *out, size_t outsz,
+    size_t *erridx);
+
 /* ---- QR codes for terminals (lib/qr.c) ------------------------------- */
 
 /* ---- verification: windows, drift, diagnosis (lib/verify.c,
