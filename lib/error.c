@@ -45,6 +45,7 @@ static const struct {
 	{ OTP_EMIGRATION,	"not an otpauth-migration:// URI" },
 	{ OTP_EPROTOBUF,	"malformed migration payload" },
 	{ OTP_EMIGRATEUNSUP,	"parameter cannot be carried by the migration format" },
+	{ OTP_EMIGRATIONDATA,	"migration URI has no data= parameter" },
 	{ OTP_ESTATE,		"malformed state file" },
 	{ OTP_ESTATESECRET,	"bad secret in state file" },
 	{ OTP_ESTATEOPT,	"bad option line in state file" },

@@ -76,6 +76,7 @@ enum {
 	OTP_EMIGRATION = -70,	/* not an otpauth-migration:// URI */
 	OTP_EPROTOBUF = -71,	/* malformed protobuf */
 	OTP_EMIGRATEUNSUP = -72,	/* parameter the format cannot carry */
+	OTP_EMIGRATIONDATA = -73,	/* migration URI without data= */
 	/* state file */
 	OTP_ESTATE = -90,	/* malformed state file */
 	OTP_ESTATESECRET = -91,	/* bad secret line */
