@@ -110,8 +110,10 @@ int otp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* Encode n bytes as lower-case hex into out (2n chars, then NUL);
  * OTP_ENOSPACE unless outsz > 2n. */
 int otp_hex_encode(const uint8_t *in, size_t n, char *out, size_t outsz);
-/* Decode hex (either case) into out; *outlen gets the byte count, *erroff
- * the offset of the first bad character on OTP_EHEX. */
+/* Decode hex (either case, nothing else) into out; *outlen gets the byte
+ * count (the room needed on OTP_ENOSPACE).  OTP_EHEX with *erroff at the
+ * first bad character, then OTP_EHEXLEN (odd length, *erroff = inlen);
+ * nothing is written on error.  erroff may be NULL. */
 int otp_hex_decode(const char *in, size_t inlen, uint8_t *out,
     size_t outsz, size_t *outlen, size_t *erroff);
 
@@ -119,17 +121,24 @@ int otp_hex_decode(const char *in, size_t inlen, uint8_t *out,
 
 #define OTP_B32_HEXALPHA	0x01	/* the §7 extended-hex alphabet */
 #define OTP_B32_STRICT		0x02	/* canonical input only */
-#define OTP_B32_NOPAD		0x04	/* encoder: omit '=' padding */
+#define OTP_B32_NOPAD		0x04	/* omit '=' (strict: refuse it) */
 
-/* Characters needed to encode n bytes (without NUL). */
+/* Characters needed to encode n bytes (without NUL); SIZE_MAX on
+ * overflow. */
 size_t otp_b32_encoded_len(size_t n, int flags);
-/* Encode n bytes into out (then NUL); OTP_ENOSPACE when too small.
- * Returns the number of characters written. */
+/* Encode n bytes into out (then NUL); OTP_ENOSPACE unless outsz >
+ * otp_b32_encoded_len().  Returns the number of characters written. */
 int otp_b32_encode(const uint8_t *in, size_t n, char *out, size_t outsz,
     int flags);
 /* Decode a whole Base32 text.  Lenient unless OTP_B32_STRICT: either case,
- * whitespace and '-' ignored, padding optional.  *erroff gets the offset of
- * the offending character (or of the end for a length error). */
+ * whitespace and '-' ignored, padding optional but exact when present,
+ * non-zero trailing bits accepted.  Strict: canonical characters only,
+ * exact padding (none with OTP_B32_NOPAD), zero trailing bits.  Errors:
+ * OTP_EBASE32, OTP_EBASE32PAD, OTP_EBASE32LEN (1, 3 or 6 data characters
+ * in the last group), OTP_EBASE32BITS, with *erroff at the offending
+ * character (the end for a missing '=' or a length error); OTP_ENOSPACE
+ * with *outlen the room needed.  Never writes past outsz; on error what
+ * was written is wiped.  erroff may be NULL. */
 int otp_b32_decode(const char *in, size_t inlen, uint8_t *out,
     size_t outsz, size_t *outlen, int flags, size_t *erroff);
 
@@ -142,13 +151,18 @@ struct otp_b32_decoder {
 	unsigned	npad;		/* '=' seen in current group */
 	int		done;		/* padding closed the stream */
 	uint64_t	offset;		/* input characters consumed */
+	uint64_t	lastoff;	/* offset of the last data character */
+	uint64_t	padoff;		/* offset of the group's first '=' */
 };
 void otp_b32_decoder_init(struct otp_b32_decoder *d, int flags);
 /* Decode inlen characters; out must hold inlen * 5 / 8 + 5 bytes.  *outlen
- * gets the bytes written; on error *erroff is the absolute input offset. */
+ * gets the bytes written; on error *erroff is the absolute input offset and
+ * the decoder must be initialised again.  Any chunking of an input gives
+ * the bytes and the error of otp_b32_decode(). */
 int otp_b32_decoder_update(struct otp_b32_decoder *d, const char *in,
     size_t inlen, uint8_t *out, size_t *outlen, uint64_t *erroff);
-/* Finish: checks the final group's length and bits (out: up to 5 bytes). */
+/* Finish: checks the final group's length, padding and bits (out: up to
+ * 5 bytes, none with this implementation; may be NULL). */
 int otp_b32_decoder_final(struct otp_b32_decoder *d, uint8_t *out,
     size_t *outlen, uint64_t *erroff);
 
