@@ -42,6 +42,7 @@ static const struct {
 	{ OTP_EURIPARAM,	"malformed URI parameter" },
 	{ OTP_EURILABEL,	"malformed URI label" },
 	{ OTP_EUTF8,		"text is not valid UTF-8" },
+	{ OTP_EURICTRL,		"control character in URI text" },
 	{ OTP_EMIGRATION,	"not an otpauth-migration:// URI" },
 	{ OTP_EPROTOBUF,	"malformed migration payload" },
 	{ OTP_EMIGRATEUNSUP,	"parameter cannot be carried by the migration format" },

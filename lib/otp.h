@@ -72,6 +72,7 @@ enum {
 	OTP_EURIPARAM = -54,	/* malformed or duplicated parameter */
 	OTP_EURILABEL = -55,	/* malformed label */
 	OTP_EUTF8 = -56,	/* text is not valid UTF-8 */
+	OTP_EURICTRL = -57,	/* control character in URI text */
 	/* migration payloads */
 	OTP_EMIGRATION = -70,	/* not an otpauth-migration:// URI */
 	OTP_EPROTOBUF = -71,	/* malformed protobuf */

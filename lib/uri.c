@@ -1,0 +1,577 @@
+/*
+ * uri.c - otpauth:// key URIs (Google Authenticator's Key Uri Format, see
+ * reference/key-uri.md): a parser that takes every spelling real producers
+ * emit and a builder that writes one canonical form.
+ *
+ * otpauth://TYPE/LABEL?PARAMETERS, percent-encoding per RFC 3986 §2.1.
+ * Each component is split first and percent-decoded exactly once after, so
+ * an escaped '&', '=', ':' or '%' is data, never syntax.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "otp.h"
+
+#define SCHEME		"otpauth://"
+#define SCHEME_LEN	(sizeof(SCHEME) - 1)
+#define PERIOD_MAX	UINT32_MAX
+
+/* Decoded-parameter scratch: the longest value a line can hold. */
+#define VALUE_MAX	OTP_LINE_MAX
+
+void
+otp_uri_init(struct otp_uri *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->type = OTP_TYPE_HOTP;
+	u->alg = OTP_ALG_SHA1;
+	u->digits = 6;
+	u->counter = 0;
+	u->period = 30;
+}
+
+static int
+hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/*
+ * Check that s[0..n) is UTF-8 without control characters (C0, DEL, C1).
+ * On error *bad gets the offset of the offending sequence.
+ */
+static int
+check_text(const unsigned char *s, size_t n, size_t *bad)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned c = s[i], cp, need, k;
+
+		if (c < 0x80) {
+			if (c == 0) {
+				*bad = i;
+				return OTP_ENUL;
+			}
+			if (c < 0x20 || c == 0x7f) {
+				*bad = i;
+				return OTP_EURICTRL;
+			}
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			need = 1;
+			cp = c & 0x1f;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			need = 2;
+			cp = c & 0x0f;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			need = 3;
+			cp = c & 0x07;
+		} else {
+			*bad = i;
+			return OTP_EUTF8;
+		}
+		if (n - i <= need) {
+			*bad = i;
+			return OTP_EUTF8;
+		}
+		for (k = 1; k <= need; k++) {
+			if ((s[i + k] & 0xc0) != 0x80) {
+				*bad = i;
+				return OTP_EUTF8;
+			}
+			cp = (cp << 6) | (s[i + k] & 0x3fu);
+		}
+		/* Overlong forms, surrogates, beyond U+10FFFF (RFC 3629 §3). */
+		if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
+		    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) {
+			*bad = i;
+			return OTP_EUTF8;
+		}
+		if (cp >= 0x80 && cp <= 0x9f) {
+			*bad = i;
+			return OTP_EURICTRL;
+		}
+		i += need + 1;
+	}
+	return 0;
+}
+
+/*
+ * Percent-decode in[0..n) into out (then NUL), once (RFC 3986 §2.1); '+'
+ * becomes a space when plus is set (the query, as HTML forms write it).
+ * Offsets in *erroff are relative to in.
+ */
+static int
+pct_decode(const char *in, size_t n, int plus, char *out, size_t outsz,
+    size_t *outlen, size_t *erroff)
+{
+	size_t i, o = 0;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)in[i];
+
+		if (o + 1 >= outsz) {
+			*erroff = i;
+			return OTP_ETOOLONG;
+		}
+		if (c == '%') {
+			int hi, lo;
+
+			if (n - i < 3 ||
+			    (hi = hexval((unsigned char)in[i + 1])) < 0 ||
+			    (lo = hexval((unsigned char)in[i + 2])) < 0) {
+				*erroff = i;
+				return OTP_EURIESC;
+			}
+			out[o++] = (char)(hi << 4 | lo);
+			i += 2;
+		} else if (c == '+' && plus)
+			out[o++] = ' ';
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = '\0';
+	if ((r = check_text((const unsigned char *)out, o, erroff)) != 0) {
+		/* Map the decoded offset back to the source text. */
+		size_t want = *erroff, d = 0;
+
+		for (i = 0; i < n && d < want; i++, d++)
+			if (in[i] == '%')
+				i += 2;
+		*erroff = i;
+		return r;
+	}
+	*outlen = o;
+	return 0;
+}
+
+/* The label: "account" or "issuer:account", ':' raw or as %3A. */
+static int
+parse_label(const char *s, size_t n, struct otp_uri *u, char *issuer,
+    size_t *erroff)
+{
+	char buf[OTP_LINE_MAX];
+	size_t len, off, i;
+	char *colon;
+	int r;
+
+	if ((r = pct_decode(s, n, 0, buf, sizeof(buf), &len, &off)) != 0) {
+		*erroff = off;
+		return r;
+	}
+	issuer[0] = '\0';
+	if ((colon = memchr(buf, ':', len)) != NULL) {
+		size_t ilen = (size_t)(colon - buf);
+
+		/* An empty prefix (":account") names no issuer. */
+		if (ilen >= OTP_LABEL_MAX) {
+			*erroff = 0;
+			return OTP_ETOOLONG;
+		}
+		memcpy(issuer, buf, ilen);
+		issuer[ilen] = '\0';
+		if (ilen > 0)
+			u->have |= OTP_HAVE_LABELISSUER;
+		/* Spaces after the colon are allowed and dropped. */
+		for (i = ilen + 1; i < len && buf[i] == ' '; i++)
+			;
+	} else
+		i = 0;
+	if (len - i >= OTP_LABEL_MAX) {
+		*erroff = 0;
+		return OTP_ETOOLONG;
+	}
+	memcpy(u->account, buf + i, len - i);
+	u->account[len - i] = '\0';
+	otp_wipe(buf, sizeof(buf));
+	return 0;
+}
+
+enum param {
+	P_SECRET, P_ISSUER, P_ALGORITHM, P_DIGITS, P_COUNTER, P_PERIOD,
+	P_UNKNOWN
+};
+
+static const char *const param_names[] = {
+	"secret", "issuer", "algorithm", "digits", "counter", "period",
+};
+
+static enum param
+param_lookup(const char *name, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(param_names) / sizeof(param_names[0]); i++)
+		if (strlen(param_names[i]) == n &&
+		    strncasecmp(name, param_names[i], n) == 0)
+			return (enum param)i;
+	return P_UNKNOWN;
+}
+
+static int
+set_secret(struct otp_uri *u, const char *v, size_t n, size_t *erroff)
+{
+	uint8_t buf[OTP_KEY_MAX + 8];
+	size_t len = 0, off = 0;
+	int r;
+
+	if (n == 0)
+		return OTP_ENOSECRET;
+	/* Padding carries nothing: producers that pad (or over-pad, as
+	 * "...PXP====" on a full group) are accepted with a warning. */
+	if (v[n - 1] == '=') {
+		u->warn |= OTP_WARN_PADDED;
+		while (n > 0 && v[n - 1] == '=')
+			n--;
+	}
+	r = otp_b32_decode(v, n, buf, sizeof(buf), &len, 0, &off);
+	if (r == OTP_ENOSPACE || (r == 0 && len > OTP_KEY_MAX)) {
+		otp_wipe(buf, sizeof(buf));
+		*erroff = 0;
+		return OTP_EKEYLONG;
+	}
+	if (r != 0) {
+		otp_wipe(buf, sizeof(buf));
+		*erroff = off;
+		return r;
+	}
+	if (len == 0) {
+		*erroff = 0;
+		return OTP_EKEYEMPTY;
+	}
+	memcpy(u->key.buf, buf, len);
+	u->key.len = len;
+	otp_wipe(buf, sizeof(buf));
+	if (len < 16)
+		u->warn |= OTP_WARN_SHORTKEY;
+	return 0;
+}
+
+/* One decoded parameter value v (NUL-terminated, length n). */
+static int
+set_param(struct otp_uri *u, enum param p, const char *v, size_t n,
+    size_t *erroff)
+{
+	uint64_t x;
+
+	*erroff = 0;
+	switch (p) {
+	case P_SECRET:
+		return set_secret(u, v, n, erroff);
+	case P_ISSUER:
+		if (n >= OTP_LABEL_MAX)
+			return OTP_ETOOLONG;
+		memcpy(u->issuer, v, n + 1);
+		if (n > 0)
+			u->have |= OTP_HAVE_ISSUER;
+		return 0;
+	case P_ALGORITHM:
+		if (otp_alg_parse(v, &u->alg) != 0)
+			return OTP_EALG;
+		u->have |= OTP_HAVE_ALG;
+		return 0;
+	case P_DIGITS:
+		if (otp_parse_u64(v, OTP_DIGITS_MIN, OTP_DIGITS_MAX, &x) != 0)
+			return OTP_EDIGITS;
+		u->digits = (unsigned)x;
+		u->have |= OTP_HAVE_DIGITS;
+		return 0;
+	case P_COUNTER:
+		if (otp_parse_u64(v, 0, UINT64_MAX, &x) != 0)
+			return OTP_ECOUNTER;
+		u->counter = x;
+		u->have |= OTP_HAVE_COUNTER;
+		return 0;
+	case P_PERIOD:
+		if (otp_parse_u64(v, 1, PERIOD_MAX, &x) != 0)
+			return OTP_ESTEP;
+		u->period = x;
+		u->have |= OTP_HAVE_PERIOD;
+		return 0;
+	case P_UNKNOWN:
+	default:
+		return 0;
+	}
+}
+
+static int
+parse_query(const char *q, size_t n, size_t base, struct otp_uri *u,
+    size_t *erroff)
+{
+	char val[VALUE_MAX];
+	unsigned seen = 0;
+	size_t i = 0;
+	int r = 0;
+
+	while (i <= n) {
+		size_t end, eq, vlen, off;
+		enum param p;
+
+		for (end = i; end < n && q[end] != '&'; end++)
+			;
+		for (eq = i; eq < end && q[eq] != '='; eq++)
+			;
+		if (end == i) {
+			/* Empty segment ("&&", trailing '&'): nothing. */
+			i = end + 1;
+			continue;
+		}
+		p = param_lookup(q + i, eq - i);
+		if (p == P_UNKNOWN) {
+			/* Unknown parameters (image=, ...) are ignored, but
+			 * their escapes must still be sound. */
+			if (eq < end && (r = pct_decode(q + eq + 1,
+			    end - eq - 1, 1, val, sizeof(val), &vlen,
+			    &off)) != 0) {
+				*erroff = base + eq + 1 + off;
+				goto out;
+			}
+			i = end + 1;
+			continue;
+		}
+		if ((seen & (1u << p)) || eq == end) {
+			*erroff = base + i;
+			r = OTP_EURIPARAM;
+			goto out;
+		}
+		seen |= 1u << p;
+		if ((r = pct_decode(q + eq + 1, end - eq - 1, 1, val,
+		    sizeof(val), &vlen, &off)) != 0) {
+			*erroff = base + eq + 1 + off;
+			goto out;
+		}
+		if ((r = set_param(u, p, val, vlen, &off)) != 0) {
+			*erroff = base + eq + 1 + off;
+			goto out;
+		}
+		i = end + 1;
+	}
+	if (!(seen & (1u << P_SECRET))) {
+		*erroff = base + n;
+		r = OTP_ENOSECRET;
+	}
+out:
+	otp_wipe(val, sizeof(val));
+	return r;
+}
+
+int
+otp_uri_parse(const char *uri, struct otp_uri *u, size_t *erroff)
+{
+	char lissuer[OTP_LABEL_MAX];
+	const char *type, *label, *q;
+	size_t len, tlen, llen, dummy;
+	int r;
+
+	if (erroff == NULL)
+		erroff = &dummy;
+	*erroff = 0;
+	otp_uri_init(u);
+	len = strnlen(uri, OTP_LINE_MAX);
+	if (len >= OTP_LINE_MAX) {
+		*erroff = OTP_LINE_MAX - 1;
+		return OTP_ETOOLONG;
+	}
+	/* Scheme and type are case-insensitive (RFC 3986 §3.1, §3.2.2). */
+	if (len < SCHEME_LEN || strncasecmp(uri, SCHEME, SCHEME_LEN) != 0)
+		return OTP_EURI;
+	type = uri + SCHEME_LEN;
+	tlen = strcspn(type, "/?");
+	if (tlen == 4 && strncasecmp(type, "totp", 4) == 0)
+		u->type = OTP_TYPE_TOTP;
+	else if (tlen == 4 && strncasecmp(type, "hotp", 4) == 0)
+		u->type = OTP_TYPE_HOTP;
+	else {
+		*erroff = SCHEME_LEN;
+		return OTP_EURITYPE;
+	}
+	label = type + tlen;
+	if (*label == '/')
+		label++;
+	llen = strcspn(label, "?");
+	q = label + llen;
+	if ((r = parse_label(label, llen, u, lissuer, erroff)) != 0) {
+		*erroff += (size_t)(label - uri);
+		goto fail;
+	}
+	if (*q != '?') {
+		*erroff = len;
+		r = OTP_ENOSECRET;
+		goto fail;
+	}
+	q++;
+	if ((r = parse_query(q, strlen(q), (size_t)(q - uri), u,
+	    erroff)) != 0)
+		goto fail;
+	/* The issuer= parameter wins over the label prefix. */
+	if (u->have & OTP_HAVE_ISSUER) {
+		if ((u->have & OTP_HAVE_LABELISSUER) &&
+		    strcmp(lissuer, u->issuer) != 0)
+			u->warn |= OTP_WARN_ISSUERMISMATCH;
+	} else
+		memcpy(u->issuer, lissuer, sizeof(lissuer));
+	if (u->issuer[0] == '\0')
+		u->warn |= OTP_WARN_NOISSUER;
+	if (u->alg != OTP_ALG_SHA1 || (u->digits != 6 && u->digits != 8) ||
+	    (u->type == OTP_TYPE_TOTP && u->period != 30))
+		u->warn |= OTP_WARN_GAIGNORES;
+	u->is_uri = 1;
+	return 0;
+fail:
+	otp_wipe(u, sizeof(*u));
+	otp_uri_init(u);
+	return r;
+}
+
+/* Append s percent-encoded: all but RFC 3986 §2.3 unreserved characters. */
+static int
+put_enc(char *out, size_t outsz, size_t *o, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		    (c >= '0' && c <= '9') || c == '-' || c == '.' ||
+		    c == '_' || c == '~') {
+			if (*o + 1 >= outsz)
+				return OTP_ENOSPACE;
+			out[(*o)++] = (char)c;
+		} else {
+			if (*o + 3 >= outsz)
+				return OTP_ENOSPACE;
+			out[(*o)++] = '%';
+			out[(*o)++] = hex[c >> 4];
+			out[(*o)++] = hex[c & 15];
+		}
+	}
+	out[*o] = '\0';
+	return 0;
+}
+
+static int
+put_raw(char *out, size_t outsz, size_t *o, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (*o + n >= outsz)
+		return OTP_ENOSPACE;
+	memcpy(out + *o, s, n + 1);
+	*o += n;
+	return 0;
+}
+
+static int
+check_label(const char *s)
+{
+	size_t n = strnlen(s, OTP_LABEL_MAX), bad;
+
+	if (n >= OTP_LABEL_MAX)
+		return OTP_ETOOLONG;
+	return check_text((const unsigned char *)s, n, &bad) ? OTP_EURILABEL :
+	    0;
+}
+
+int
+otp_uri_build(const struct otp_uri *u, char *out, size_t outsz)
+{
+	char secret[(OTP_KEY_MAX * 8 + 4) / 5 + 8], num[24];
+	const char *acct = u->account, *iss = u->issuer;
+	size_t o = 0;
+	int r;
+
+	if (outsz == 0)
+		return OTP_ENOSPACE;
+	out[0] = '\0';
+	if (u->type != OTP_TYPE_TOTP && u->type != OTP_TYPE_HOTP)
+		return OTP_EURITYPE;
+	if (u->alg != OTP_ALG_SHA1 && u->alg != OTP_ALG_SHA256 &&
+	    u->alg != OTP_ALG_SHA512)
+		return OTP_EALG;
+	if (u->digits < OTP_DIGITS_MIN || u->digits > OTP_DIGITS_MAX)
+		return OTP_EDIGITS;
+	if (u->type == OTP_TYPE_TOTP &&
+	    (u->period < 1 || u->period > PERIOD_MAX))
+		return OTP_ESTEP;
+	if (u->key.len == 0)
+		return OTP_EKEYEMPTY;
+	if (u->key.len > OTP_KEY_MAX)
+		return OTP_EKEYLONG;
+	if ((r = check_label(iss)) != 0 || (r = check_label(acct)) != 0)
+		return r;
+
+	if ((r = put_raw(out, outsz, &o, u->type == OTP_TYPE_TOTP ?
+	    SCHEME "totp/" : SCHEME "hotp/")) != 0)
+		return r;
+	/*
+	 * The label.  A parser splits it at the first colon and drops the
+	 * spaces after it, so the issuer prefix is written only when that
+	 * reads back the same: no colon in the issuer, no leading space in
+	 * the account.  An account with a colon and no usable prefix gets an
+	 * empty one (":a:b"), which names no issuer.
+	 */
+	if (iss[0] != '\0' && strchr(iss, ':') == NULL && acct[0] != ' ') {
+		if ((r = put_enc(out, outsz, &o, iss)) != 0 ||
+		    (r = put_raw(out, outsz, &o, ":")) != 0)
+			return r;
+	} else if (strchr(acct, ':') != NULL) {
+		if (acct[0] == ' ')
+			return OTP_EURILABEL;
+		if ((r = put_raw(out, outsz, &o, ":")) != 0)
+			return r;
+	}
+	if ((r = put_enc(out, outsz, &o, acct)) != 0)
+		return r;
+
+	/* Secret: upper-case Base32 without padding. */
+	if ((r = otp_b32_encode(u->key.buf, u->key.len, secret,
+	    sizeof(secret), OTP_B32_NOPAD)) < 0)
+		goto done;
+	if ((r = put_raw(out, outsz, &o, "?secret=")) != 0 ||
+	    (r = put_raw(out, outsz, &o, secret)) != 0)
+		goto done;
+	if (iss[0] != '\0') {
+		if ((r = put_raw(out, outsz, &o, "&issuer=")) != 0 ||
+		    (r = put_enc(out, outsz, &o, iss)) != 0)
+			goto done;
+	}
+	if (u->alg != OTP_ALG_SHA1) {
+		if ((r = put_raw(out, outsz, &o, "&algorithm=")) != 0 ||
+		    (r = put_raw(out, outsz, &o, otp_alg_name(u->alg))) != 0)
+			goto done;
+	}
+	if (u->digits != 6) {
+		snprintf(num, sizeof(num), "&digits=%u", u->digits);
+		if ((r = put_raw(out, outsz, &o, num)) != 0)
+			goto done;
+	}
+	/* Apps need the counter of an HOTP key: always written. */
+	if (u->type == OTP_TYPE_HOTP)
+		snprintf(num, sizeof(num), "&counter=%llu",
+		    (unsigned long long)u->counter);
+	else if (u->period != 30)
+		snprintf(num, sizeof(num), "&period=%llu",
+		    (unsigned long long)u->period);
+	else
+		num[0] = '\0';
+	r = put_raw(out, outsz, &o, num);
+done:
+	otp_wipe(secret, sizeof(secret));
+	if (r != 0) {
+		otp_wipe(out, outsz);
+		out[0] = '\0';
+		return r;
+	}
+	return 0;
+}
