@@ -376,10 +376,165 @@ int otp_migration_encode(const struct otp_uri *u, size_t n,
 
 /* ---- QR codes for terminals (lib/qr.c) ------------------------------- */
 
+#define OTP_QR_WIDTH_MAX	177	/* modules per side of a version 40 code */
+#define OTP_QR_QUIET		4	/* light modules around the code */
+
+enum otp_qr_style {
+	OTP_QR_UTF8,	/* half blocks: two module rows per text row */
+	OTP_QR_ANSI,	/* ANSI background colours, two spaces a module */
+	OTP_QR_ASCII,	/* '#' dark, ' ' light, two characters a module */
+};
+
+/* A QR code's modules, row-major, 1 for dark; no quiet zone. */
+struct otp_qr {
+	unsigned	width;
+	uint8_t		dark[OTP_QR_WIDTH_MAX * OTP_QR_WIDTH_MAX];
+};
+
+/* Parse a style name: "utf8", "ansi" or "ascii" (OTP_EINVAL otherwise). */
+int otp_qr_style_parse(const char *name, enum otp_qr_style *style);
+/* Encode text (byte mode where needed, version chosen to fit, level M, or
+ * L when M cannot hold it) into qr; OTP_EEMPTY, OTP_ETOOLONG when no
+ * version holds it, OTP_ENOMEM.  libqrencode allocates while it works;
+ * nothing is kept. */
+int otp_qr_encode(const char *text, struct otp_qr *qr);
+/* Bytes otp_qr_render needs for qr in style, with the NUL. */
+size_t otp_qr_render_size(const struct otp_qr *qr, enum otp_qr_style style);
+/* Draw qr with a quiet zone, dark on light, as lines ending in '\n' into
+ * out (then NUL); returns the length or OTP_ENOSPACE. */
+int otp_qr_render(const struct otp_qr *qr, enum otp_qr_style style,
+    char *out, size_t outsz);
+
 /* ---- verification: windows, drift, diagnosis (lib/verify.c,
  *      lib/diagnose.c) ------------------------------------------------- */
 
+/* The widest window searched: 10^8 further counters (HOTP) or steps on
+ * each side (TOTP), about 30 s of hashing; more is refused, not a hang. */
+#define OTP_WINDOW_MAX		100000000ULL
+
+/* Window shapes (RFC 4226 §7.4 look-ahead, RFC 6238 §5.2 delay). */
+enum otp_window {
+	OTP_WINDOW_AHEAD,	/* counters c..c+N: HOTP */
+	OTP_WINDOW_AROUND,	/* steps c-N..c+N: TOTP, Steam, mOTP */
+};
+
+/* Where a code matched. */
+struct otp_match {
+	uint64_t	counter;	/* the matching counter or time step */
+	int64_t		offset;		/* counter - centre, in steps */
+};
+
+/* Check OTP text: decimal digits only, 6..10 of them, and exactly digits
+ * of them unless digits is 0.  Returns the length or OTP_ECODE. */
+int otp_code_check(const char *code, unsigned digits);
+/* Compare code (digits long, or its own length when digits is 0) with
+ * every candidate of the window around counter in constant time; the
+ * match nearest the centre wins (AHEAD: lowest counter; AROUND: smallest
+ * |offset|, and on a tie the earlier step).  Counters are clamped to
+ * 0..2^64-1.  Returns 1 and fills m on a match, 0 for none, OTP_ECODE,
+ * OTP_EDIGITS or OTP_EWINDOW (window > OTP_WINDOW_MAX). */
+int otp_verify(struct otp_hmac *h, const char *code, unsigned digits,
+    uint64_t counter, uint64_t window, enum otp_window shape,
+    struct otp_match *m);
+/* Same for a 5-character Steam Guard code (either case). */
+int otp_verify_steam(struct otp_hmac *h, const char *code,
+    uint64_t counter, uint64_t window, enum otp_window shape,
+    struct otp_match *m);
+/* Same for Mobile-OTP: 6 hex digits (either case) against the 10-second
+ * steps floor(now/10)-window..+window. */
+int otp_verify_motp(const char *secret, size_t secretlen, const char *pin,
+    const char *code, int64_t now, uint64_t window, struct otp_match *m);
+/* Find where ncodes (2..OTP_SKEW_CODES) consecutive codes match
+ * consecutive counters, the first code within the window around counter.
+ * Returns the number of such places (m gets the nearest, as otp_verify),
+ * 0 for none, or an OTP_E* code.  Not constant time: a diagnostic. */
+#define OTP_SKEW_CODES		3
+int otp_find_skew(struct otp_hmac *h, const char *const *codes,
+    size_t ncodes, unsigned digits, uint64_t counter, uint64_t window,
+    enum otp_window shape, struct otp_match *m);
+
+/* Bits of otp_finding.differs: what a finding changes from the given
+ * parameters. */
+#define OTP_DIFF_ENC		0x001	/* the key read as the other encoding */
+#define OTP_DIFF_ALG		0x002
+#define OTP_DIFF_DIGITS		0x004	/* the code's length, not -d */
+#define OTP_DIFF_PREFIX		0x008	/* first digits of a longer code */
+#define OTP_DIFF_TYPE		0x010	/* TOTP for HOTP or the reverse */
+#define OTP_DIFF_STEP		0x020
+#define OTP_DIFF_START		0x040	/* start time 0 instead of the given */
+#define OTP_DIFF_SHIFT		0x080	/* clock off by a time-zone amount */
+#define OTP_DIFF_DRIFT		0x100	/* outside the window, small drift */
+#define OTP_DIFF_COUNTER	0x200	/* HOTP counter from 0, not -c */
+
+/* The parameters a code was expected to verify with. */
+struct otp_diag_params {
+	const char	*key;		/* key text: hex, Base32 or a URI */
+	enum otp_keyenc	enc;
+	enum otp_type	type;
+	enum otp_alg	alg;
+	unsigned	digits;		/* 0: the code's length */
+	uint64_t	counter;	/* HOTP */
+	uint64_t	step;		/* TOTP */
+	int64_t		start;
+	int64_t		now;
+	uint64_t	window;		/* the window that failed */
+};
+
+/* One explanation: the parameters under which the code verifies. */
+struct otp_finding {
+	unsigned	differs;	/* OTP_DIFF_* */
+	unsigned	rank;		/* lower is more likely */
+	enum otp_keyenc	enc;
+	enum otp_alg	alg;
+	unsigned	digits;		/* digits of the generated code */
+	enum otp_type	type;
+	uint64_t	step;
+	int64_t		start;
+	int64_t		shift;		/* seconds the client's clock is ahead */
+	uint64_t	counter;	/* the matching counter or step */
+	int64_t		offset;		/* steps (or counters) from expected */
+};
+
+#define OTP_DIAG_MAX		16	/* findings worth printing */
+
+/* Search the common parameter mistakes for ones under which code
+ * verifies; out gets up to max findings, most likely first.  Returns
+ * their number (0: nothing explains it) or an OTP_E* code for a key that
+ * decodes under no encoding or a malformed code. */
+int otp_diagnose(const struct otp_diag_params *p, const char *code,
+    struct otp_finding *out, size_t max);
+
 /* ---- randomness: keys and scratch codes (lib/random.c) --------------- */
+
+/* Key bytes: at least 128 bits, 160 recommended (RFC 4226 §4 R6); past
+ * SHA-512's 64-byte output a longer key adds nothing (RFC 2104 §3). */
+#define OTP_KEYGEN_MIN		16
+#define OTP_KEYGEN_DEFAULT	20
+#define OTP_KEYGEN_MAX		64
+#define OTP_SCRATCH_LO		10000000u	/* scratch codes: 8 digits, */
+#define OTP_SCRATCH_HI		99999999u	/* the first one 1..9 */
+#define OTP_SCRATCH_SETMAX	100	/* most codes in one set */
+
+/* A source of uniform 32-bit words: 0, or a negative OTP_E* code. */
+typedef int (*otp_word_fn)(void *arg, uint32_t *word);
+
+/* Fill buf with n bytes from the kernel's generator (getrandom(2)),
+ * retrying interrupted and short reads; OTP_EIO with errno set when it
+ * fails.  There is no fallback to a weaker source. */
+int otp_random_bytes(void *buf, size_t n);
+/* A new random key of n bytes (OTP_KEYGEN_MIN..OTP_KEYGEN_MAX) in key;
+ * OTP_ERANGE for any other n. */
+int otp_keygen(struct otp_key *key, size_t n);
+/* Map a uniform 32-bit word to a uniform scratch code, or to 0 when the
+ * word lies past the last whole multiple of the range and must be drawn
+ * again (rejection sampling: no modulo bias). */
+uint32_t otp_scratch_map(uint32_t word);
+/* n (0..OTP_SCRATCH_SETMAX) distinct scratch codes from words drawn from
+ * fn; fn's error, or OTP_EIO when it yields no new code for too long. */
+int otp_scratch_codes_from(uint32_t *codes, size_t n, otp_word_fn fn,
+    void *arg);
+/* otp_scratch_codes_from over the kernel's generator. */
+int otp_scratch_codes(uint32_t *codes, size_t n);
 
 /* ---- Google Authenticator state file (lib/state.c, lib/statefile.c) -- */
 
