@@ -496,11 +496,12 @@ struct otp_finding {
 };
 
 #define OTP_DIAG_MAX		16	/* findings worth printing */
+#define OTP_DIAG_WINDOW_MAX	100000	/* widest window diagnosed */
 
 /* Search the common parameter mistakes for ones under which code
  * verifies; out gets up to max findings, most likely first.  Returns
  * their number (0: nothing explains it) or an OTP_E* code for a key that
- * decodes under no encoding or a malformed code. */
+ * decodes under no encoding, a malformed code, or OTP_EWINDOW. */
 int otp_diagnose(const struct otp_diag_params *p, const char *code,
     struct otp_finding *out, size_t max);
 

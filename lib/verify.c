@@ -1,0 +1,295 @@
+/*
+ * verify.c - checking a one-time password against a window of counters
+ * (RFC 4226 §7.4, RFC 6238 §5.2) in constant time, and finding where a run
+ * of consecutive codes sits (clock skew, HOTP resynchronisation).
+ */
+#include <ctype.h>
+#include <string.h>
+
+#include "otp.h"
+
+/* All-ones when a == b, else zero, without a branch on the values. */
+static uint64_t
+eq_mask(uint64_t a, uint64_t b)
+{
+	uint64_t d = a ^ b;
+
+	/* d | -d has its top bit set exactly when d != 0. */
+	return ((d | (0 - d)) >> 63) - 1;
+}
+
+int
+otp_code_check(const char *code, unsigned digits)
+{
+	size_t n;
+
+	for (n = 0; code[n] != '\0'; n++) {
+		if (code[n] < '0' || code[n] > '9' || n > OTP_DIGITS_MAX)
+			return OTP_ECODE;
+	}
+	if (n < OTP_DIGITS_MIN || n > OTP_DIGITS_MAX)
+		return OTP_ECODE;
+	if (digits != 0 && n != digits)
+		return OTP_ECODE;
+	return (int)n;
+}
+
+/*
+ * The scan.  Every candidate in the window is hashed and compared; the
+ * choice of the winner is folded in with masks, so the time taken depends
+ * on the window only, never on where (or whether) the code matched.
+ *
+ * Candidate k (k = 0, 1, 2, ...) of the AROUND shape is the centre, then
+ * centre-1, centre+1, centre-2, centre+2, ...: the first match in that
+ * order is the nearest, earlier step first on a tie.  A client that shows
+ * the code of the previous step (the user read it, then typed it) is far
+ * more common than one running ahead.  AHEAD is centre, centre+1, ...
+ */
+struct scan {
+	uint64_t	found;		/* all-ones once something matched */
+	uint64_t	counter;	/* the first match */
+	uint64_t	negative;	/* all-ones when it lies below centre */
+	uint64_t	distance;	/* its distance from centre */
+};
+
+static void
+scan_take(struct scan *s, uint64_t match, uint64_t counter, uint64_t neg,
+    uint64_t distance)
+{
+	uint64_t take = match & ~s->found;
+
+	s->counter = (s->counter & ~take) | (counter & take);
+	s->negative = (s->negative & ~take) | (neg & take);
+	s->distance = (s->distance & ~take) | (distance & take);
+	s->found |= match;
+}
+
+static int
+scan_result(const struct scan *s, struct otp_match *m)
+{
+	if (s->found == 0)
+		return 0;
+	m->counter = s->counter;
+	m->offset = s->negative ? -(int64_t)s->distance :
+	    (int64_t)s->distance;
+	return 1;
+}
+
+/* What one candidate is compared with: a decimal code as its value modulo
+ * 10^digits, a Steam code as its text. */
+struct want {
+	int		steam;
+	uint64_t	value;
+	uint64_t	modulus;
+	char		text[6];
+};
+
+static uint64_t
+candidate(struct otp_hmac *h, const struct want *w, uint64_t counter)
+{
+	uint32_t v = otp_hotp_value(h, counter);
+	char text[6];
+	uint64_t r;
+
+	if (!w->steam)
+		return eq_mask(v % w->modulus, w->value);
+	otp_code_steam(v, text);
+	r = (uint64_t)0 - (uint64_t)otp_ct_equal(text, w->text, 5);
+	otp_wipe(text, sizeof(text));
+	return r;
+}
+
+static int
+scan_window(struct otp_hmac *h, const struct want *w, uint64_t centre,
+    uint64_t window, enum otp_window shape, struct otp_match *m)
+{
+	struct scan s = { 0, 0, 0, 0 };
+	uint64_t k;
+	int rc;
+
+	if (window > OTP_WINDOW_MAX)
+		return OTP_EWINDOW;
+	if (shape != OTP_WINDOW_AHEAD && shape != OTP_WINDOW_AROUND)
+		return OTP_EINVAL;
+	scan_take(&s, candidate(h, w, centre), centre, 0, 0);
+	for (k = 1; k <= window; k++) {
+		/* The edges are public: clamping branches on the window, not
+		 * on the code.  No counter wraps past 0 or 2^64-1. */
+		if (shape == OTP_WINDOW_AROUND && centre >= k)
+			scan_take(&s, candidate(h, w, centre - k), centre - k,
+			    ~(uint64_t)0, k);
+		if (centre <= UINT64_MAX - k)
+			scan_take(&s, candidate(h, w, centre + k), centre + k,
+			    0, k);
+		else if (shape == OTP_WINDOW_AHEAD || centre < k)
+			break;
+	}
+	rc = scan_result(&s, m);
+	otp_wipe(&s, sizeof(s));
+	return rc;
+}
+
+int
+otp_verify(struct otp_hmac *h, const char *code, unsigned digits,
+    uint64_t counter, uint64_t window, enum otp_window shape,
+    struct otp_match *m)
+{
+	struct want w;
+	int n, rc;
+
+	if (digits != 0 && (digits < OTP_DIGITS_MIN ||
+	    digits > OTP_DIGITS_MAX))
+		return OTP_EDIGITS;
+	if ((n = otp_code_check(code, digits)) < 0)
+		return n;
+	memset(&w, 0, sizeof(w));
+	w.modulus = otp_code_modulus((unsigned)n);
+	/* The text is n <= 10 decimal digits: it fits and cannot overflow. */
+	if (otp_parse_u64(code, 0, w.modulus - 1, &w.value) != 0)
+		return OTP_ECODE;
+	rc = scan_window(h, &w, counter, window, shape, m);
+	otp_wipe(&w, sizeof(w));
+	return rc;
+}
+
+int
+otp_verify_steam(struct otp_hmac *h, const char *code, uint64_t counter,
+    uint64_t window, enum otp_window shape, struct otp_match *m)
+{
+	static const char alphabet[] = "23456789BCDFGHJKMNPQRTVWXY";
+	struct want w;
+	size_t i;
+	int rc;
+
+	memset(&w, 0, sizeof(w));
+	w.steam = 1;
+	for (i = 0; code[i] != '\0'; i++) {
+		char c = (char)toupper((unsigned char)code[i]);
+
+		if (i >= 5 || strchr(alphabet, c) == NULL)
+			return OTP_ECODE;
+		w.text[i] = c;
+	}
+	if (i != 5)
+		return OTP_ECODE;
+	rc = scan_window(h, &w, counter, window, shape, m);
+	otp_wipe(&w, sizeof(w));
+	return rc;
+}
+
+int
+otp_verify_motp(const char *secret, size_t secretlen, const char *pin,
+    const char *code, int64_t now, uint64_t window, struct otp_match *m)
+{
+	struct scan s = { 0, 0, 0, 0 };
+	char want[7], got[7];
+	int64_t tens, t;
+	uint64_t k, c;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; code[i] != '\0'; i++) {
+		if (i >= 6 || !isxdigit((unsigned char)code[i]))
+			return OTP_ECODE;
+		want[i] = (char)tolower((unsigned char)code[i]);
+	}
+	if (i != 6)
+		return OTP_ECODE;
+	want[6] = '\0';
+	if (window > OTP_WINDOW_MAX)
+		return OTP_EWINDOW;
+	if (secretlen == 0)
+		return OTP_EKEYEMPTY;
+	/* Mobile-OTP counts 10-second steps from the epoch; like TOTP the
+	 * window lies on both sides.  Times past the int64 range are
+	 * clamped, as counters are. */
+	tens = now / 10 - (now % 10 < 0);
+	for (k = 0; k <= 2 * window; k++) {
+		uint64_t d = (k + 1) / 2;
+		int neg = k % 2 == 1;
+
+		if (neg ? tens < INT64_MIN / 10 + (int64_t)d :
+		    tens > INT64_MAX / 10 - (int64_t)d)
+			continue;
+		t = (neg ? tens - (int64_t)d : tens + (int64_t)d) * 10;
+		if ((rc = otp_motp(secret, secretlen, pin, t, got)) != 0)
+			break;
+		c = (uint64_t)0 - (uint64_t)otp_ct_equal(got, want, 6);
+		scan_take(&s, c, (uint64_t)(t / 10), neg ? ~(uint64_t)0 : 0,
+		    d);
+	}
+	if (rc == 0)
+		rc = scan_result(&s, m);
+	otp_wipe(want, sizeof(want));
+	otp_wipe(got, sizeof(got));
+	otp_wipe(&s, sizeof(s));
+	return rc;
+}
+
+int
+otp_find_skew(struct otp_hmac *h, const char *const *codes, size_t ncodes,
+    unsigned digits, uint64_t counter, uint64_t window,
+    enum otp_window shape, struct otp_match *m)
+{
+	uint64_t want[OTP_SKEW_CODES], got[OTP_SKEW_CODES], mod, lo, hi, c;
+	uint64_t best = 0, bestdist = 0;
+	size_t i;
+	int n, found = 0, bestneg = 0;
+
+	if (ncodes < 2 || ncodes > OTP_SKEW_CODES)
+		return OTP_EINVAL;
+	if (window > OTP_WINDOW_MAX)
+		return OTP_EWINDOW;
+	if (digits != 0 && (digits < OTP_DIGITS_MIN ||
+	    digits > OTP_DIGITS_MAX))
+		return OTP_EDIGITS;
+	/* All codes have one length: the first one's unless digits says. */
+	if ((n = otp_code_check(codes[0], digits)) < 0)
+		return n;
+	mod = otp_code_modulus((unsigned)n);
+	for (i = 0; i < ncodes; i++) {
+		if (otp_code_check(codes[i], (unsigned)n) < 0 ||
+		    otp_parse_u64(codes[i], 0, mod - 1, &want[i]) != 0)
+			return OTP_ECODE;
+	}
+	lo = shape == OTP_WINDOW_AROUND && counter > window ?
+	    counter - window : shape == OTP_WINDOW_AROUND ? 0 : counter;
+	hi = counter > UINT64_MAX - window ? UINT64_MAX : counter + window;
+	/* The run must fit below 2^64: its last code is at start+ncodes-1. */
+	if (hi > UINT64_MAX - (ncodes - 1))
+		hi = UINT64_MAX - (ncodes - 1);
+	if (lo > hi)
+		return 0;
+	/* One HMAC per counter: got[] is a ring of the last ncodes values. */
+	for (i = 0; i + 1 < ncodes; i++)
+		got[(lo + i) % ncodes] = otp_hotp_value(h, lo + i) % mod;
+	for (c = lo;; c++) {
+		uint64_t last = c + ncodes - 1, dist;
+		int ok = 1, neg;
+
+		got[last % ncodes] = otp_hotp_value(h, last) % mod;
+		for (i = 0; i < ncodes; i++)
+			ok &= got[(c + i) % ncodes] == want[i];
+		if (ok) {
+			neg = c < counter;
+			dist = neg ? counter - c : c - counter;
+			/* Ascending scan: on a tie the earlier (negative)
+			 * place is already held. */
+			if (found == 0 || dist < bestdist) {
+				best = c;
+				bestdist = dist;
+				bestneg = neg;
+			}
+			found++;
+		}
+		if (c == hi)
+			break;
+	}
+	if (found > 0) {
+		m->counter = best;
+		m->offset = bestneg ? -(int64_t)bestdist : (int64_t)bestdist;
+	}
+	otp_wipe(want, sizeof(want));
+	otp_wipe(got, sizeof(got));
+	return found;
+}

@@ -1,0 +1,229 @@
+/*
+ * test-verify.c - window searches, runs of codes and the diagnosis of
+ * codes that do not verify, against tests/vectors/verify*.txt and a few
+ * hand-made cases.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "otp.h"
+#include "unit.h"
+
+static const struct {
+	const char	*name;
+	int		 code;
+} errnames[] = {
+	{ "ECODE", OTP_ECODE }, { "EDIGITS", OTP_EDIGITS },
+	{ "EWINDOW", OTP_EWINDOW }, { "EINVAL", OTP_EINVAL },
+};
+
+static int
+errcode(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(errnames) / sizeof(errnames[0]); i++)
+		if (strcmp(errnames[i].name, name) == 0)
+			return errnames[i].code;
+	return 1;	/* no such error: the case wants a result */
+}
+
+/* The fields every vector line starts with. */
+struct vcase {
+	enum otp_window	shape;
+	struct otp_hmac	h;
+	uint64_t	digits, centre, window;
+};
+
+static int
+vcase_parse(const struct unit_line *l, struct vcase *v)
+{
+	enum otp_alg alg;
+	uint8_t key[OTP_KEY_MAX];
+	long n;
+	int ok = 1;
+
+	if (l->nfields != 8) {
+		unit_check(0, l->file, (int)l->lineno, "want 8 fields");
+		return 0;
+	}
+	v->shape = strcmp(l->field[0], "AHEAD") == 0 ? OTP_WINDOW_AHEAD :
+	    OTP_WINDOW_AROUND;
+	ok &= otp_alg_parse(l->field[1], &alg) == 0;
+	n = unit_unhex(l->field[2], key, sizeof(key));
+	ok &= n > 0;
+	ok &= otp_parse_u64(l->field[3], 0, 99, &v->digits) == 0;
+	ok &= otp_parse_u64(l->field[4], 0, UINT64_MAX, &v->centre) == 0;
+	ok &= otp_parse_u64(l->field[5], 0, UINT64_MAX, &v->window) == 0;
+	ok &= n > 0 && otp_hmac_init(&v->h, alg, key, (size_t)n) == 0;
+	unit_check(ok, l->file, (int)l->lineno, "malformed vector");
+	return ok;
+}
+
+/* Compare a result with want: "counter offset", "none" or an error. */
+static void
+want_match(const struct unit_line *l, int rc, const struct otp_match *m,
+    const char *want)
+{
+	char got[96];
+
+	if (rc == 1)
+		snprintf(got, sizeof(got), "%" PRIu64 " %" PRId64, m->counter,
+		    m->offset);
+	else if (rc == 0)
+		snprintf(got, sizeof(got), "none");
+	else
+		snprintf(got, sizeof(got), "error %d (%s)", rc,
+		    otp_strerror(rc));
+	if (errcode(want) != 1)
+		unit_check(rc == errcode(want), l->file, (int)l->lineno,
+		    "got %s, want %s", got, want);
+	else
+		unit_check(strcmp(got, want) == 0, l->file, (int)l->lineno,
+		    "got \"%s\", want \"%s\"", got, want);
+}
+
+static void
+verify_case(const struct unit_line *l, void *arg)
+{
+	struct vcase v;
+	struct otp_match m = { 0, 0 };
+	int rc;
+
+	(void)arg;
+	if (!vcase_parse(l, &v))
+		return;
+	rc = otp_verify(&v.h, l->field[6], (unsigned)v.digits, v.centre,
+	    v.window, v.shape, &m);
+	want_match(l, rc, &m, l->field[7]);
+	otp_hmac_wipe(&v.h);
+}
+
+static void
+skew_case(const struct unit_line *l, void *arg)
+{
+	struct vcase v;
+	struct otp_match m = { 0, 0 };
+	const char *codes[8];
+	char buf[256], want[128], *p, *save = NULL;
+	size_t n = 0;
+	int rc;
+
+	(void)arg;
+	if (!vcase_parse(l, &v))
+		return;
+	snprintf(buf, sizeof(buf), "%s", l->field[6]);
+	for (p = strtok_r(buf, " ", &save); p != NULL && n < 8;
+	    p = strtok_r(NULL, " ", &save))
+		codes[n++] = p;
+	rc = otp_find_skew(&v.h, codes, n, (unsigned)v.digits, v.centre,
+	    v.window, v.shape, &m);
+	/* want is "places counter offset": check the count, then the place. */
+	if (errcode(l->field[7]) == 1 && strcmp(l->field[7], "none") != 0) {
+		const char *rest = strchr(l->field[7], ' ');
+
+		unit_check(rc == atoi(l->field[7]), l->file, (int)l->lineno,
+		    "places: got %d, want %s", rc, l->field[7]);
+		snprintf(want, sizeof(want), "%s", rest != NULL ? rest + 1 :
+		    "");
+		want_match(l, rc > 0 ? 1 : rc, &m, want);
+	} else
+		want_match(l, rc, &m, l->field[7]);
+	otp_hmac_wipe(&v.h);
+}
+
+static void
+check_steam_motp(void)
+{
+	static const uint8_t steamkey[] = {
+		0x48, 0x65, 0x6c, 0x6c, 0x6f, 0x21, 0xde, 0xad, 0xbe, 0xef
+	};
+	struct otp_hmac h;
+	struct otp_match m = { 0, 0 };
+	const char *s = "e3152afee62599c8";
+
+	/* reference/vectors.md: this key at t=0 (counter 0) gives VH8YJ. */
+	CHECK(otp_hmac_init(&h, OTP_ALG_SHA1, steamkey, sizeof(steamkey)) == 0,
+	    "steam init");
+	CHECK_EQ_INT(otp_verify_steam(&h, "VH8YJ", 0, 0, OTP_WINDOW_AROUND,
+	    &m), 1, "steam at 0");
+	CHECK_EQ_INT(otp_verify_steam(&h, "vh8yj", 2, 2, OTP_WINDOW_AROUND,
+	    &m), 1, "steam lower case, two steps late");
+	CHECK_EQ_INT(m.offset, -2, "steam offset");
+	CHECK_EQ_INT(otp_verify_steam(&h, "VH8YJ", 2, 1, OTP_WINDOW_AROUND,
+	    &m), 0, "steam outside the window");
+	CHECK_EQ_INT(otp_verify_steam(&h, "VH8YA", 0, 1, OTP_WINDOW_AROUND,
+	    &m), OTP_ECODE, "steam: A is not in the alphabet");
+	CHECK_EQ_INT(otp_verify_steam(&h, "VH8Y", 0, 1, OTP_WINDOW_AROUND,
+	    &m), OTP_ECODE, "steam: 4 characters");
+	CHECK_EQ_INT(otp_verify_steam(&h, "VH8YJJ", 0, 1, OTP_WINDOW_AROUND,
+	    &m), OTP_ECODE, "steam: 6 characters");
+	CHECK_EQ_INT(otp_verify_steam(&h, "VH8YJ", 0, OTP_WINDOW_MAX + 1,
+	    OTP_WINDOW_AROUND, &m), OTP_EWINDOW, "steam window");
+	otp_hmac_wipe(&h);
+
+	/* Mobile-OTP: e7d8b6 at t=165892298 (10-second step 16589229). */
+	CHECK_EQ_INT(otp_verify_motp(s, strlen(s), "1234", "e7d8b6",
+	    165892298, 0, &m), 1, "motp");
+	CHECK_EQ_INT(m.offset, 0, "motp offset");
+	CHECK_EQ_INT(m.counter, 16589229, "motp step");
+	CHECK_EQ_INT(otp_verify_motp(s, strlen(s), "1234", "E7D8B6",
+	    165892298 + 15, 2, &m), 1, "motp upper case, 15 s late");
+	CHECK_EQ_INT(m.offset, -2, "motp late offset");
+	CHECK_EQ_INT(otp_verify_motp(s, strlen(s), "1234", "e7d8b6",
+	    165892298 + 15, 1, &m), 0, "motp outside the window");
+	CHECK_EQ_INT(otp_verify_motp(s, strlen(s), "1235", "e7d8b6",
+	    165892298, 3, &m), 0, "motp wrong PIN");
+	CHECK_EQ_INT(otp_verify_motp(s, strlen(s), "1234", "e7d8b", 0, 0,
+	    &m), OTP_ECODE, "motp 5 characters");
+	CHECK_EQ_INT(otp_verify_motp(s, strlen(s), "1234", "e7d8bg", 0, 0,
+	    &m), OTP_ECODE, "motp non-hex");
+	CHECK_EQ_INT(otp_verify_motp(s, 0, "1234", "e7d8b6", 0, 0, &m),
+	    OTP_EKEYEMPTY, "motp empty secret");
+	/* Far ends of time: clamped, never overflowing. */
+	CHECK(otp_verify_motp(s, strlen(s), "1234", "e7d8b6", INT64_MAX, 3,
+	    &m) >= 0, "motp at INT64_MAX");
+	CHECK(otp_verify_motp(s, strlen(s), "1234", "e7d8b6", INT64_MIN, 3,
+	    &m) >= 0, "motp at INT64_MIN");
+}
+
+static void
+check_code_shape(void)
+{
+	struct otp_hmac h;
+	struct otp_match m = { 7, 7 };
+	static const uint8_t key[] = { 0xde, 0xad, 0xbe, 0xef };
+
+	CHECK_EQ_INT(otp_code_check("", 0), OTP_ECODE, "empty code");
+	CHECK_EQ_INT(otp_code_check("123456", 0), 6, "6 digits");
+	CHECK_EQ_INT(otp_code_check("1234567890", 0), 10, "10 digits");
+	CHECK_EQ_INT(otp_code_check("123456", 6), 6, "6 digits of 6");
+	CHECK_EQ_INT(otp_code_check("123456", 7), OTP_ECODE, "6 digits of 7");
+	CHECK_EQ_INT(otp_code_check("123456\n", 0), OTP_ECODE, "newline");
+	CHECK_EQ_INT(otp_code_check("12345678901234567890123", 0), OTP_ECODE,
+	    "very long");
+	CHECK(otp_hmac_init(&h, OTP_ALG_SHA1, key, sizeof(key)) == 0, "init");
+	CHECK_EQ_INT(otp_verify(&h, "", 0, 0, 0, OTP_WINDOW_AROUND, &m),
+	    OTP_ECODE, "verify empty");
+	CHECK_EQ_INT(otp_verify(&h, "057490", 0, 0, 0, (enum otp_window)7,
+	    &m), OTP_EINVAL, "bad shape");
+	/* No match leaves m alone: callers cannot mistake it for one. */
+	CHECK_EQ_INT(otp_verify(&h, "057491", 0, 0, 3, OTP_WINDOW_AROUND,
+	    &m), 0, "no match");
+	CHECK(m.counter == 7 && m.offset == 7, "m untouched on no match");
+	otp_hmac_wipe(&h);
+}
+
+int
+main(int argc, char *argv[])
+{
+	const char *dir = argc > 1 ? argv[1] : "tests/vectors";
+
+	unit_vectors(dir, "verify.txt", verify_case, NULL);
+	unit_vectors(dir, "verify-skew.txt", skew_case, NULL);
+	check_code_shape();
+	check_steam_motp();
+	return unit_done();
+}
