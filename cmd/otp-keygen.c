@@ -1,0 +1,691 @@
+/*
+ * otp-keygen - new random keys, emergency scratch codes and Google
+ * Authenticator state files, for provisioning.
+ *
+ * The key goes to standard output and nothing else, so that
+ *	otp-keygen --state FILE | otp-uri --qr ...
+ * stays clean; scratch codes go to standard error or --scratch-out FILE.
+ */
+#include <sys/stat.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* google-authenticator(1)'s limits for what it writes to a state file. */
+#define GA_SCRATCH_MAX		10
+#define GA_SCRATCH_DEFAULT	5
+#define GA_WINDOW_MIN		1
+#define GA_WINDOW_MAX		21
+#define GA_STEP_MIN		1
+#define GA_STEP_MAX		60
+#define GA_RATE_MIN		1
+#define GA_RATE_MAX		10
+#define GA_RATE_SECS_MIN	15
+#define GA_RATE_SECS_MAX	600
+
+enum {
+	OPT_BYTES = CLI_OPT_TOOL_BASE,
+	OPT_DISALLOW_REUSE,
+	OPT_PERIOD,
+	OPT_PRINT_STATE,
+	OPT_RATE_LIMIT,
+	OPT_SCRATCH,
+	OPT_SCRATCH_OUT,
+	OPT_STATE,
+	OPT_STEP_SIZE,
+	OPT_URI,
+	OPT_WINDOW_SIZE,
+};
+
+static const struct option longopts[] = {
+	{ "account",		required_argument, NULL, 'A' },
+	{ "algorithm",		required_argument, NULL, 'a' },
+	{ "base32",		no_argument,	   NULL, 'b' },
+	{ "bytes",		required_argument, NULL, OPT_BYTES },
+	{ "counter",		required_argument, NULL, 'c' },
+	{ "digits",		required_argument, NULL, 'd' },
+	{ "disallow-reuse",	no_argument,	   NULL, OPT_DISALLOW_REUSE },
+	{ "force",		no_argument,	   NULL, 'f' },
+	{ "help",		no_argument,	   NULL, 'h' },
+	{ "hex",		no_argument,	   NULL, 'x' },
+	{ "hotp",		no_argument,	   NULL, CLI_OPT_HOTP },
+	{ "issuer",		required_argument, NULL, 'i' },
+	{ "period",		required_argument, NULL, OPT_PERIOD },
+	{ "print-state",	required_argument, NULL, OPT_PRINT_STATE },
+	{ "rate-limit",		required_argument, NULL, OPT_RATE_LIMIT },
+	{ "scratch",		required_argument, NULL, OPT_SCRATCH },
+	{ "scratch-out",	required_argument, NULL, OPT_SCRATCH_OUT },
+	{ "state",		required_argument, NULL, OPT_STATE },
+	{ "step-size",		required_argument, NULL, OPT_STEP_SIZE },
+	{ "totp",		optional_argument, NULL, CLI_OPT_TOTP },
+	{ "uri",		no_argument,	   NULL, OPT_URI },
+	{ "version",		no_argument,	   NULL, 'V' },
+	{ "window-size",	required_argument, NULL, OPT_WINDOW_SIZE },
+	{ NULL,			0,		   NULL, 0 }
+};
+
+struct keygen {
+	struct cli_otp	 o;		/* -a -b -c -d -x --hotp --totp */
+	size_t		 bytes;
+	int		 have_bytes;
+	int		 uri;
+	const char	*issuer, *account;
+	uint64_t	 period;
+	int		 have_period;
+	long		 nscratch;	/* -1: not given */
+	const char	*scratch_out;
+	const char	*state;
+	const char	*print_state;
+	unsigned	 window, step, rate_n, rate_secs;
+	int		 disallow_reuse;
+	int		 force;
+};
+
+/* Everything secret, in one place so that every exit path wipes it. */
+static struct {
+	struct otp_uri	u;
+	uint32_t	scratch[OTP_SCRATCH_SETMAX];
+	struct otp_state st;
+	char		text[OTP_LINE_MAX];	/* key or URI text */
+	char		img[OTP_STATE_MAX];	/* new state file */
+	char		lines[OTP_STATE_SCRATCH_MAX * 9 + 1];	/* codes */
+} sec;
+
+static void
+wipe_secrets(void)
+{
+	otp_wipe(&sec, sizeof(sec));
+}
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	printf("usage: otp-keygen [-bfVx] [--bytes=N] [--scratch=N] "
+	    "[--scratch-out=FILE]\n"
+	    "                  [--uri [-i ISSUER] [-A ACCOUNT] [--totp[=ALG] | "
+	    "--hotp]\n"
+	    "                   [-a ALG] [-d DIGITS] [--period=SECONDS] "
+	    "[-c COUNTER]]\n"
+	    "                  [--state=FILE [--totp | --hotp] "
+	    "[--window-size=N]\n"
+	    "                   [--step-size=SECONDS] "
+	    "[--rate-limit=N/SECONDS]\n"
+	    "                   [--disallow-reuse]]\n"
+	    "       otp-keygen [-fx] [--uri [-i ISSUER] [-A ACCOUNT]] "
+	    "[--scratch-out=FILE]\n"
+	    "                  --print-state=FILE\n"
+	    "\n"
+	    "Print a new random key (unpadded Base32) on standard output; "
+	    "emergency\n"
+	    "scratch codes go to standard error or --scratch-out.\n"
+	    "\n"
+	    "      --bytes=N          key length, 16 to 64 bytes (default 20)\n"
+	    "  -b, --base32           print the key in Base32 (default)\n"
+	    "  -x, --hex              print the key in hex\n"
+	    "      --scratch=N        N emergency scratch codes (0 to 100; "
+	    "with --state\n"
+	    "                         0 to 10, default 5)\n"
+	    "      --scratch-out=FILE write the scratch codes to a new FILE, "
+	    "mode 0600\n"
+	    "      --uri              print an otpauth:// URI instead of the "
+	    "bare key\n"
+	    "  -i, --issuer=NAME      the URI's issuer\n"
+	    "  -A, --account=NAME     the URI's account name\n"
+	    "      --totp[=ALG]       time-based (default)\n"
+	    "      --hotp             counter-based\n"
+	    "  -a, --algorithm=ALG    SHA1 (default), SHA256 or SHA512\n"
+	    "  -d, --digits=N         code length, 6 to 10 (default 6)\n"
+	    "      --period=SECONDS   TOTP time step (default 30)\n"
+	    "  -c, --counter=N        HOTP counter (default 0)\n"
+	    "      --state=FILE       write a new Google Authenticator state "
+	    "file\n"
+	    "      --window-size=N    codes valid at once, 1 to 21 (default "
+	    "3)\n"
+	    "      --step-size=SECONDS  TOTP time step, 1 to 60 (default 30)\n"
+	    "      --rate-limit=N/SECONDS  at most N logins (1 to 10) in "
+	    "SECONDS (15 to 600)\n"
+	    "      --disallow-reuse   a TOTP code works only once\n"
+	    "  -f, --force            replace an existing state or scratch "
+	    "file\n"
+	    "      --print-state=FILE show the key and remaining scratch codes "
+	    "of FILE\n"
+	    "  -h, --help             show this help\n"
+	    "  -V, --version          show the version\n");
+	cli_exit(0);
+}
+
+static unsigned
+parse_range(const char *name, const char *arg, unsigned min, unsigned max)
+{
+	uint64_t v;
+
+	if (otp_parse_u64(arg, min, max, &v) != 0)
+		cli_usage_error("%s: '%s': must be a decimal from %u to %u",
+		    name, arg, min, max);
+	return (unsigned)v;
+}
+
+/* --rate-limit=N/SECONDS, each part in google-authenticator's range. */
+static void
+parse_rate(struct keygen *k, const char *arg)
+{
+	char buf[64], *slash;
+	uint64_t n, secs;
+
+	if (strlen(arg) >= sizeof(buf) || (slash = strchr(arg, '/')) == NULL)
+		cli_usage_error("--rate-limit: '%s': expected N/SECONDS, "
+		    "e.g. 3/30", arg);
+	memcpy(buf, arg, (size_t)(slash - arg));
+	buf[slash - arg] = '\0';
+	if (otp_parse_u64(buf, GA_RATE_MIN, GA_RATE_MAX, &n) != 0)
+		cli_usage_error("--rate-limit: '%s': N must be a decimal from "
+		    "%d to %d", arg, GA_RATE_MIN, GA_RATE_MAX);
+	if (otp_parse_u64(slash + 1, GA_RATE_SECS_MIN, GA_RATE_SECS_MAX,
+	    &secs) != 0)
+		cli_usage_error("--rate-limit: '%s': SECONDS must be a decimal "
+		    "from %d to %d", arg, GA_RATE_SECS_MIN, GA_RATE_SECS_MAX);
+	k->rate_n = (unsigned)n;
+	k->rate_secs = (unsigned)secs;
+}
+
+static void
+check_label(const char *name, const char *s)
+{
+	if (strlen(s) >= OTP_LABEL_MAX)
+		cli_usage_error("%s: longer than %d bytes", name,
+		    OTP_LABEL_MAX - 1);
+}
+
+/* Refuse what contradicts itself or means nothing here: better an error
+ * than a file or a URI that is not what was asked for. */
+static void
+check_options(struct keygen *k)
+{
+	int statemode = k->state != NULL, printmode = k->print_state != NULL;
+	int hotp = k->o.have_type && k->o.type == OTP_TYPE_HOTP;
+
+	if (statemode && printmode)
+		cli_usage_error("--state and --print-state exclude each other");
+	if (printmode && (k->have_bytes || k->nscratch >= 0 ||
+	    k->o.have_type || k->o.have_alg || k->o.have_digits ||
+	    k->o.have_counter || k->have_period))
+		cli_usage_error("--print-state takes its key, type and "
+		    "parameters from the file; only -x, --uri, -i, -A, "
+		    "--scratch-out and -f apply");
+	if (!statemode && (k->window || k->step || k->rate_n ||
+	    k->disallow_reuse))
+		cli_usage_error("--window-size, --step-size, --rate-limit and "
+		    "--disallow-reuse need --state");
+	if (!k->uri && (k->issuer || k->account || k->o.have_alg ||
+	    k->o.have_digits || k->have_period || k->o.have_counter))
+		cli_usage_error("--issuer, --account, --algorithm, --digits, "
+		    "--period and --counter need --uri");
+	if (!k->uri && !statemode && k->o.have_type)
+		cli_usage_error("--totp and --hotp need --uri or --state");
+	if (k->uri && k->account == NULL)
+		cli_usage_error("--uri needs an account name (-A NAME): apps "
+		    "list keys by it");
+	if (k->uri && k->o.enc == OTP_KEYENC_HEX)
+		cli_usage_error("--uri writes the secret in Base32; --hex "
+		    "does not apply");
+	if (hotp && k->have_period)
+		cli_usage_error("--period applies to TOTP only");
+	if (!hotp && k->o.have_counter)
+		cli_usage_error("--counter applies to HOTP only (add --hotp)");
+	if (hotp && k->step)
+		cli_usage_error("--step-size applies to TOTP only");
+	if (hotp && k->disallow_reuse)
+		cli_usage_error("--disallow-reuse applies to TOTP only");
+	if (statemode) {
+		/* The Google Authenticator module knows SHA1 and 6 digits
+		 * only, and starts HOTP at counter 1. */
+		if (k->o.have_alg && k->o.alg != OTP_ALG_SHA1)
+			cli_usage_error("--state: the state file's codes are "
+			    "SHA1; --algorithm %s does not apply",
+			    otp_alg_name(k->o.alg));
+		if (k->o.have_digits && k->o.digits != 6)
+			cli_usage_error("--state: the state file's codes have "
+			    "6 digits; --digits %u does not apply",
+			    k->o.digits);
+		if (k->o.have_counter)
+			cli_usage_error("--state: the state file starts at "
+			    "counter 1; --counter does not apply");
+		if (k->have_period)
+			cli_usage_error("--state: the time step is "
+			    "--step-size; --period does not apply");
+		if (k->nscratch > GA_SCRATCH_MAX)
+			cli_usage_error("--scratch: '%ld': at most %d with "
+			    "--state", k->nscratch, GA_SCRATCH_MAX);
+		if (k->nscratch < 0)
+			k->nscratch = GA_SCRATCH_DEFAULT;
+	}
+	if (k->nscratch < 0)
+		k->nscratch = 0;
+	if (k->scratch_out != NULL && k->nscratch == 0 && !printmode)
+		cli_usage_error("--scratch-out: no scratch codes to write "
+		    "(add --scratch=N)");
+	if (k->scratch_out != NULL && statemode &&
+	    strcmp(k->scratch_out, k->state) == 0)
+		cli_usage_error("--scratch-out and --state name the same file");
+	if (k->force && !statemode && k->scratch_out == NULL)
+		cli_usage_error("--force needs --state or --scratch-out");
+}
+
+/* The key (or a URI for it) as text in sec.text. */
+static void
+render_key(const struct keygen *k, const struct otp_uri *u)
+{
+	int rc;
+
+	if (k->uri)
+		rc = otp_uri_build(u, sec.text, sizeof(sec.text));
+	else if (k->o.enc == OTP_KEYENC_HEX)
+		rc = otp_hex_encode(u->key.buf, u->key.len, sec.text,
+		    sizeof(sec.text));
+	else
+		rc = otp_b32_encode(u->key.buf, u->key.len, sec.text,
+		    sizeof(sec.text), OTP_B32_NOPAD);
+	if (rc < 0)
+		errx(CLI_EXIT_ERR, "%s: %s", k->uri ? "--uri" : "key",
+		    otp_strerror(rc));
+}
+
+/* Scratch codes as text, one a line, in sec.lines; returns the length. */
+static size_t
+render_scratch(const uint32_t *codes, size_t n)
+{
+	size_t i, len = 0;
+
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(sec.lines + len,
+		    sizeof(sec.lines) - len, "%08u\n", (unsigned)codes[i]);
+	return len;
+}
+
+/*
+ * --scratch-out: the codes are written to a temporary file beside FILE
+ * (mkstemp: O_EXCL, mode 0600) and fsync'd first; finish_scratch() then
+ * links it into place, which fails if FILE exists, or with -f renames it
+ * over FILE.  Either way FILE is whole or absent, never half-written.
+ */
+struct staged {
+	char	tmp[PATH_MAX];
+	char	dir[PATH_MAX];
+	int	active;
+};
+
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	ssize_t w;
+
+	while (n > 0) {
+		w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void
+fsync_dir(const char *dir)
+{
+	int fd;
+
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		(void)fsync(fd);
+		(void)close(fd);
+	}
+}
+
+static void
+stage_scratch(struct staged *s, const char *path, const char *text,
+    size_t len, int force)
+{
+	char copy[PATH_MAX];
+	struct stat sb;
+	int fd, saved;
+
+	if (strlen(path) >= sizeof(copy) - 16)
+		errx(CLI_EXIT_ERR, "--scratch-out: %s: path too long", path);
+	memcpy(copy, path, strlen(path) + 1);
+	snprintf(s->dir, sizeof(s->dir), "%s", dirname(copy));
+	if (!force && lstat(path, &sb) == 0)
+		errx(CLI_EXIT_ERR, "--scratch-out: %s: %s (use -f to replace "
+		    "it)", path, otp_strerror(OTP_ESTATEEXIST));
+	snprintf(s->tmp, sizeof(s->tmp), "%s.XXXXXX", path);
+	if ((fd = mkostemp(s->tmp, O_CLOEXEC)) < 0)
+		err(CLI_EXIT_ERR, "--scratch-out: %s", path);
+	s->active = 1;
+	if (fchmod(fd, 0600) != 0 || write_all(fd, text, len) != 0 ||
+	    fsync(fd) != 0) {
+		saved = errno;
+		(void)close(fd);
+		(void)unlink(s->tmp);
+		s->active = 0;
+		errno = saved;
+		err(CLI_EXIT_ERR, "--scratch-out: %s", path);
+	}
+	if (close(fd) != 0) {
+		saved = errno;
+		(void)unlink(s->tmp);
+		s->active = 0;
+		errno = saved;
+		err(CLI_EXIT_ERR, "--scratch-out: %s", path);
+	}
+}
+
+static void
+drop_scratch(struct staged *s)
+{
+	if (s->active) {
+		(void)unlink(s->tmp);
+		s->active = 0;
+	}
+}
+
+/* Put the staged file in place; 0, or -1 after a warning. */
+static int
+finish_scratch(struct staged *s, const char *path, int force)
+{
+	int rc;
+
+	if (force)
+		rc = rename(s->tmp, path);
+	else
+		rc = link(s->tmp, path);
+	if (rc != 0) {
+		if (errno == EEXIST)
+			warnx("--scratch-out: %s: %s (use -f to replace it)",
+			    path, otp_strerror(OTP_ESTATEEXIST));
+		else
+			warn("--scratch-out: %s", path);
+		drop_scratch(s);
+		return -1;
+	}
+	if (!force)
+		(void)unlink(s->tmp);
+	s->active = 0;
+	fsync_dir(s->dir);
+	return 0;
+}
+
+/* Scratch codes to standard error (no -o file); 0, or -1 when they could
+ * not be written. */
+static int
+show_scratch(const char *text, size_t len)
+{
+	if (len == 0)
+		return 0;
+	if (fwrite(text, 1, len, stderr) != len || fflush(stderr) != 0 ||
+	    ferror(stderr))
+		return -1;
+	return 0;
+}
+
+/* A new key, scratch codes and perhaps a state file. */
+static void
+generate(struct keygen *k)
+{
+	struct otp_state_new n;
+	struct staged staged;
+	struct stat sb;
+	size_t imglen = 0, linelen;
+	int rc, fresh = 0;
+
+	memset(&staged, 0, sizeof(staged));
+	otp_uri_init(&sec.u);
+	sec.u.type = k->o.have_type ? k->o.type : OTP_TYPE_TOTP;
+	sec.u.alg = k->o.alg;
+	sec.u.digits = k->o.digits;
+	sec.u.counter = k->o.counter;
+	sec.u.period = k->have_period ? k->period : 30;
+	if (k->state != NULL && sec.u.type == OTP_TYPE_TOTP && k->step)
+		sec.u.period = k->step;
+	if (k->state != NULL && sec.u.type == OTP_TYPE_HOTP)
+		sec.u.counter = 1;	/* the file's HOTP_COUNTER */
+	if (k->issuer != NULL)
+		snprintf(sec.u.issuer, sizeof(sec.u.issuer), "%s", k->issuer);
+	if (k->account != NULL)
+		snprintf(sec.u.account, sizeof(sec.u.account), "%s",
+		    k->account);
+
+	if ((rc = otp_keygen(&sec.u.key, k->bytes)) != 0)
+		err(CLI_EXIT_ERR, "cannot get random bytes");
+	if ((rc = otp_scratch_codes(sec.scratch, (size_t)k->nscratch)) != 0)
+		err(CLI_EXIT_ERR, "cannot get random bytes");
+	render_key(k, &sec.u);
+	linelen = render_scratch(sec.scratch, (size_t)k->nscratch);
+
+	if (k->state != NULL) {
+		memset(&n, 0, sizeof(n));
+		n.mode = sec.u.type == OTP_TYPE_HOTP ? OTP_STATE_HOTP :
+		    OTP_STATE_TOTP;
+		n.window = k->window;
+		n.step = k->step;
+		n.rate_n = k->rate_n;
+		n.rate_secs = k->rate_secs;
+		n.disallow_reuse = k->disallow_reuse;
+		n.scratch = sec.scratch;
+		n.nscratch = (size_t)k->nscratch;
+		rc = otp_state_build(sec.u.key.buf, sec.u.key.len, &n,
+		    sec.img, sizeof(sec.img), &imglen);
+		if (rc != 0)
+			errx(CLI_EXIT_ERR, "--state: %s", otp_strerror(rc));
+	}
+
+	/* Stage the scratch file, then commit the state file, then put the
+	 * scratch file in place: a failure leaves neither behind. */
+	if (k->scratch_out != NULL)
+		stage_scratch(&staged, k->scratch_out, sec.lines, linelen,
+		    k->force);
+	if (k->state != NULL) {
+		fresh = !k->force || lstat(k->state, &sb) != 0;
+		rc = otp_statefile_create(k->state, sec.img, imglen,
+		    k->force);
+		if (rc != 0) {
+			int saved = errno;
+
+			drop_scratch(&staged);
+			if (rc == OTP_ESTATEEXIST)
+				errx(CLI_EXIT_ERR, "--state: %s: %s (use -f to "
+				    "replace it)", k->state, otp_strerror(rc));
+			if (rc == OTP_EIO) {
+				errno = saved;
+				err(CLI_EXIT_ERR, "--state: %s", k->state);
+			}
+			errx(CLI_EXIT_ERR, "--state: %s: %s", k->state,
+			    otp_strerror(rc));
+		}
+		if (lstat(k->state, &sb) != 0)
+			fresh = 0;
+	}
+	if (k->scratch_out != NULL)
+		rc = finish_scratch(&staged, k->scratch_out, k->force);
+	else
+		rc = show_scratch(sec.lines, linelen);
+	if (rc != 0) {
+		struct stat now;
+
+		/* The codes in the state file were never delivered: undo a
+		 * file we created; a replaced one cannot be brought back,
+		 * so its codes go to standard error rather than be lost. */
+		if (k->state != NULL && fresh && lstat(k->state, &now) == 0 &&
+		    now.st_ino == sb.st_ino && now.st_dev == sb.st_dev) {
+			(void)unlink(k->state);
+			errx(CLI_EXIT_ERR, "--state: %s removed: its scratch "
+			    "codes could not be written", k->state);
+		}
+		if (k->state != NULL && k->scratch_out != NULL) {
+			warnx("--state: %s written; its scratch codes follow",
+			    k->state);
+			(void)show_scratch(sec.lines, linelen);
+		}
+		exit(CLI_EXIT_ERR);
+	}
+	puts(sec.text);
+}
+
+/* --print-state: the key and the scratch codes left in an existing file,
+ * read with the verifier's checks of owner, mode and type. */
+static void
+print_state(struct keygen *k)
+{
+	struct otp_state_opts opts;
+	struct staged staged;
+	size_t linelen;
+	int rc;
+
+	memset(&staged, 0, sizeof(staged));
+	otp_state_opts_init(&opts);
+	rc = otp_statefile_load(k->print_state, &opts, &sec.st);
+	if (rc == OTP_EIO)
+		err(CLI_EXIT_ERR, "%s", k->print_state);
+	if (rc != 0)
+		errx(CLI_EXIT_ERR, "%s: %s", k->print_state, otp_strerror(rc));
+	otp_uri_init(&sec.u);
+	sec.u.key = sec.st.key;
+	switch (sec.st.mode) {
+	case OTP_STATE_HOTP:
+		sec.u.type = OTP_TYPE_HOTP;
+		sec.u.counter = sec.st.hotp_counter;
+		break;
+	case OTP_STATE_TOTP:
+		sec.u.type = OTP_TYPE_TOTP;
+		sec.u.period = sec.st.step;
+		break;
+	case OTP_STATE_SCRATCHONLY:
+	default:
+		if (k->uri)
+			errx(CLI_EXIT_ERR, "%s: neither TOTP_AUTH nor "
+			    "HOTP_COUNTER: no URI for a scratch-code-only "
+			    "file", k->print_state);
+		break;
+	}
+	if (k->issuer != NULL)
+		snprintf(sec.u.issuer, sizeof(sec.u.issuer), "%s", k->issuer);
+	if (k->account != NULL)
+		snprintf(sec.u.account, sizeof(sec.u.account), "%s",
+		    k->account);
+	render_key(k, &sec.u);
+	linelen = render_scratch(sec.st.scratch, sec.st.nscratch);
+	if (k->scratch_out != NULL) {
+		stage_scratch(&staged, k->scratch_out, sec.lines, linelen,
+		    k->force);
+		if (finish_scratch(&staged, k->scratch_out, k->force) != 0)
+			exit(CLI_EXIT_ERR);
+	} else if (show_scratch(sec.lines, linelen) != 0)
+		exit(CLI_EXIT_ERR);
+	puts(sec.text);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct keygen k;
+	int ch;
+
+	cli_init(argc, argv);
+	if (atexit(wipe_secrets) != 0)
+		errx(CLI_EXIT_ERR, "atexit failed");
+	memset(&k, 0, sizeof(k));
+	cli_otp_init(&k.o);
+	k.o.enc = OTP_KEYENC_BASE32;
+	k.bytes = OTP_KEYGEN_DEFAULT;
+	k.nscratch = -1;
+	while ((ch = getopt_long(argc, argv, "A:a:bc:d:fhi:Vx", longopts,
+	    NULL)) != -1) {
+		if ((ch == CLI_OPT_HOTP || ch == CLI_OPT_TOTP) &&
+		    k.o.have_type && k.o.type != (ch == CLI_OPT_HOTP ?
+		    OTP_TYPE_HOTP : OTP_TYPE_TOTP))
+			cli_usage_error("--totp and --hotp exclude each other");
+		if (cli_otp_option(&k.o, ch, optarg))
+			continue;
+		switch (ch) {
+		case 'A':
+			check_label("--account", optarg);
+			k.account = optarg;
+			break;
+		case 'f':
+			k.force = 1;
+			break;
+		case 'h':
+			usage();
+		case 'i':
+			check_label("--issuer", optarg);
+			k.issuer = optarg;
+			break;
+		case 'V':
+			cli_version();
+		case OPT_BYTES:
+			k.bytes = parse_range("--bytes", optarg,
+			    OTP_KEYGEN_MIN, OTP_KEYGEN_MAX);
+			k.have_bytes = 1;
+			break;
+		case OPT_DISALLOW_REUSE:
+			k.disallow_reuse = 1;
+			break;
+		case OPT_PERIOD:
+			k.period = parse_range("--period", optarg, 1,
+			    UINT32_MAX);
+			k.have_period = 1;
+			break;
+		case OPT_PRINT_STATE:
+			k.print_state = optarg;
+			break;
+		case OPT_RATE_LIMIT:
+			parse_rate(&k, optarg);
+			break;
+		case OPT_SCRATCH:
+			k.nscratch = parse_range("--scratch", optarg, 0,
+			    OTP_SCRATCH_SETMAX);
+			break;
+		case OPT_SCRATCH_OUT:
+			k.scratch_out = optarg;
+			break;
+		case OPT_STATE:
+			k.state = optarg;
+			break;
+		case OPT_STEP_SIZE:
+			k.step = parse_range("--step-size", optarg,
+			    GA_STEP_MIN, GA_STEP_MAX);
+			break;
+		case OPT_URI:
+			k.uri = 1;
+			break;
+		case OPT_WINDOW_SIZE:
+			k.window = parse_range("--window-size", optarg,
+			    GA_WINDOW_MIN, GA_WINDOW_MAX);
+			break;
+		default:
+			cli_usage_error("unknown option");
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	/* Not echoed: a stray operand may be a secret typed by mistake. */
+	if (argc > 0)
+		cli_usage_error("no operands are taken");
+	check_options(&k);
+
+	if (k.print_state != NULL)
+		print_state(&k);
+	else
+		generate(&k);
+	wipe_secrets();
+	cli_exit(0);
+}
