@@ -1,0 +1,1116 @@
+/*
+ * migration.c - Google Authenticator's "Transfer accounts" export:
+ * otpauth-migration://offline?data=BASE64, where BASE64 is standard base64
+ * (RFC 4648 §4) of a protobuf MigrationPayload (reference/migration.md).
+ *
+ * The protobuf reader knows exactly one message and is written to be fed
+ * hostile bytes: every length is checked against what remains before
+ * anything is read, varints stop at 10 bytes, nothing is allocated.
+ */
+#include <string.h>
+
+#include "otp.h"
+
+#define MIG_PREFIX	"otpauth-migration://"
+#define MIG_HOST	"offline"
+#define MIG_PERIOD	30
+#define FIELD_MAX	((1u << 29) - 1)	/* largest protobuf field number */
+
+/* Protobuf wire types (protobuf encoding guide, "Message Structure"). */
+enum {
+	WT_VARINT = 0,
+	WT_I64 = 1,
+	WT_LEN = 2,
+	WT_I32 = 5,
+};
+
+/* ---- base64 ---------------------------------------------------------- */
+
+static const char b64_alpha[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* Incremental decoder: one character at a time, so that the URI layer can
+ * feed it percent-decoded characters and report offsets in its own text. */
+struct b64dec {
+	uint32_t	acc;	/* sextets of the current quantum */
+	unsigned	ndata;	/* data characters in the current quantum */
+	unsigned	npad;	/* '=' seen in the current quantum */
+	int		done;	/* padding closed the text */
+};
+
+static int
+b64_value(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	/* A raw '+' comes back as ' ' from URL decoding; '-' and '_' are
+	 * the URL-safe spellings of '+' and '/' (RFC 4648 §5). */
+	if (c == '+' || c == ' ' || c == '-')
+		return 62;
+	if (c == '/' || c == '_')
+		return 63;
+	return -1;
+}
+
+/* Feed one character; a complete quantum goes to out at *o.  A short
+ * last quantum waits for b64_final(). */
+static int
+b64_put(struct b64dec *d, unsigned char c, uint8_t *out, size_t outsz,
+    size_t *o)
+{
+	int v;
+
+	if (d->done)
+		return OTP_EBASE64;	/* anything after the padding */
+	if (c == '=') {
+		/* RFC 4648 §4: '=' only after 2 or 3 characters of the last
+		 * quantum, and then up to its end. */
+		if (d->ndata < 2)
+			return OTP_EBASE64;
+		if (++d->npad + d->ndata == 4)
+			d->done = 1;
+		return 0;
+	}
+	if (d->npad > 0 || (v = b64_value(c)) < 0)
+		return OTP_EBASE64;
+	d->acc = d->acc << 6 | (uint32_t)v;
+	if (++d->ndata < 4)
+		return 0;
+	if (outsz - *o < 3)
+		return OTP_ENOSPACE;
+	out[(*o)++] = (uint8_t)(d->acc >> 16);
+	out[(*o)++] = (uint8_t)(d->acc >> 8);
+	out[(*o)++] = (uint8_t)d->acc;
+	d->acc = 0;
+	d->ndata = 0;
+	return 0;
+}
+
+/* End of text: flush a short quantum (padded or not).  Trailing bits of a
+ * short quantum are ignored, as every common decoder does. */
+static int
+b64_final(struct b64dec *d, uint8_t *out, size_t outsz, size_t *o)
+{
+	if (d->npad > 0 && d->npad + d->ndata != 4)
+		return OTP_EBASE64;		/* cut inside the padding */
+	switch (d->ndata) {
+	case 0:
+		return 0;
+	case 1:
+		return OTP_EBASE64;		/* 6 bits are no byte */
+	case 2:
+		if (outsz - *o < 1)
+			return OTP_ENOSPACE;
+		out[(*o)++] = (uint8_t)(d->acc >> 4);
+		break;
+	default:
+		if (outsz - *o < 2)
+			return OTP_ENOSPACE;
+		out[(*o)++] = (uint8_t)(d->acc >> 10);
+		out[(*o)++] = (uint8_t)(d->acc >> 2);
+		break;
+	}
+	d->acc = 0;
+	d->ndata = 0;
+	return 0;
+}
+
+size_t
+otp_b64_encoded_len(size_t n)
+{
+	return (n + 2) / 3 * 4;
+}
+
+/* Base64 of k (1..3) bytes as one padded quantum (RFC 4648 §4). */
+static void
+b64_quantum(const uint8_t *in, size_t k, char q[4])
+{
+	uint32_t v = (uint32_t)in[0] << 16;
+
+	if (k > 1)
+		v |= (uint32_t)in[1] << 8;
+	if (k > 2)
+		v |= in[2];
+	q[0] = b64_alpha[v >> 18];
+	q[1] = b64_alpha[v >> 12 & 63];
+	q[2] = k > 1 ? b64_alpha[v >> 6 & 63] : '=';
+	q[3] = k > 2 ? b64_alpha[v & 63] : '=';
+}
+
+int
+otp_b64_encode(const uint8_t *in, size_t n, char *out, size_t outsz)
+{
+	size_t i, o = 0;
+
+	if (n > SIZE_MAX / 4 * 3 - 3 || outsz <= otp_b64_encoded_len(n))
+		return OTP_ENOSPACE;
+	if (otp_b64_encoded_len(n) > INT32_MAX)
+		return OTP_ETOOLONG;
+	for (i = 0; i < n; i += 3, o += 4)
+		b64_quantum(in + i, n - i < 3 ? n - i : 3, out + o);
+	out[o] = '\0';
+	return (int)o;
+}
+
+int
+otp_b64_decode(const char *in, size_t inlen, uint8_t *out, size_t outsz,
+    size_t *outlen, size_t *erroff)
+{
+	struct b64dec d;
+	size_t i, o = 0;
+	int r;
+
+	memset(&d, 0, sizeof(d));
+	for (i = 0; i < inlen; i++) {
+		if ((r = b64_put(&d, (unsigned char)in[i], out, outsz, &o))
+		    != 0) {
+			*erroff = i;
+			return r;
+		}
+	}
+	if ((r = b64_final(&d, out, outsz, &o)) != 0) {
+		*erroff = inlen;
+		return r;
+	}
+	*outlen = o;
+	return 0;
+}
+
+/* ---- protobuf reading ------------------------------------------------ */
+
+/* A window [pos, end) of the payload; offsets stay absolute so that errors
+ * point into the whole payload. */
+struct pb {
+	const uint8_t	*buf;
+	size_t		 pos;
+	size_t		 end;
+};
+
+/* Base 128 varint, at most 10 bytes for 64 bits; the 10th byte may only
+ * carry the top bit. */
+static int
+pb_varint(struct pb *p, uint64_t *v)
+{
+	uint64_t x = 0;
+	unsigned i;
+
+	for (i = 0; i < 10; i++) {
+		uint8_t b;
+
+		if (p->pos >= p->end)
+			return OTP_EPROTOBUF;	/* runs past the end */
+		b = p->buf[p->pos++];
+		if (i == 9 && b > 1)
+			return OTP_EPROTOBUF;	/* over 64 bits or 11 bytes */
+		x |= (uint64_t)(b & 0x7f) << (7 * i);
+		if ((b & 0x80) == 0) {
+			*v = x;
+			return 0;
+		}
+	}
+	return OTP_EPROTOBUF;
+}
+
+static int
+pb_tag(struct pb *p, unsigned *field, unsigned *wt)
+{
+	uint64_t v;
+	int r;
+
+	if ((r = pb_varint(p, &v)) != 0)
+		return r;
+	if (v >> 3 == 0 || v >> 3 > FIELD_MAX)
+		return OTP_EPROTOBUF;
+	*field = (unsigned)(v >> 3);
+	*wt = (unsigned)(v & 7);
+	return 0;
+}
+
+/* A length-delimited field: its bytes must all be there. */
+static int
+pb_bytes(struct pb *p, const uint8_t **s, size_t *n)
+{
+	uint64_t len;
+	int r;
+
+	if ((r = pb_varint(p, &len)) != 0)
+		return r;
+	if (len > p->end - p->pos)
+		return OTP_EPROTOBUF;
+	*s = p->buf + p->pos;
+	*n = (size_t)len;
+	p->pos += (size_t)len;
+	return 0;
+}
+
+/* Skip an unknown field by its wire type; groups (3, 4) and the unused
+ * types 6 and 7 are refused. */
+static int
+pb_skip(struct pb *p, unsigned wt)
+{
+	const uint8_t *s;
+	uint64_t v;
+	size_t n;
+
+	switch (wt) {
+	case WT_VARINT:
+		return pb_varint(p, &v);
+	case WT_I64:
+	case WT_I32:
+		n = wt == WT_I64 ? 8 : 4;
+		if (n > p->end - p->pos)
+			return OTP_EPROTOBUF;
+		p->pos += n;
+		return 0;
+	case WT_LEN:
+		return pb_bytes(p, &s, &n);
+	default:
+		return OTP_EPROTOBUF;
+	}
+}
+
+/* An int32 arrives as the varint of its 64-bit sign extension. */
+static int
+pb_int32(uint64_t v, int32_t *out)
+{
+	int64_t s = (int64_t)v;
+
+	if (s < INT32_MIN || s > INT32_MAX)
+		return OTP_ERANGE;
+	*out = (int32_t)s;
+	return 0;
+}
+
+/*
+ * Well-formed UTF-8 (RFC 3629 §4) without NUL or control characters (C0,
+ * DEL, C1), the same text rule as otpauth URI labels.  *bad gets the
+ * offset of the offending sequence.
+ */
+static int
+text_check(const uint8_t *s, size_t n, size_t *bad)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		uint32_t c = s[i], cp;
+		unsigned need, k;
+		uint8_t lo = 0x80, hi = 0xbf;
+
+		*bad = i;
+		if (c < 0x80) {
+			if (c == 0)
+				return OTP_ENUL;
+			if (c < 0x20 || c == 0x7f)
+				return OTP_EURICTRL;
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			need = 1;
+		else if (c >= 0xe0 && c <= 0xef)
+			need = 2;
+		else if (c >= 0xf0 && c <= 0xf4)
+			need = 3;
+		else
+			return OTP_EUTF8;
+		/* The second byte's range excludes overlong forms,
+		 * surrogates and code points past U+10FFFF. */
+		if (c == 0xe0)
+			lo = 0xa0;
+		else if (c == 0xed)
+			hi = 0x9f;
+		else if (c == 0xf0)
+			lo = 0x90;
+		else if (c == 0xf4)
+			hi = 0x8f;
+		if (n - i <= need)
+			return OTP_EUTF8;
+		if (s[i + 1] < lo || s[i + 1] > hi)
+			return OTP_EUTF8;
+		cp = c & (0x7fu >> (need + 1));
+		for (k = 1; k <= need; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return OTP_EUTF8;
+			cp = cp << 6 | (s[i + k] & 0x3fu);
+		}
+		if (cp >= 0x80 && cp <= 0x9f)
+			return OTP_EURICTRL;
+		i += need + 1;
+	}
+	return 0;
+}
+
+/* Copy n bytes of checked text to a NUL-terminated label buffer. */
+static int
+label_copy(char dst[OTP_LABEL_MAX], const uint8_t *s, size_t n)
+{
+	if (n >= OTP_LABEL_MAX)
+		return OTP_ETOOLONG;
+	if (n > 0)
+		memcpy(dst, s, n);
+	dst[n] = '\0';
+	return 0;
+}
+
+/* A string field seen in an account: where it starts and its bytes. */
+struct field {
+	const uint8_t	*s;
+	size_t		 n;
+	size_t		 off;	/* payload offset of the field's tag */
+	int		 seen;
+};
+
+/* A varint field seen in an account. */
+struct vfield {
+	uint64_t	v;
+	size_t		off;
+	int		seen;
+};
+
+/*
+ * Split the name into issuer and account as a URI label is split
+ * (reference/key-uri.md): the issuer field wins over a name prefix, and is
+ * matched whole first so that an issuer holding ':' still splits right;
+ * otherwise the first ':' ends the prefix and further colons stay in the
+ * account.  Spaces after the colon are dropped.
+ */
+static int
+split_name(struct otp_uri *u, const uint8_t *name, size_t nlen,
+    const uint8_t *iss, size_t ilen)
+{
+	const uint8_t *colon, *acct;
+	size_t alen;
+	int r;
+
+	u->issuer[0] = '\0';
+	if (ilen > 0) {
+		if ((r = label_copy(u->issuer, iss, ilen)) != 0)
+			return r;
+		u->have |= OTP_HAVE_ISSUER;
+	}
+	colon = nlen > 0 ? memchr(name, ':', nlen) : NULL;
+	if (ilen > 0 && nlen > ilen && name[ilen] == ':' &&
+	    memcmp(name, iss, ilen) == 0) {
+		colon = name + ilen;
+		u->have |= OTP_HAVE_LABELISSUER;
+	} else if (colon != NULL && colon > name) {
+		u->have |= OTP_HAVE_LABELISSUER;
+		if (ilen > 0)
+			u->warn |= OTP_WARN_ISSUERMISMATCH;
+		else if ((r = label_copy(u->issuer, name,
+		    (size_t)(colon - name))) != 0)
+			return r;
+	}
+	if (colon == NULL) {
+		acct = name;
+		alen = nlen;
+	} else {
+		acct = colon + 1;
+		alen = nlen - (size_t)(acct - name);
+		while (alen > 0 && *acct == ' ') {
+			acct++;
+			alen--;
+		}
+	}
+	return label_copy(u->account, acct, alen);
+}
+
+/*
+ * Parse one OtpParameters message in [p->pos, p->end) into u.  Fields may
+ * come in any order and repeat (the last one counts, as in protobuf);
+ * unknown fields are skipped.  *erroff gets the payload offset of a fault.
+ */
+static int
+parse_account(struct pb *p, struct otp_uri *u, size_t *erroff)
+{
+	struct field secret, name, issuer;
+	struct vfield alg, digits, type, counter;
+	size_t start = p->pos, bad;
+	int r;
+
+	memset(&secret, 0, sizeof(secret));
+	memset(&name, 0, sizeof(name));
+	memset(&issuer, 0, sizeof(issuer));
+	memset(&alg, 0, sizeof(alg));
+	memset(&digits, 0, sizeof(digits));
+	memset(&type, 0, sizeof(type));
+	memset(&counter, 0, sizeof(counter));
+	while (p->pos < p->end) {
+		struct field *f = NULL;
+		struct vfield *vf = NULL;
+		unsigned fn, wt;
+		size_t at = p->pos;
+
+		*erroff = at;
+		if ((r = pb_tag(p, &fn, &wt)) != 0)
+			return r;
+		switch (fn) {
+		case 1:
+			f = &secret;
+			break;
+		case 2:
+			f = &name;
+			break;
+		case 3:
+			f = &issuer;
+			break;
+		case 4:
+			vf = &alg;
+			break;
+		case 5:
+			vf = &digits;
+			break;
+		case 6:
+			vf = &type;
+			break;
+		case 7:
+			vf = &counter;
+			break;
+		default:
+			break;
+		}
+		if (f != NULL) {
+			if (wt != WT_LEN)
+				return OTP_EPROTOBUF;
+			if ((r = pb_bytes(p, &f->s, &f->n)) != 0)
+				return r;
+			f->off = at;
+			f->seen = 1;
+		} else if (vf != NULL) {
+			if (wt != WT_VARINT)
+				return OTP_EPROTOBUF;
+			if ((r = pb_varint(p, &vf->v)) != 0)
+				return r;
+			vf->off = at;
+			vf->seen = 1;
+		} else if ((r = pb_skip(p, wt)) != 0)
+			return r;
+	}
+
+	u->period = MIG_PERIOD;
+	u->is_uri = 1;
+	u->have = 0;
+	u->warn = 0;
+
+	*erroff = secret.seen ? secret.off : start;
+	if (secret.n == 0)
+		return OTP_EKEYEMPTY;
+	if (secret.n > OTP_KEY_MAX)
+		return OTP_EKEYLONG;
+
+	*erroff = alg.off;
+	switch (alg.v) {
+	case 0:
+	case 1:
+		u->alg = OTP_ALG_SHA1;
+		break;
+	case 2:
+		u->alg = OTP_ALG_SHA256;
+		break;
+	case 3:
+		u->alg = OTP_ALG_SHA512;
+		break;
+	case 4:
+		return OTP_EMIGRATEUNSUP;	/* MD5: no HOTP over MD5 here */
+	default:
+		return OTP_EALG;
+	}
+	if (alg.v != 0)
+		u->have |= OTP_HAVE_ALG;
+
+	*erroff = digits.off;
+	switch (digits.v) {
+	case 0:
+	case 1:
+		u->digits = 6;
+		break;
+	case 2:
+		u->digits = 8;
+		break;
+	default:
+		return OTP_EDIGITS;
+	}
+	if (digits.v != 0)
+		u->have |= OTP_HAVE_DIGITS;
+
+	*erroff = type.off;
+	switch (type.v) {
+	case 0:
+	case 2:
+		u->type = OTP_TYPE_TOTP;
+		break;
+	case 1:
+		u->type = OTP_TYPE_HOTP;
+		break;
+	default:
+		return OTP_EURITYPE;
+	}
+
+	/* int64: a negative counter is a 10-byte varint above INT64_MAX. */
+	*erroff = counter.off;
+	if (counter.v > INT64_MAX)
+		return OTP_ECOUNTER;
+	u->counter = 0;
+	if (u->type == OTP_TYPE_HOTP) {
+		u->counter = counter.v;
+		u->have |= OTP_HAVE_COUNTER;
+	}
+
+	*erroff = name.off;
+	if ((r = text_check(name.s, name.n, &bad)) != 0) {
+		*erroff = (size_t)(name.s - p->buf) + bad;
+		return r;
+	}
+	*erroff = issuer.off;
+	if ((r = text_check(issuer.s, issuer.n, &bad)) != 0) {
+		*erroff = (size_t)(issuer.s - p->buf) + bad;
+		return r;
+	}
+	*erroff = name.seen ? name.off : start;
+	if ((r = split_name(u, name.s, name.n, issuer.s, issuer.n)) != 0)
+		return r;
+	if (u->issuer[0] == '\0')
+		u->warn |= OTP_WARN_NOISSUER;
+	if (secret.n < 16)
+		u->warn |= OTP_WARN_SHORTKEY;
+
+	memcpy(u->key.buf, secret.s, secret.n);
+	u->key.len = secret.n;
+	return 0;
+}
+
+/*
+ * One pass over a MigrationPayload.  The first pass (fn NULL) checks all
+ * of it and fills *batch; the second hands out the accounts, so that no
+ * caller ever sees part of a payload that turns out to be broken.
+ */
+static int
+parse_payload(const uint8_t *buf, size_t len,
+    struct otp_migration_batch *batch, otp_migration_fn *fn, void *arg,
+    struct otp_migration_err *err)
+{
+	struct otp_uri u;
+	struct pb p;
+	size_t naccounts = 0;
+	int r = 0;
+
+	p.buf = buf;
+	p.pos = 0;
+	p.end = len;
+	while (p.pos < p.end) {
+		unsigned field, wt;
+		uint64_t v;
+
+		err->offset = p.pos;
+		if ((r = pb_tag(&p, &field, &wt)) != 0)
+			goto out;
+		if (field == 1) {
+			struct pb sub;
+			const uint8_t *s;
+			size_t n;
+
+			if (wt != WT_LEN) {
+				r = OTP_EPROTOBUF;
+				goto out;
+			}
+			if ((r = pb_bytes(&p, &s, &n)) != 0)
+				goto out;
+			sub.buf = buf;
+			sub.pos = (size_t)(s - buf);
+			sub.end = sub.pos + n;
+			err->account = (long)naccounts;
+			memset(&u, 0, sizeof(u));
+			r = parse_account(&sub, &u, &err->offset);
+			if (r == 0 && fn != NULL)
+				r = fn(arg, naccounts, &u);
+			otp_wipe(&u, sizeof(u));
+			if (r != 0)
+				goto out;
+			err->account = -1;
+			naccounts++;
+		} else if (field >= 2 && field <= 5) {
+			int32_t *dst = field == 2 ? &batch->version :
+			    field == 3 ? &batch->batch_size :
+			    field == 4 ? &batch->batch_index : &batch->batch_id;
+
+			if (wt != WT_VARINT) {
+				r = OTP_EPROTOBUF;
+				goto out;
+			}
+			if ((r = pb_varint(&p, &v)) != 0 ||
+			    (r = pb_int32(v, dst)) != 0)
+				goto out;
+		} else if ((r = pb_skip(&p, wt)) != 0)
+			goto out;
+	}
+	if (naccounts == 0) {
+		err->offset = len;
+		r = OTP_EEMPTY;
+	}
+out:
+	return r;
+}
+
+int
+otp_migration_payload_decode(const uint8_t *buf, size_t len,
+    struct otp_migration_batch *batch, otp_migration_fn *fn, void *arg,
+    struct otp_migration_err *err)
+{
+	struct otp_migration_batch b;
+	struct otp_migration_err e;
+	int r;
+
+	memset(&b, 0, sizeof(b));
+	e.offset = 0;
+	e.in_payload = 1;
+	e.account = -1;
+	if (buf == NULL && len > 0)
+		r = OTP_EINVAL;
+	else if (len > OTP_MIGRATION_PAYLOAD_MAX)
+		r = OTP_ETOOLONG;
+	else if ((r = parse_payload(buf, len, &b, NULL, NULL, &e)) == 0 &&
+	    fn != NULL)
+		r = parse_payload(buf, len, &b, fn, arg, &e);
+	if (r == 0 && batch != NULL)
+		*batch = b;
+	if (r != 0 && err != NULL)
+		*err = e;
+	return r;
+}
+
+/* ---- the URI layer --------------------------------------------------- */
+
+static int
+hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int
+lower_eq(const char *s, size_t n, const char *lit)
+{
+	size_t i;
+
+	if (strlen(lit) != n)
+		return 0;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c >= 'A' && c <= 'Z')
+			c = (unsigned char)(c - 'A' + 'a');
+		if (c != (unsigned char)lit[i])
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Percent-decode (RFC 3986 §2.1) and base64-decode the data value
+ * text[start, end) into out.  '+' is a literal '+' to RFC 3986 and a space
+ * to HTML forms; base64 reads a space as '+', so both come out right.
+ */
+static int
+data_decode(const char *text, size_t start, size_t end, uint8_t *out,
+    size_t outsz, size_t *outlen, size_t *erroff)
+{
+	struct b64dec d;
+	size_t i, o = 0;
+	int r;
+
+	memset(&d, 0, sizeof(d));
+	for (i = start; i < end; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		*erroff = i;
+		if (c == '%') {
+			int hi, lo;
+
+			if (end - i < 3 || (hi = hexval((unsigned char)
+			    text[i + 1])) < 0 || (lo = hexval((unsigned char)
+			    text[i + 2])) < 0)
+				return OTP_EURIESC;
+			c = (unsigned char)(hi << 4 | lo);
+			i += 2;
+		}
+		if ((r = b64_put(&d, c, out, outsz, &o)) != 0)
+			return r;
+	}
+	*erroff = end;
+	if ((r = b64_final(&d, out, outsz, &o)) != 0)
+		return r;
+	*outlen = o;
+	return 0;
+}
+
+int
+otp_migration_uri_payload(const char *text, size_t len, uint8_t *out,
+    size_t outsz, size_t *outlen, struct otp_migration_err *err)
+{
+	struct otp_migration_err e;
+	size_t plen = strlen(MIG_PREFIX), i, host, qend, data = 0, dend = 0;
+	int r = 0, ndata = 0;
+	const char *nul;
+
+	e.offset = 0;
+	e.in_payload = 0;
+	e.account = -1;
+	if (text == NULL) {
+		r = OTP_EINVAL;
+		goto out;
+	}
+	if ((nul = memchr(text, '\0', len)) != NULL) {
+		e.offset = (size_t)(nul - text);
+		r = OTP_ENUL;
+		goto out;
+	}
+	/* Scheme and host are case-insensitive (RFC 3986 §3.1, §3.2.2). */
+	if (len < plen || !lower_eq(text, plen, MIG_PREFIX)) {
+		r = OTP_EMIGRATION;
+		goto out;
+	}
+	host = plen;
+	for (i = host; i < len && text[i] != '/' && text[i] != '?' &&
+	    text[i] != '#'; i++)
+		;
+	if (!lower_eq(text + host, i - host, MIG_HOST)) {
+		e.offset = host;
+		r = OTP_EMIGRATION;
+		goto out;
+	}
+	if (i < len && text[i] == '/')
+		i++;			/* an empty path, written as "/" */
+	if (i < len && text[i] != '?' && text[i] != '#') {
+		e.offset = i;
+		r = OTP_EMIGRATION;
+		goto out;
+	}
+	/* The query runs to a fragment or the end (RFC 3986 §3.4). */
+	qend = i < len && text[i] == '?' ? i + 1 : i;
+	if (qend > i) {
+		const char *h = memchr(text + qend, '#', len - qend);
+
+		i = qend;
+		qend = h != NULL ? (size_t)(h - text) : len;
+	}
+	while (i < qend) {
+		size_t pend, eq;
+		const char *amp = memchr(text + i, '&', qend - i);
+
+		pend = amp != NULL ? (size_t)(amp - text) : qend;
+		for (eq = i; eq < pend && text[eq] != '='; eq++)
+			;
+		if (eq - i == 4 && memcmp(text + i, "data", 4) == 0) {
+			if (eq == pend || ndata++ > 0) {
+				e.offset = i;
+				r = OTP_EURIPARAM;
+				goto out;
+			}
+			data = eq + 1;
+			dend = pend;
+		}
+		/* Other parameters are no part of the format; skip them. */
+		i = pend + 1;
+	}
+	if (ndata == 0) {
+		e.offset = len;
+		r = OTP_EMIGRATIONDATA;
+		goto out;
+	}
+	r = data_decode(text, data, dend, out, outsz, outlen, &e.offset);
+	if (r == OTP_ENOSPACE && outsz >= OTP_MIGRATION_PAYLOAD_MAX)
+		r = OTP_ETOOLONG;
+out:
+	if (r != 0 && err != NULL)
+		*err = e;
+	return r;
+}
+
+int
+otp_migration_decode(const char *text, size_t len,
+    struct otp_migration_batch *batch, otp_migration_fn *fn, void *arg,
+    struct otp_migration_err *err)
+{
+	uint8_t payload[OTP_MIGRATION_PAYLOAD_MAX];
+	size_t n = 0;
+	int r;
+
+	r = otp_migration_uri_payload(text, len, payload, sizeof(payload), &n,
+	    err);
+	if (r == 0)
+		r = otp_migration_payload_decode(payload, n, batch, fn, arg,
+		    err);
+	otp_wipe(payload, sizeof(payload));
+	return r;
+}
+
+/* ---- encoding -------------------------------------------------------- */
+
+/* A writer that counts what it would write when buf is NULL. */
+struct pbw {
+	uint8_t	*buf;
+	size_t	 size;
+	size_t	 pos;
+	int	 full;
+};
+
+static void
+w_byte(struct pbw *w, uint8_t b)
+{
+	if (w->buf != NULL) {
+		if (w->pos >= w->size) {
+			w->full = 1;
+			return;
+		}
+		w->buf[w->pos] = b;
+	}
+	w->pos++;
+}
+
+static void
+w_varint(struct pbw *w, uint64_t v)
+{
+	while (v >= 0x80) {
+		w_byte(w, (uint8_t)(v | 0x80));
+		v >>= 7;
+	}
+	w_byte(w, (uint8_t)v);
+}
+
+static void
+w_raw(struct pbw *w, const void *p, size_t n)
+{
+	const uint8_t *s = p;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		w_byte(w, s[i]);
+}
+
+/* A length-delimited field. */
+static void
+w_bytes(struct pbw *w, unsigned field, const void *p, size_t n)
+{
+	w_varint(w, (uint64_t)field << 3 | WT_LEN);
+	w_varint(w, n);
+	w_raw(w, p, n);
+}
+
+/* How an account's name is spelled so that split_name() gives back the
+ * same issuer and account; OTP_EMIGRATEUNSUP when no spelling can. */
+enum { NAME_PLAIN, NAME_ISSUER, NAME_COLON };
+
+static int
+name_form(const struct otp_uri *u, int *form)
+{
+	int colon = strchr(u->account, ':') != NULL;
+	int space = u->account[0] == ' ';
+
+	if (u->issuer[0] != '\0') {
+		if (!space)
+			*form = NAME_ISSUER;	/* "Issuer:account" */
+		else if (!colon)
+			*form = NAME_PLAIN;	/* no colon: nothing to split */
+		else
+			return OTP_EMIGRATEUNSUP;
+	} else {
+		if (!colon)
+			*form = NAME_PLAIN;
+		else if (!space)
+			*form = NAME_COLON;	/* ":a:b", an empty prefix */
+		else
+			return OTP_EMIGRATEUNSUP;
+	}
+	return 0;
+}
+
+int
+otp_migration_check(const struct otp_uri *u)
+{
+	size_t ilen, alen, bad;
+	int form, r;
+
+	if (u == NULL)
+		return OTP_EINVAL;
+	if (u->key.len == 0)
+		return OTP_EKEYEMPTY;
+	if (u->key.len > OTP_KEY_MAX)
+		return OTP_EKEYLONG;
+	if ((u->type != OTP_TYPE_HOTP && u->type != OTP_TYPE_TOTP) ||
+	    (u->alg != OTP_ALG_SHA1 && u->alg != OTP_ALG_SHA256 &&
+	    u->alg != OTP_ALG_SHA512))
+		return OTP_EINVAL;
+	ilen = strnlen(u->issuer, OTP_LABEL_MAX);
+	alen = strnlen(u->account, OTP_LABEL_MAX);
+	if (ilen == OTP_LABEL_MAX || alen == OTP_LABEL_MAX)
+		return OTP_EINVAL;
+	if ((r = text_check((const uint8_t *)u->issuer, ilen, &bad)) != 0 ||
+	    (r = text_check((const uint8_t *)u->account, alen, &bad)) != 0)
+		return r;
+	/* What the app cannot hold: it has no period field and knows only
+	 * 6 and 8 digits; the counter is an int64. */
+	if (u->period != MIG_PERIOD || (u->digits != 6 && u->digits != 8) ||
+	    (u->type == OTP_TYPE_HOTP && u->counter > INT64_MAX))
+		return OTP_EMIGRATEUNSUP;
+	return name_form(u, &form);
+}
+
+/* One OtpParameters message, with the fields the app writes. */
+static void
+w_account(struct pbw *w, const struct otp_uri *u)
+{
+	size_t ilen = strlen(u->issuer), alen = strlen(u->account);
+	int form = NAME_PLAIN;
+
+	(void)name_form(u, &form);
+	w_bytes(w, 1, u->key.buf, u->key.len);
+	/* name: "Issuer:account", ":account" or "account" */
+	w_varint(w, 2 << 3 | WT_LEN);
+	w_varint(w, alen + (form == NAME_ISSUER ? ilen + 1 :
+	    form == NAME_COLON ? 1 : 0));
+	if (form == NAME_ISSUER)
+		w_raw(w, u->issuer, ilen);
+	if (form != NAME_PLAIN)
+		w_byte(w, ':');
+	w_raw(w, u->account, alen);
+	if (ilen > 0)
+		w_bytes(w, 3, u->issuer, ilen);
+	w_varint(w, 4 << 3 | WT_VARINT);
+	w_varint(w, u->alg == OTP_ALG_SHA512 ? 3 :
+	    u->alg == OTP_ALG_SHA256 ? 2 : 1);
+	w_varint(w, 5 << 3 | WT_VARINT);
+	w_varint(w, u->digits == 8 ? 2 : 1);
+	w_varint(w, 6 << 3 | WT_VARINT);
+	w_varint(w, u->type == OTP_TYPE_HOTP ? 1 : 2);
+	if (u->type == OTP_TYPE_HOTP) {
+		w_varint(w, 7 << 3 | WT_VARINT);
+		w_varint(w, u->counter);
+	}
+}
+
+/* The whole MigrationPayload: the accounts, then the batch fields (an
+ * int32 goes out as the varint of its 64-bit sign extension). */
+static void
+w_payload(struct pbw *w, const struct otp_uri *u, size_t n,
+    const struct otp_migration_batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct pbw count = { NULL, 0, 0, 0 };
+
+		w_account(&count, &u[i]);
+		w_varint(w, 1 << 3 | WT_LEN);
+		w_varint(w, count.pos);
+		w_account(w, &u[i]);
+	}
+	w_varint(w, 2 << 3 | WT_VARINT);
+	w_varint(w, (uint64_t)(int64_t)b->version);
+	w_varint(w, 3 << 3 | WT_VARINT);
+	w_varint(w, (uint64_t)(int64_t)b->batch_size);
+	w_varint(w, 4 << 3 | WT_VARINT);
+	w_varint(w, (uint64_t)(int64_t)b->batch_index);
+	w_varint(w, 5 << 3 | WT_VARINT);
+	w_varint(w, (uint64_t)(int64_t)b->batch_id);
+}
+
+int
+otp_migration_payload_encode(const struct otp_uri *u, size_t n,
+    const struct otp_migration_batch *batch, uint8_t *out, size_t outsz,
+    size_t *outlen, size_t *erridx)
+{
+	static const struct otp_migration_batch single = { 1, 1, 0, 0 };
+	struct pbw w = { NULL, 0, 0, 0 };
+	size_t i;
+	int r;
+
+	if (n == 0)
+		return OTP_EEMPTY;
+	if (u == NULL || out == NULL)
+		return OTP_EINVAL;
+	if (batch == NULL)
+		batch = &single;
+	for (i = 0; i < n; i++) {
+		if ((r = otp_migration_check(&u[i])) != 0) {
+			if (erridx != NULL)
+				*erridx = i;
+			return r;
+		}
+	}
+	/* Measure first: what we write, we must be able to read back. */
+	w_payload(&w, u, n, batch);
+	if (w.pos > OTP_MIGRATION_PAYLOAD_MAX)
+		return OTP_ETOOLONG;
+	if (w.pos > outsz)
+		return OTP_ENOSPACE;
+	w.buf = out;
+	w.size = outsz;
+	w.pos = 0;
+	w_payload(&w, u, n, batch);
+	if (w.full) {
+		otp_wipe(out, outsz);
+		return OTP_ENOSPACE;
+	}
+	*outlen = w.pos;
+	return 0;
+}
+
+int
+otp_migration_encode(const struct otp_uri *u, size_t n,
+    const struct otp_migration_batch *batch, char *out, size_t outsz,
+    size_t *erridx)
+{
+	uint8_t payload[OTP_MIGRATION_PAYLOAD_MAX];
+	size_t plen = 0, i, o, k;
+	char q[4];
+	int r;
+
+	if (out == NULL)
+		return OTP_EINVAL;
+	r = otp_migration_payload_encode(u, n, batch, payload,
+	    sizeof(payload), &plen, erridx);
+	if (r != 0)
+		goto out;
+	o = strlen(MIG_PREFIX MIG_HOST "?data=");
+	if (outsz <= o) {
+		r = OTP_ENOSPACE;
+		goto out;
+	}
+	memcpy(out, MIG_PREFIX MIG_HOST "?data=", o);
+	for (i = 0; i < plen; i += 3) {
+		b64_quantum(payload + i, plen - i < 3 ? plen - i : 3, q);
+		/* '+', '/' and '=' are escaped as the app does: a raw '+'
+		 * would turn into a space in a form-decoding reader. */
+		for (k = 0; k < 4; k++) {
+			int esc = q[k] == '+' || q[k] == '/' || q[k] == '=';
+
+			if (outsz - o <= (esc ? 3u : 1u)) {
+				r = OTP_ENOSPACE;
+				goto out;
+			}
+			if (esc) {
+				out[o++] = '%';
+				out[o++] = "0123456789ABCDEF"[q[k] >> 4];
+				out[o++] = "0123456789ABCDEF"[q[k] & 15];
+			} else
+				out[o++] = q[k];
+		}
+	}
+	out[o] = '\0';
+	r = (int)o;
+out:
+	if (r < 0 && outsz > 0)
+		out[0] = '\0';
+	otp_wipe(payload, sizeof(payload));
+	otp_wipe(q, sizeof(q));
+	return r;
+}
