@@ -1,0 +1,85 @@
+/*
+ * pam-drive.c - a minimal PAM application for the concurrency tests:
+ *
+ *	pam-drive CONFDIR SERVICE USER [RHOST]
+ *
+ * runs pam_authenticate() for USER with the service file CONFDIR/SERVICE
+ * (Linux-PAM's pam_start_confdir, so no root and no pam_wrapper), answers
+ * each prompt with one line of stdin, and exits 0 on PAM_SUCCESS, 1 on any
+ * other result (printed to stderr as "pam-drive: N: text").
+ *
+ * pam_wrapper names its per-process configuration directory /tmp/pam.X
+ * with a single character X and cleans "stale" ones, which races when
+ * dozens of processes start at once; this driver has no such limit.
+ */
+#include <security/pam_appl.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int
+conv(int n, const struct pam_message **msg, struct pam_response **resp,
+    void *data)
+{
+	struct pam_response *r;
+	char line[1024];
+	int i;
+
+	(void)data;
+	if (n <= 0 || (r = calloc((size_t)n, sizeof(*r))) == NULL)
+		return PAM_CONV_ERR;
+	for (i = 0; i < n; i++) {
+		switch (msg[i]->msg_style) {
+		case PAM_PROMPT_ECHO_OFF:
+		case PAM_PROMPT_ECHO_ON:
+			fprintf(stderr, "%s\n", msg[i]->msg);
+			if (fgets(line, sizeof(line), stdin) == NULL)
+				line[0] = '\0';
+			line[strcspn(line, "\r\n")] = '\0';
+			if ((r[i].resp = strdup(line)) == NULL)
+				goto fail;
+			break;
+		case PAM_ERROR_MSG:
+		case PAM_TEXT_INFO:
+			fprintf(stderr, "%s\n", msg[i]->msg);
+			break;
+		default:
+			goto fail;
+		}
+	}
+	*resp = r;
+	return PAM_SUCCESS;
+fail:
+	for (i = 0; i < n; i++)
+		free(r[i].resp);
+	free(r);
+	return PAM_CONV_ERR;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct pam_conv c = { conv, NULL };
+	pam_handle_t *pamh = NULL;
+	int rc;
+
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: pam-drive CONFDIR SERVICE USER "
+		    "[RHOST]\n");
+		return 2;
+	}
+	rc = pam_start_confdir(argv[2], argv[3], &c, argv[1], &pamh);
+	if (rc != PAM_SUCCESS) {
+		fprintf(stderr, "pam-drive: pam_start_confdir: %d\n", rc);
+		return 2;
+	}
+	if (argc == 5)
+		(void)pam_set_item(pamh, PAM_RHOST, argv[4]);
+	rc = pam_authenticate(pamh, 0);
+	if (rc != PAM_SUCCESS)
+		fprintf(stderr, "pam-drive: %d: %s\n", rc,
+		    pam_strerror(pamh, rc));
+	(void)pam_end(pamh, rc);
+	return rc == PAM_SUCCESS ? 0 : 1;
+}
