@@ -105,6 +105,18 @@ check_text(const unsigned char *s, size_t n, size_t *bad)
 	return 0;
 }
 
+/* The offset in the encoded in[0..n) of decoded byte d. */
+static size_t
+src_offset(const char *in, size_t n, size_t d)
+{
+	size_t i, k;
+
+	for (i = 0, k = 0; i < n && k < d; i++, k++)
+		if (in[i] == '%')
+			i += 2;
+	return i < n ? i : n;
+}
+
 /*
  * Percent-decode in[0..n) into out (then NUL), once (RFC 3986 §2.1); '+'
  * becomes a space when plus is set (the query, as HTML forms write it).
@@ -142,13 +154,7 @@ pct_decode(const char *in, size_t n, int plus, char *out, size_t outsz,
 	}
 	out[o] = '\0';
 	if ((r = check_text((const unsigned char *)out, o, erroff)) != 0) {
-		/* Map the decoded offset back to the source text. */
-		size_t want = *erroff, d = 0;
-
-		for (i = 0; i < n && d < want; i++, d++)
-			if (in[i] == '%')
-				i += 2;
-		*erroff = i;
+		*erroff = src_offset(in, n, *erroff);
 		return r;
 	}
 	*outlen = o;
@@ -233,6 +239,8 @@ set_secret(struct otp_uri *u, const char *v, size_t n, size_t *erroff)
 		u->warn |= OTP_WARN_PADDED;
 		while (n > 0 && v[n - 1] == '=')
 			n--;
+		if (n == 0)
+			return OTP_EKEYEMPTY;
 	}
 	r = otp_b32_decode(v, n, buf, sizeof(buf), &len, 0, &off);
 	if (r == OTP_ENOSPACE || (r == 0 && len > OTP_KEY_MAX)) {
@@ -351,7 +359,8 @@ parse_query(const char *q, size_t n, size_t base, struct otp_uri *u,
 			goto out;
 		}
 		if ((r = set_param(u, p, val, vlen, &off)) != 0) {
-			*erroff = base + eq + 1 + off;
+			*erroff = base + eq + 1 +
+			    src_offset(q + eq + 1, end - eq - 1, off);
 			goto out;
 		}
 		i = end + 1;
@@ -486,7 +495,7 @@ check_label(const char *s)
 int
 otp_uri_build(const struct otp_uri *u, char *out, size_t outsz)
 {
-	char secret[(OTP_KEY_MAX * 8 + 4) / 5 + 8], num[24];
+	char secret[(OTP_KEY_MAX * 8 + 4) / 5 + 8], num[48];
 	const char *acct = u->account, *iss = u->issuer;
 	size_t o = 0;
 	int r;
@@ -513,7 +522,7 @@ otp_uri_build(const struct otp_uri *u, char *out, size_t outsz)
 
 	if ((r = put_raw(out, outsz, &o, u->type == OTP_TYPE_TOTP ?
 	    SCHEME "totp/" : SCHEME "hotp/")) != 0)
-		return r;
+		goto done;
 	/*
 	 * The label.  A parser splits it at the first colon and drops the
 	 * spaces after it, so the issuer prefix is written only when that
@@ -524,15 +533,17 @@ otp_uri_build(const struct otp_uri *u, char *out, size_t outsz)
 	if (iss[0] != '\0' && strchr(iss, ':') == NULL && acct[0] != ' ') {
 		if ((r = put_enc(out, outsz, &o, iss)) != 0 ||
 		    (r = put_raw(out, outsz, &o, ":")) != 0)
-			return r;
+			goto done;
 	} else if (strchr(acct, ':') != NULL) {
-		if (acct[0] == ' ')
-			return OTP_EURILABEL;
+		if (acct[0] == ' ') {
+			r = OTP_EURILABEL;
+			goto done;
+		}
 		if ((r = put_raw(out, outsz, &o, ":")) != 0)
-			return r;
+			goto done;
 	}
 	if ((r = put_enc(out, outsz, &o, acct)) != 0)
-		return r;
+		goto done;
 
 	/* Secret: upper-case Base32 without padding. */
 	if ((r = otp_b32_encode(u->key.buf, u->key.len, secret,

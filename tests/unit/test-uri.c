@@ -1,0 +1,448 @@
+/*
+ * test-uri.c - otpauth:// URI parsing and building: the vectors in
+ * tests/vectors/uri-*.txt, limits, and parse(build(u)) == u over random
+ * keys and labels.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "otp.h"
+#include "unit.h"
+
+static const struct {
+	const char	*name;
+	unsigned	 bit;
+} have_names[] = {
+	{ "ALG", OTP_HAVE_ALG }, { "DIGITS", OTP_HAVE_DIGITS },
+	{ "PERIOD", OTP_HAVE_PERIOD }, { "COUNTER", OTP_HAVE_COUNTER },
+	{ "ISSUER", OTP_HAVE_ISSUER }, { "LABELISSUER", OTP_HAVE_LABELISSUER },
+}, warn_names[] = {
+	{ "ISSUERMISMATCH", OTP_WARN_ISSUERMISMATCH },
+	{ "GAIGNORES", OTP_WARN_GAIGNORES }, { "PADDED", OTP_WARN_PADDED },
+	{ "SHORTKEY", OTP_WARN_SHORTKEY }, { "NOISSUER", OTP_WARN_NOISSUER },
+};
+
+static const struct {
+	const char	*name;
+	int		 code;
+} err_names[] = {
+	{ "EURI", OTP_EURI }, { "EURITYPE", OTP_EURITYPE },
+	{ "ENOSECRET", OTP_ENOSECRET }, { "EURIESC", OTP_EURIESC },
+	{ "EURIPARAM", OTP_EURIPARAM }, { "EURILABEL", OTP_EURILABEL },
+	{ "EUTF8", OTP_EUTF8 }, { "EURICTRL", OTP_EURICTRL },
+	{ "ENUL", OTP_ENUL }, { "ETOOLONG", OTP_ETOOLONG },
+	{ "EBASE32", OTP_EBASE32 }, { "EBASE32PAD", OTP_EBASE32PAD },
+	{ "EBASE32LEN", OTP_EBASE32LEN }, { "EKEYEMPTY", OTP_EKEYEMPTY },
+	{ "EKEYLONG", OTP_EKEYLONG }, { "EALG", OTP_EALG },
+	{ "EDIGITS", OTP_EDIGITS }, { "ECOUNTER", OTP_ECOUNTER },
+	{ "ESTEP", OTP_ESTEP },
+};
+
+/* Turn "A,B" (or "-") into bits; -1 for an unknown name. */
+static long
+flags(const char *s, int warn)
+{
+	char buf[256], *tok, *save = NULL;
+	long bits = 0;
+	size_t i, n;
+
+	if (strcmp(s, "-") == 0)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", s);
+	n = warn ? sizeof(warn_names) / sizeof(warn_names[0]) :
+	    sizeof(have_names) / sizeof(have_names[0]);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < n; i++)
+			if (strcmp(tok, warn ? warn_names[i].name :
+			    have_names[i].name) == 0)
+				break;
+		if (i == n)
+			return -1;
+		bits |= warn ? warn_names[i].bit : have_names[i].bit;
+	}
+	return bits;
+}
+
+static const char *
+dash(const char *s)
+{
+	return strcmp(s, "-") == 0 ? "" : s;
+}
+
+/* The fields that survive a build: the parameters of the URI's type. */
+static int
+same(const struct otp_uri *a, const struct otp_uri *b)
+{
+	return a->type == b->type && a->alg == b->alg &&
+	    a->digits == b->digits &&
+	    (a->type != OTP_TYPE_HOTP || a->counter == b->counter) &&
+	    (a->type != OTP_TYPE_TOTP || a->period == b->period) &&
+	    strcmp(a->issuer, b->issuer) == 0 &&
+	    strcmp(a->account, b->account) == 0 &&
+	    a->key.len == b->key.len &&
+	    memcmp(a->key.buf, b->key.buf, a->key.len) == 0;
+}
+
+static void
+roundtrip(const struct otp_uri *u, const char *what)
+{
+	struct otp_uri v;
+	char out[OTP_LINE_MAX];
+	size_t off = 0;
+	int r;
+
+	r = otp_uri_build(u, out, sizeof(out));
+	CHECK(r == 0, "%s: build: %s", what, otp_strerror(r));
+	if (r != 0)
+		return;
+	r = otp_uri_parse(out, &v, &off);
+	CHECK(r == 0, "%s: reparse %s: %s at %zu", what, out, otp_strerror(r),
+	    off);
+	if (r == 0)
+		CHECK(same(u, &v), "%s: round trip changed %s", what, out);
+}
+
+static void
+parse_case(const struct unit_line *l, void *arg)
+{
+	struct otp_uri u;
+	uint8_t key[OTP_KEY_MAX];
+	uint64_t digits, counter, period;
+	enum otp_alg alg;
+	size_t off = 0;
+	long n;
+	int r;
+
+	(void)arg;
+	CHECK(l->nfields == 11, "%s:%u: want 11 fields", l->file, l->lineno);
+	if (l->nfields != 11)
+		return;
+	r = otp_uri_parse(l->field[0], &u, &off);
+	unit_check(r == 0, l->file, (int)l->lineno, "parse: %s at %zu",
+	    otp_strerror(r), off);
+	if (r != 0)
+		return;
+	CHECK_EQ_STR(u.type == OTP_TYPE_TOTP ? "totp" : "hotp", l->field[1],
+	    "type");
+	CHECK_EQ_STR(u.issuer, dash(l->field[2]), "issuer");
+	CHECK_EQ_STR(u.account, dash(l->field[3]), "account");
+	n = unit_unhex(l->field[4], key, sizeof(key));
+	unit_check(n > 0 && (size_t)n == u.key.len &&
+	    memcmp(key, u.key.buf, u.key.len) == 0, l->file, (int)l->lineno,
+	    "key");
+	CHECK(otp_alg_parse(l->field[5], &alg) == 0 && alg == u.alg,
+	    "%s:%u: alg", l->file, l->lineno);
+	CHECK(otp_parse_u64(l->field[6], 0, 99, &digits) == 0 &&
+	    digits == u.digits, "%s:%u: digits %u", l->file, l->lineno,
+	    u.digits);
+	CHECK(otp_parse_u64(l->field[7], 0, UINT64_MAX, &counter) == 0 &&
+	    counter == u.counter, "%s:%u: counter", l->file, l->lineno);
+	CHECK(otp_parse_u64(l->field[8], 0, UINT64_MAX, &period) == 0 &&
+	    period == u.period, "%s:%u: period", l->file, l->lineno);
+	unit_check(flags(l->field[9], 0) == (long)u.have, l->file,
+	    (int)l->lineno, "have: got %#x, want %s", u.have, l->field[9]);
+	unit_check(flags(l->field[10], 1) == (long)u.warn, l->file,
+	    (int)l->lineno, "warn: got %#x, want %s", u.warn, l->field[10]);
+	CHECK(u.is_uri == 1, "is_uri");
+	roundtrip(&u, l->field[0]);
+	otp_wipe(&u, sizeof(u));
+}
+
+static void
+bad_case(const struct unit_line *l, void *arg)
+{
+	struct otp_uri u;
+	uint64_t want_off;
+	size_t off = 999, i;
+	int r, want = 1;
+
+	(void)arg;
+	CHECK(l->nfields == 3, "%s:%u: want 3 fields", l->file, l->lineno);
+	if (l->nfields != 3)
+		return;
+	for (i = 0; i < sizeof(err_names) / sizeof(err_names[0]); i++)
+		if (strcmp(l->field[1], err_names[i].name) == 0)
+			want = err_names[i].code;
+	CHECK(want != 1, "%s:%u: unknown error %s", l->file, l->lineno,
+	    l->field[1]);
+	CHECK(otp_parse_u64(l->field[2], 0, OTP_LINE_MAX, &want_off) == 0,
+	    "offset");
+	r = otp_uri_parse(l->field[0], &u, &off);
+	unit_check(r == want, l->file, (int)l->lineno, "%s: got %s (%d)",
+	    l->field[0], otp_strerror(r), r);
+	unit_check(off == want_off, l->file, (int)l->lineno,
+	    "%s: offset %zu, want %llu", l->field[0], off,
+	    (unsigned long long)want_off);
+	/* A failed parse leaves no key behind. */
+	CHECK(u.key.len == 0 && u.issuer[0] == '\0' && u.is_uri == 0,
+	    "%s: state after failure", l->field[0]);
+}
+
+static void
+build_case(const struct unit_line *l, void *arg)
+{
+	struct otp_uri u;
+	char out[OTP_LINE_MAX];
+	uint64_t x;
+	long n;
+	int r;
+
+	(void)arg;
+	CHECK(l->nfields == 9, "%s:%u: want 9 fields", l->file, l->lineno);
+	if (l->nfields != 9)
+		return;
+	otp_uri_init(&u);
+	u.type = strcmp(l->field[0], "totp") == 0 ? OTP_TYPE_TOTP :
+	    OTP_TYPE_HOTP;
+	CHECK(otp_alg_parse(l->field[1], &u.alg) == 0, "alg");
+	CHECK(otp_parse_u64(l->field[2], 0, 99, &x) == 0, "digits");
+	u.digits = (unsigned)x;
+	CHECK(otp_parse_u64(l->field[3], 0, UINT64_MAX, &u.counter) == 0,
+	    "counter");
+	CHECK(otp_parse_u64(l->field[4], 0, UINT64_MAX, &u.period) == 0,
+	    "period");
+	snprintf(u.issuer, sizeof(u.issuer), "%s", dash(l->field[5]));
+	snprintf(u.account, sizeof(u.account), "%s", dash(l->field[6]));
+	n = unit_unhex(l->field[7], u.key.buf, sizeof(u.key.buf));
+	CHECK(n > 0, "key");
+	u.key.len = n > 0 ? (size_t)n : 0;
+	r = otp_uri_build(&u, out, sizeof(out));
+	unit_check(r == 0, l->file, (int)l->lineno, "build: %s",
+	    otp_strerror(r));
+	unit_check(strcmp(out, l->field[8]) == 0, l->file, (int)l->lineno,
+	    "got  %s\nwant %s", out, l->field[8]);
+	roundtrip(&u, l->field[8]);
+}
+
+static void
+base_uri(struct otp_uri *u)
+{
+	otp_uri_init(u);
+	u->type = OTP_TYPE_TOTP;
+	memcpy(u->key.buf, "12345678901234567890", 20);
+	u->key.len = 20;
+	snprintf(u->issuer, sizeof(u->issuer), "Iss");
+	snprintf(u->account, sizeof(u->account), "acct");
+}
+
+static void
+test_build_limits(void)
+{
+	struct otp_uri u, v;
+	char out[OTP_LINE_MAX], small[128];
+	size_t need, sz;
+	int r;
+
+	/* Every buffer shorter than the URI plus its NUL fails cleanly. */
+	base_uri(&u);
+	CHECK(otp_uri_build(&u, out, sizeof(out)) == 0, "build");
+	need = strlen(out) + 1;
+	for (sz = 0; sz < need && sz <= sizeof(small); sz++) {
+		memset(small, 'Z', sizeof(small));
+		r = otp_uri_build(&u, small, sz);
+		CHECK(r == OTP_ENOSPACE, "size %zu: got %d", sz, r);
+		CHECK(sz == 0 || small[0] == '\0', "size %zu: not cleared", sz);
+	}
+	CHECK(otp_uri_build(&u, small, need) == 0, "exact size");
+
+	base_uri(&u);
+	u.digits = 5;
+	CHECK(otp_uri_build(&u, out, sizeof(out)) == OTP_EDIGITS, "digits 5");
+	base_uri(&u);
+	u.digits = 11;
+	CHECK(otp_uri_build(&u, out, sizeof(out)) == OTP_EDIGITS, "digits 11");
+	base_uri(&u);
+	u.period = 0;
+	CHECK(otp_uri_build(&u, out, sizeof(out)) == OTP_ESTEP, "period 0");
+	u.type = OTP_TYPE_HOTP;
+	CHECK(otp_uri_build(&u, out, sizeof(out)) == 0, "hotp ignores period");
+	base_uri(&u);
+	u.key.len = 0;
+	CHECK(otp_uri_build(&u, out, sizeof(out)) == OTP_EKEYEMPTY, "no key");
+	base_uri(&u);
+	u.key.len = OTP_KEY_MAX + 1;
+	CHECK(otp_uri_build(&u, out, sizeof(out)) == OTP_EKEYLONG, "long key");
+	base_uri(&u);
+	u.alg = (enum otp_alg)7;
+	CHECK(otp_uri_build(&u, out, sizeof(out)) == OTP_EALG, "bad alg");
+	base_uri(&u);
+	snprintf(u.account, sizeof(u.account), "a\nb");
+	CHECK(otp_uri_build(&u, out, sizeof(out)) == OTP_EURILABEL, "ctrl");
+	base_uri(&u);
+	snprintf(u.issuer, sizeof(u.issuer), "\xc3(");
+	CHECK(otp_uri_build(&u, out, sizeof(out)) == OTP_EURILABEL, "utf8");
+	base_uri(&u);
+	memset(u.issuer, 'a', sizeof(u.issuer));
+	CHECK(otp_uri_build(&u, out, sizeof(out)) == OTP_ETOOLONG,
+	    "unterminated issuer");
+
+	/* A leading space in the account: no prefix, so nothing is lost. */
+	base_uri(&u);
+	snprintf(u.account, sizeof(u.account), "  sp");
+	CHECK(otp_uri_build(&u, out, sizeof(out)) == 0, "leading space");
+	CHECK_EQ_STR(out, "otpauth://totp/%20%20sp?"
+	    "secret=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&issuer=Iss", "space");
+	roundtrip(&u, "leading space");
+	/* ... and with a colon too, a label cannot hold it. */
+	snprintf(u.account, sizeof(u.account), " a:b");
+	CHECK(otp_uri_build(&u, out, sizeof(out)) == OTP_EURILABEL,
+	    "space and colon");
+
+	/* The longest labels and key still make a URI that parses. */
+	base_uri(&u);
+	memset(u.issuer, 0, sizeof(u.issuer));
+	memset(u.account, 0, sizeof(u.account));
+	memset(u.issuer, '%', OTP_LABEL_MAX - 1);
+	memset(u.account, '&', OTP_LABEL_MAX - 1);
+	memset(u.key.buf, 0xa5, OTP_KEY_MAX);
+	u.key.len = OTP_KEY_MAX;
+	u.type = OTP_TYPE_HOTP;
+	u.counter = UINT64_MAX;
+	u.digits = 10;
+	u.alg = OTP_ALG_SHA512;
+	CHECK(otp_uri_build(&u, out, sizeof(out)) == 0, "longest");
+	CHECK(strlen(out) < OTP_LINE_MAX, "longest fits a line");
+	roundtrip(&u, "longest");
+	CHECK(otp_uri_parse(out, &v, NULL) == 0, "erroff may be NULL");
+}
+
+static void
+test_parse_limits(void)
+{
+	static char uri[OTP_LINE_MAX + 16];
+	struct otp_uri u;
+	size_t off, n;
+	int r;
+
+	/* Labels: OTP_LABEL_MAX - 1 decoded bytes, no more. */
+	n = (size_t)snprintf(uri, sizeof(uri), "otpauth://totp/");
+	memset(uri + n, 'i', OTP_LABEL_MAX - 1);
+	n += OTP_LABEL_MAX - 1;
+	n += (size_t)snprintf(uri + n, sizeof(uri) - n, ":");
+	memset(uri + n, 'a', OTP_LABEL_MAX - 1);
+	n += OTP_LABEL_MAX - 1;
+	snprintf(uri + n, sizeof(uri) - n, "?secret=GEZDGNBV");
+	r = otp_uri_parse(uri, &u, &off);
+	CHECK(r == 0, "longest labels: %s", otp_strerror(r));
+	CHECK(strlen(u.issuer) == OTP_LABEL_MAX - 1 &&
+	    strlen(u.account) == OTP_LABEL_MAX - 1, "label lengths");
+	memmove(uri + 16, uri + 15, strlen(uri + 15) + 1);
+	uri[15] = 'i';
+	CHECK(otp_uri_parse(uri, &u, &off) == OTP_ETOOLONG, "issuer + 1");
+
+	n = (size_t)snprintf(uri, sizeof(uri),
+	    "otpauth://totp/x?secret=GEZDGNBV&issuer=");
+	memset(uri + n, 'i', OTP_LABEL_MAX);
+	uri[n + OTP_LABEL_MAX] = '\0';
+	CHECK(otp_uri_parse(uri, &u, &off) == OTP_ETOOLONG, "issuer= long");
+	uri[n + OTP_LABEL_MAX - 1] = '\0';
+	CHECK(otp_uri_parse(uri, &u, &off) == 0, "issuer= longest");
+
+	/* The whole text: below OTP_LINE_MAX. */
+	n = (size_t)snprintf(uri, sizeof(uri),
+	    "otpauth://totp/x?secret=GEZDGNBV&image=");
+	memset(uri + n, 'x', OTP_LINE_MAX - 1 - n);
+	uri[OTP_LINE_MAX - 1] = '\0';
+	CHECK(otp_uri_parse(uri, &u, &off) == 0, "longest line");
+	uri[OTP_LINE_MAX - 1] = 'x';
+	uri[OTP_LINE_MAX] = '\0';
+	CHECK(otp_uri_parse(uri, &u, &off) == OTP_ETOOLONG, "line too long");
+
+	/* A secret longer than OTP_KEY_MAX bytes. */
+	n = (size_t)snprintf(uri, sizeof(uri), "otpauth://totp/x?secret=");
+	memset(uri + n, 'A', 8 * (OTP_KEY_MAX / 5 + 4));
+	uri[n + 8 * (OTP_KEY_MAX / 5 + 4)] = '\0';
+	CHECK(otp_uri_parse(uri, &u, &off) == OTP_EKEYLONG, "key too long");
+	uri[n + (OTP_KEY_MAX * 8 + 4) / 5] = '\0';
+	r = otp_uri_parse(uri, &u, &off);
+	CHECK(r == 0 && u.key.len == OTP_KEY_MAX, "longest key: %s",
+	    otp_strerror(r));
+}
+
+/* xorshift64*: reproducible labels without libc's rand(). */
+static uint64_t rng_state;
+
+static uint32_t
+rng(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return (uint32_t)((rng_state * 2685821657736338717ULL) >> 32);
+}
+
+static void
+random_label(char *out, size_t max)
+{
+	static const char *const pieces[] = {
+		"a", "Z", "0", " ", ":", "@", "&", "%", "+", "=", "?", "#",
+		"/", "~", ".", "-", "_", "%3A", "\xc3\xbc", "\xe2\x82\xac",
+		"\xf0\x9f\x94\x91", "\xe6\x97\xa5",
+	};
+	size_t n = rng() % 24, i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		const char *p = pieces[rng() % (sizeof(pieces) /
+		    sizeof(pieces[0]))];
+		size_t pl = strlen(p);
+
+		if (o + pl >= max)
+			break;
+		memcpy(out + o, p, pl);
+		o += pl;
+	}
+	out[o] = '\0';
+}
+
+static void
+test_random_roundtrip(void)
+{
+	struct otp_uri u;
+	char what[64], out[OTP_LINE_MAX];
+	int i, r, built = 0;
+
+	rng_state = 0x9e3779b97f4a7c15ULL;
+	for (i = 0; i < 20000; i++) {
+		size_t k;
+
+		otp_uri_init(&u);
+		u.type = rng() & 1 ? OTP_TYPE_TOTP : OTP_TYPE_HOTP;
+		u.alg = (enum otp_alg)(rng() % 3);
+		u.digits = 6 + rng() % 5;
+		u.counter = (uint64_t)rng() << 32 | rng();
+		u.period = rng() & 1 ? 30 : 1 + rng() % 3600;
+		u.key.len = 1 + rng() % OTP_KEY_MAX;
+		for (k = 0; k < u.key.len; k++)
+			u.key.buf[k] = (uint8_t)rng();
+		random_label(u.issuer, sizeof(u.issuer));
+		random_label(u.account, sizeof(u.account));
+		r = otp_uri_build(&u, out, sizeof(out));
+		/* Only a leading space with a colon is refused. */
+		if (r == OTP_EURILABEL && u.account[0] == ' ' &&
+		    strchr(u.account, ':') != NULL)
+			continue;
+		snprintf(what, sizeof(what), "random case %d", i);
+		roundtrip(&u, what);
+		built++;
+	}
+	CHECK(built > 15000, "random cases built: %d", built);
+}
+
+int
+main(int argc, char *argv[])
+{
+	const char *dir = argc > 1 ? argv[1] : "tests/vectors";
+
+	CHECK(unit_vectors(dir, "uri-parse.txt", parse_case, NULL) >= 25,
+	    "uri-parse.txt cases");
+	CHECK(unit_vectors(dir, "uri-bad.txt", bad_case, NULL) >= 40,
+	    "uri-bad.txt cases");
+	CHECK(unit_vectors(dir, "uri-build.txt", build_case, NULL) >= 9,
+	    "uri-build.txt cases");
+	test_build_limits();
+	test_parse_limits();
+	test_random_roundtrip();
+	return unit_done();
+}
