@@ -64,6 +64,9 @@ enum {
 	OTP_ETIME = -40,	/* unparseable time */
 	OTP_ETIMERANGE = -41,	/* time out of range */
 	OTP_EDURATION = -42,	/* unparseable duration */
+	OTP_ETIMEFIELD = -43,	/* date or time field out of range */
+	OTP_ETIMEGAP = -44,	/* local time skipped by a clock change */
+	OTP_ETIMEAMBIG = -45,	/* signed offset after a zone-less time */
 	/* otpauth URIs */
 	OTP_EURI = -50,		/* not an otpauth:// URI */
 	OTP_EURITYPE = -51,	/* type not totp or hotp */
@@ -223,15 +226,26 @@ int otp_motp(const char *secret, size_t secretlen, const char *pin,
 
 /* ---- time and duration parsing (lib/timeparse.c) --------------------- */
 
-/* Parse a time: "now", "@EPOCH[.FRACTION]" (fraction truncated), ISO 8601
- * ("2009-02-13 23:31:30", "T", "Z", "+01:00", "+0100", " UTC"; no zone
- * means local time per TZ), RFC 5322 ("Fri, 13 Feb 2009 23:31:30 +0000"),
- * and relative forms ("now - 90 seconds", "+2 min", "1 hour ago",
- * "@1234567890 + 30 s").  now is the current time for relative forms. */
+/* Parse a time: "now", "@[-]EPOCH[.FRACTION]" (to the earlier second),
+ * ISO 8601 ("2009-02-13 23:31:30", "T", ".5", "Z", "+01:00", "+0100",
+ * "-05", " UTC"; a date alone is midnight; no zone means local time per
+ * TZ), RFC 5322 ("Fri, 13 Feb 2009 23:31:30 +0000"), and relative items
+ * after any of these or alone ("now - 90 seconds", "+2 min", "1 hour
+ * ago", "tomorrow", "@1234567890 + 30 s"; units s, m, h, d, w; a day is
+ * 86400 s).  now is the base for relative forms.  OTP_ETIME for text not
+ * recognised whole, OTP_ETIMEFIELD for a bad field (2009-02-30),
+ * OTP_ETIMEGAP for a local time a clock change skipped, OTP_ETIMEAMBIG
+ * for "+1 hour" after a zone-less clock time, OTP_ETIMERANGE on
+ * overflow. */
 int otp_time_parse(const char *s, int64_t now, int64_t *out);
-/* Parse a positive duration: "30", "30s", "1m", "1h", "1d", "2m30s". */
+/* Parse a duration: "30" (seconds) or components in the order d, h, m, s
+ * ("30s", "1m", "1h", "1d", "2m30s", "1h30m", "90S"; not "1M", which
+ * oathtool reads as a month).  Zero is accepted (the caller decides);
+ * OTP_EDURATION for anything else, OTP_ERANGE past 2^64-1 seconds. */
 int otp_duration_parse(const char *s, uint64_t *seconds);
-/* Format t as "YYYY-MM-DD HH:MM:SS UTC" into out (then NUL). */
+/* Format t as "YYYY-MM-DD HH:MM:SS UTC" into out (then NUL); years
+ * before 0 as "-0001", OTP_ETIMERANGE beyond what gmtime() represents,
+ * OTP_ENOSPACE when outsz is too small. */
 int otp_time_format_utc(int64_t t, char *out, size_t outsz);
 
 /* ---- key input and otpauth URIs (lib/key.c, lib/uri.c) --------------- */

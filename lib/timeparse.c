@@ -1,0 +1,705 @@
+/*
+ * timeparse.c - times and durations as users of oathtool and date(1) write
+ * them: "now", "@EPOCH", ISO 8601, RFC 5322 dates, relative offsets; and
+ * the "YYYY-MM-DD HH:MM:SS UTC" form oathtool prints.
+ *
+ * Everything is a pure function of the text (and of "now" and, for a time
+ * without a zone, the TZ rules): no global state, no setenv("TZ").  Zoned
+ * times use the proleptic Gregorian calendar arithmetic below; zone-less
+ * times go through mktime() as date -d does, and are refused when they do
+ * not exist locally.  Anything not recognised whole is an error.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "otp.h"
+
+#define MINUTE	60
+#define HOUR	3600
+#define DAY	86400
+#define WEEK	604800
+
+_Static_assert(sizeof(time_t) == 8, "64-bit time_t is required");
+
+/* A calendar date and clock time as written, before conversion. */
+struct civil {
+	int	year, mon, day;		/* 0000..9999, 1..12, 1..31 */
+	int	hour, min, sec;		/* 0..23, 0..59, 0..60 */
+	int	has_clock;		/* a clock time was written */
+	int	has_zone;		/* a zone was written */
+	int	offset;			/* zone: seconds east of UTC */
+};
+
+static const struct {
+	const char	*name;
+	int64_t		 secs;
+} units[] = {
+	{ "s", 1 }, { "sec", 1 }, { "secs", 1 },
+	{ "second", 1 }, { "seconds", 1 },
+	{ "m", MINUTE }, { "min", MINUTE }, { "mins", MINUTE },
+	{ "minute", MINUTE }, { "minutes", MINUTE },
+	{ "h", HOUR }, { "hour", HOUR }, { "hours", HOUR },
+	{ "d", DAY }, { "day", DAY }, { "days", DAY },
+	{ "w", WEEK }, { "week", WEEK }, { "weeks", WEEK },
+};
+
+/* RFC 5322 §3.3 zones by name, and §4.3's obsolete North American ones;
+ * other names (CET, CEST, single military letters) are ambiguous or
+ * unknown and refused. */
+static const struct {
+	const char	*name;
+	int		 offset;
+} zones[] = {
+	{ "Z", 0 }, { "UTC", 0 }, { "GMT", 0 }, { "UT", 0 },
+	{ "EST", -5 * HOUR }, { "EDT", -4 * HOUR },
+	{ "CST", -6 * HOUR }, { "CDT", -5 * HOUR },
+	{ "MST", -7 * HOUR }, { "MDT", -6 * HOUR },
+	{ "PST", -8 * HOUR }, { "PDT", -7 * HOUR },
+};
+
+static const char *const months[] = {
+	"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+	"Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+};
+
+/* Index 0 is Sunday, as tm_wday. */
+static const char *const wdays[][2] = {
+	{ "Sun", "Sunday" }, { "Mon", "Monday" }, { "Tue", "Tuesday" },
+	{ "Wed", "Wednesday" }, { "Thu", "Thursday" }, { "Fri", "Friday" },
+	{ "Sat", "Saturday" },
+};
+
+#define NELEM(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Character classes of our own: the C locale's, whatever setlocale did. */
+static int
+is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int
+is_alpha(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static int
+is_space(int c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static int
+to_lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+static const char *
+skip_space(const char *p)
+{
+	while (is_space(*p))
+		p++;
+	return p;
+}
+
+/* Length of the run of letters at p. */
+static size_t
+word_len(const char *p)
+{
+	size_t n = 0;
+
+	while (is_alpha(p[n]))
+		n++;
+	return n;
+}
+
+/* 1 when the n letters at p spell w, in any case. */
+static int
+word_is(const char *p, size_t n, const char *w)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (w[i] == '\0' || to_lower(p[i]) != to_lower(w[i]))
+			return 0;
+	return w[n] == '\0';
+}
+
+/* Exactly n digits at p into *v; the end, or NULL. */
+static const char *
+fixed_digits(const char *p, int n, int *v)
+{
+	int i;
+
+	*v = 0;
+	for (i = 0; i < n; i++) {
+		if (!is_digit(p[i]))
+			return NULL;
+		*v = *v * 10 + (p[i] - '0');
+	}
+	return p + n;
+}
+
+/* A run of digits at p into *v; OTP_ETIMERANGE past INT64_MAX. */
+static int
+number(const char **pp, int64_t *v)
+{
+	const char *p = *pp;
+	int64_t n = 0;
+	int big = 0;
+
+	for (; is_digit(*p); p++) {
+		if (n > (INT64_MAX - (*p - '0')) / 10)
+			big = 1;
+		else
+			n = n * 10 + (*p - '0');
+	}
+	*pp = p;
+	*v = n;
+	return big ? OTP_ETIMERANGE : 0;
+}
+
+static int
+is_leap(int64_t y)
+{
+	return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+}
+
+static int
+month_days(int64_t y, int m)
+{
+	static const int mdays[] = {
+		31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31,
+	};
+
+	return m == 2 && is_leap(y) ? 29 : mdays[m - 1];
+}
+
+/*
+ * Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar.  The
+ * year is counted from March so that the leap day falls at its end; a
+ * 400-year era holds exactly 146097 days.
+ */
+static int64_t
+days_from_civil(int64_t y, int m, int d)
+{
+	int64_t era, yoe, doy, doe;
+
+	if (m <= 2)
+		y--;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;				/* 0..399 */
+	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;	/* 0..365 */
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;	/* 0..146096 */
+	return era * 146097 + doe - 719468;	/* 719468: 0000-03-01 */
+}
+
+/* The inverse of days_from_civil, for any day count an int64_t time has. */
+static void
+civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+{
+	int64_t era, doe, yoe, doy, mp;
+
+	z += 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = z - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	*d = (int)(doy - (153 * mp + 2) / 5 + 1);
+	*m = (int)(mp < 10 ? mp + 3 : mp - 9);
+	*y = yoe + era * 400 + (*m <= 2);
+}
+
+/* Sunday 0 .. Saturday 6; day 0 (1970-01-01) was a Thursday. */
+static int
+weekday(int64_t days)
+{
+	int64_t w = (days + 4) % 7;
+
+	return (int)(w < 0 ? w + 7 : w);
+}
+
+static int
+civil_check(const struct civil *c)
+{
+	if (c->mon < 1 || c->mon > 12 || c->day < 1 ||
+	    c->day > month_days(c->year, c->mon) || c->hour > 23 ||
+	    c->min > 59 || c->sec > 60)
+		return OTP_ETIMEFIELD;
+	return 0;
+}
+
+/* A zone-less time, read in the local zone as date -d and mktime() do. */
+static int
+local_to_epoch(const struct civil *c, int64_t *out)
+{
+	struct tm tm, back;
+	time_t t;
+
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = c->year - 1900;
+	tm.tm_mon = c->mon - 1;
+	tm.tm_mday = c->day;
+	tm.tm_hour = c->hour;
+	tm.tm_min = c->min;
+	tm.tm_sec = c->sec == 60 ? 59 : c->sec;	/* a leap second: below */
+	tm.tm_isdst = -1;
+	t = mktime(&tm);
+	/* mktime() moves a time that a clock change skipped, and returns -1
+	 * both for an error and for 1969-12-31 23:59:59 UTC: converting back
+	 * and comparing tells all of these apart. */
+	if (localtime_r(&t, &back) == NULL)
+		return OTP_ETIMERANGE;
+	if (back.tm_year != c->year - 1900 || back.tm_mon != c->mon - 1 ||
+	    back.tm_mday != c->day || back.tm_hour != c->hour ||
+	    back.tm_min != c->min || back.tm_sec != (c->sec == 60 ? 59 : c->sec))
+		return t == (time_t)-1 ? OTP_ETIMERANGE : OTP_ETIMEGAP;
+	*out = (int64_t)t + (c->sec == 60);
+	return 0;
+}
+
+static int
+civil_to_epoch(const struct civil *c, int64_t *out)
+{
+	int rc;
+
+	if ((rc = civil_check(c)) != 0)
+		return rc;
+	if (!c->has_zone)
+		return local_to_epoch(c, out);
+	/* Years 0..9999: no overflow is possible here. */
+	*out = days_from_civil(c->year, c->mon, c->day) * DAY +
+	    c->hour * HOUR + c->min * MINUTE + c->sec - c->offset;
+	return 0;
+}
+
+/*
+ * A zone at p (after optional blanks): a name from zones[], or a numeric
+ * offset "+HH", "+HHMM", "+HH:MM" when numeric is set.  Returns the end,
+ * or NULL when there is none.
+ */
+static const char *
+parse_zone(const char *p, int numeric, int *offset, int *bad)
+{
+	const char *q = skip_space(p), *e;
+	size_t i, n;
+	int hh, mm = 0, sign;
+
+	*bad = 0;
+	if ((n = word_len(q)) > 0) {
+		for (i = 0; i < NELEM(zones); i++) {
+			if (word_is(q, n, zones[i].name)) {
+				*offset = zones[i].offset;
+				return q + n;
+			}
+		}
+		return NULL;
+	}
+	if (!numeric || (*q != '+' && *q != '-'))
+		return NULL;
+	sign = *q == '-' ? -1 : 1;
+	if ((e = fixed_digits(q + 1, 2, &hh)) == NULL)
+		return NULL;
+	if (*e == ':') {
+		if ((e = fixed_digits(e + 1, 2, &mm)) == NULL) {
+			*bad = 1;
+			return NULL;
+		}
+	} else if (is_digit(*e)) {
+		if ((e = fixed_digits(e, 2, &mm)) == NULL) {
+			*bad = 1;
+			return NULL;
+		}
+	}
+	if (is_digit(*e)) {
+		*bad = 1;
+		return NULL;
+	}
+	if (hh > 23 || mm > 59) {
+		*bad = 1;
+		return NULL;
+	}
+	*offset = sign * (hh * HOUR + mm * MINUTE);
+	return e;
+}
+
+/* "HH:MM[:SS[.FRACTION]]"; the fraction is dropped (time only goes
+ * forward within a second, so this is the earlier second). */
+static const char *
+parse_clock(const char *p, int fraction, struct civil *c)
+{
+	if ((p = fixed_digits(p, 2, &c->hour)) == NULL || *p != ':')
+		return NULL;
+	if ((p = fixed_digits(p + 1, 2, &c->min)) == NULL)
+		return NULL;
+	c->sec = 0;
+	if (*p == ':') {
+		if ((p = fixed_digits(p + 1, 2, &c->sec)) == NULL)
+			return NULL;
+		if (fraction && (*p == '.' || *p == ',')) {
+			if (!is_digit(p[1]))
+				return NULL;
+			for (p++; is_digit(*p); p++)
+				;
+		}
+	}
+	if (is_digit(*p))
+		return NULL;
+	c->has_clock = 1;
+	return p;
+}
+
+/* ISO 8601: "YYYY-MM-DD[(T| )HH:MM[:SS[.F]]][zone]". */
+static int
+parse_iso(const char *p, struct civil *c, const char **end)
+{
+	const char *q;
+	int bad;
+
+	if ((p = fixed_digits(p, 4, &c->year)) == NULL || *p != '-' ||
+	    (p = fixed_digits(p + 1, 2, &c->mon)) == NULL || *p != '-' ||
+	    (p = fixed_digits(p + 1, 2, &c->day)) == NULL || is_digit(*p))
+		return OTP_ETIME;
+	if (*p == 'T' || *p == 't') {
+		if ((p = parse_clock(p + 1, 1, c)) == NULL)
+			return OTP_ETIME;
+	} else if (is_space(*p) && is_digit(skip_space(p)[0]) &&
+	    skip_space(p)[1] != '\0' && skip_space(p)[2] == ':') {
+		if ((p = parse_clock(skip_space(p), 1, c)) == NULL)
+			return OTP_ETIME;
+	}
+	/* After a date alone only a named zone: "2009-02-13 -05" is not a
+	 * time in date -d either. */
+	if ((q = parse_zone(p, c->has_clock, &c->offset, &bad)) != NULL) {
+		c->has_zone = 1;
+		p = q;
+	} else if (bad)
+		return OTP_ETIME;
+	*end = p;
+	return 0;
+}
+
+static int
+month_index(const char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < NELEM(months); i++)
+		if (word_is(p, n, months[i]))
+			return (int)i + 1;
+	return 0;
+}
+
+/* RFC 5322 §3.3: "[Fri[,]] 13 Feb 2009 23:31[:30] [zone]" (four-digit
+ * years only; a day name must be the date's). */
+static int
+parse_rfc5322(const char *p, struct civil *c, const char **end)
+{
+	const char *q;
+	size_t n, i;
+	int wday = -1, bad, dlen;
+
+	if ((n = word_len(p)) > 0) {
+		for (i = 0; i < NELEM(wdays) && wday < 0; i++)
+			if (word_is(p, n, wdays[i][0]) ||
+			    word_is(p, n, wdays[i][1]))
+				wday = (int)i;
+		if (wday < 0)
+			return OTP_ETIME;
+		p += n;
+		if (*p == ',')
+			p++;
+		if (!is_space(*p))
+			return OTP_ETIME;
+		p = skip_space(p);
+	}
+	dlen = is_digit(p[1]) ? 2 : 1;
+	if ((p = fixed_digits(p, dlen, &c->day)) == NULL || !is_space(*p))
+		return OTP_ETIME;
+	p = skip_space(p);
+	n = word_len(p);
+	if ((c->mon = month_index(p, n)) == 0 || !is_space(p[n]))
+		return OTP_ETIME;
+	p = skip_space(p + n);
+	if ((p = fixed_digits(p, 4, &c->year)) == NULL || !is_space(*p))
+		return OTP_ETIME;
+	if ((p = parse_clock(skip_space(p), 0, c)) == NULL)
+		return OTP_ETIME;
+	if ((q = parse_zone(p, 1, &c->offset, &bad)) != NULL) {
+		c->has_zone = 1;
+		p = q;
+	} else if (bad)
+		return OTP_ETIME;
+	if (wday >= 0 && civil_check(c) == 0 &&
+	    weekday(days_from_civil(c->year, c->mon, c->day)) != wday)
+		return OTP_ETIMEFIELD;
+	*end = p;
+	return 0;
+}
+
+/* "@[-]SECONDS[.FRACTION]": the fraction moves to the earlier second,
+ * down for negative times too (@-1.5 is -2, as date -d). */
+static int
+parse_epoch(const char *p, int64_t *t, const char **end)
+{
+	uint64_t v = 0, lim;
+	int neg = 0, frac = 0, big = 0;
+
+	if (*p == '-' || *p == '+')
+		neg = *p++ == '-';
+	if (!is_digit(*p))
+		return OTP_ETIME;
+	/* -2^63 is a time too: count the magnitude unsigned. */
+	lim = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (; is_digit(*p); p++) {
+		if (v > (lim - (uint64_t)(*p - '0')) / 10)
+			big = 1;
+		else
+			v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (*p == '.') {
+		if (!is_digit(p[1]))
+			return OTP_ETIME;
+		for (p++; is_digit(*p); p++)
+			if (*p != '0')
+				frac = 1;
+	}
+	if (big || (neg && frac && v == lim))
+		return OTP_ETIMERANGE;
+	if (neg)
+		*t = v == lim ? INT64_MIN : -(int64_t)v - frac;
+	else
+		*t = (int64_t)v;
+	*end = p;
+	return 0;
+}
+
+/*
+ * Relative items after the base: "[+|-] N unit" (blanks optional),
+ * "yesterday", "tomorrow", and a final "ago" after a single unsigned item.
+ * signed_ok is 0 after a clock time without a zone, where date -d reads
+ * "-1 hour" as zone UTC-1 plus one hour: refused as ambiguous.
+ */
+static int
+parse_relative(const char *p, int signed_ok, int64_t base, int64_t *out)
+{
+	int64_t sum = 0, v, n;
+	int items = 0, agoable = 0, rc;
+	size_t len, i;
+
+	for (;;) {
+		int sign = 1, has_sign = 0;
+
+		p = skip_space(p);
+		if (*p == '\0')
+			break;
+		if (*p == '+' || *p == '-') {
+			if (!signed_ok)
+				return OTP_ETIMEAMBIG;
+			sign = *p == '-' ? -1 : 1;
+			has_sign = 1;
+			p = skip_space(p + 1);
+		}
+		if (is_digit(*p)) {
+			if ((rc = number(&p, &n)) != 0)
+				return rc;
+			p = skip_space(p);
+			len = word_len(p);
+			for (i = 0; i < NELEM(units); i++)
+				if (word_is(p, len, units[i].name))
+					break;
+			if (len == 0 || i == NELEM(units))
+				return OTP_ETIME;
+			p += len;
+			if (__builtin_mul_overflow(n, units[i].secs, &v))
+				return OTP_ETIMERANGE;
+			v *= sign;
+			agoable = !has_sign && items == 0;
+		} else if (!has_sign && (len = word_len(p)) > 0) {
+			if (word_is(p, len, "ago")) {
+				/* "1 hour ago" negates its one item; date -d
+				 * negates only the item before "ago", which
+				 * for "1 hour 30 minutes ago" or "-1 hour
+				 * ago" is too surprising to accept. */
+				if (!agoable || *skip_space(p + len) != '\0')
+					return OTP_ETIME;
+				sum = -sum;
+				break;
+			} else if (word_is(p, len, "tomorrow"))
+				v = DAY;
+			else if (word_is(p, len, "yesterday"))
+				v = -DAY;
+			else
+				return OTP_ETIME;
+			p += len;
+			agoable = 0;
+		} else
+			return OTP_ETIME;
+		if (__builtin_add_overflow(sum, v, &sum))
+			return OTP_ETIMERANGE;
+		items++;
+		if (items > 1)
+			agoable = 0;
+	}
+	if (__builtin_add_overflow(base, sum, &v))
+		return OTP_ETIMERANGE;
+	*out = v;
+	return 0;
+}
+
+/* 1 when p starts an RFC 5322 date: a day name, or "D[D] Mon". */
+static int
+is_rfc5322(const char *p)
+{
+	size_t n, i;
+
+	if ((n = word_len(p)) > 0) {
+		for (i = 0; i < NELEM(wdays); i++)
+			if (word_is(p, n, wdays[i][0]) ||
+			    word_is(p, n, wdays[i][1]))
+				return 1;
+		return 0;
+	}
+	if (!is_digit(*p))
+		return 0;
+	p += is_digit(p[1]) ? 2 : 1;
+	if (!is_space(*p))
+		return 0;
+	p = skip_space(p);
+	n = word_len(p);
+	return month_index(p, n) != 0;
+}
+
+int
+otp_time_parse(const char *s, int64_t now, int64_t *out)
+{
+	struct civil c;
+	const char *p, *rest = NULL;
+	int64_t base = now;
+	size_t n;
+	int rc = 0, signed_ok = 1, civil = 0;
+
+	if (s == NULL || out == NULL)
+		return OTP_EINVAL;
+	memset(&c, 0, sizeof(c));
+	p = skip_space(s);
+	if (*p == '\0')
+		return OTP_ETIME;
+	if (*p == '@')
+		rc = parse_epoch(p + 1, &base, &rest);
+	else if (is_digit(p[0]) && is_digit(p[1]) && is_digit(p[2]) &&
+	    is_digit(p[3]) && p[4] == '-') {
+		rc = parse_iso(p, &c, &rest);
+		civil = 1;
+	} else if (is_rfc5322(p)) {
+		rc = parse_rfc5322(p, &c, &rest);
+		civil = 1;
+	} else if ((n = word_len(p)) > 0 && word_is(p, n, "now"))
+		rest = p + n;
+	else
+		rest = p;	/* relative items alone: from now */
+	if (rc != 0)
+		return rc;
+	/* The base must end at a boundary: "@123x", "nowhere" are errors. */
+	if (*rest != '\0' && !is_space(*rest) && *rest != '+' &&
+	    *rest != '-' && rest != p)
+		return OTP_ETIME;
+	if (civil) {
+		if ((rc = civil_to_epoch(&c, &base)) != 0)
+			return rc;
+		signed_ok = !c.has_clock || c.has_zone;
+	}
+	return parse_relative(rest, signed_ok, base, out);
+}
+
+int
+otp_duration_parse(const char *s, uint64_t *seconds)
+{
+	static const struct {
+		char		unit;
+		uint64_t	secs;
+	} dunits[] = {
+		{ 'd', DAY }, { 'h', HOUR }, { 'm', MINUTE }, { 's', 1 },
+	};
+	const char *p = s;
+	uint64_t total = 0, n, v;
+	size_t next = 0, i;
+	int big = 0;
+
+	if (s == NULL || seconds == NULL)
+		return OTP_EINVAL;
+	/* Components "N<unit>" in the order d, h, m, s, each at most once;
+	 * a bare number only as the whole text ("30": "1h30" could mean
+	 * minutes as well as oathtool's seconds).  The syntax is
+	 * checked to the end before an overflow is reported. */
+	do {
+		if (!is_digit(*p))
+			return OTP_EDURATION;
+		for (n = 0; is_digit(*p); p++) {
+			if (n > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+				big = 1;
+			else
+				n = n * 10 + (uint64_t)(*p - '0');
+		}
+		if (*p == '\0' && next == 0) {
+			v = n;		/* "30": seconds */
+		} else {
+			/* oathtool reads "1M" as a month: refused rather
+			 * than taken as a minute. */
+			for (i = next; i < NELEM(dunits); i++)
+				if (to_lower(*p) == dunits[i].unit)
+					break;
+			if (i == NELEM(dunits) || *p == 'M')
+				return OTP_EDURATION;
+			p++;
+			next = i + 1;
+			if (__builtin_mul_overflow(n, dunits[i].secs, &v))
+				big = 1;
+		}
+		if (__builtin_add_overflow(total, v, &total))
+			big = 1;
+	} while (*p != '\0');
+	if (big)
+		return OTP_ERANGE;
+	*seconds = total;
+	return 0;
+}
+
+int
+otp_time_format_utc(int64_t t, char *out, size_t outsz)
+{
+	int64_t days, secs, y;
+	int m, d, n;
+
+	if (out == NULL)
+		return OTP_EINVAL;
+	if (outsz > 0)
+		out[0] = '\0';
+	/* Split into days and seconds of the day without overflowing. */
+	days = t / DAY;
+	secs = t % DAY;
+	if (secs < 0) {
+		secs += DAY;
+		days--;
+	}
+	civil_from_days(days, &y, &m, &d);
+	/* What gmtime() can represent: tm_year is an int. */
+	if (y - 1900 > INT_MAX || y - 1900 < INT_MIN)
+		return OTP_ETIMERANGE;
+	n = snprintf(out, outsz, "%s%04lld-%02d-%02d %02d:%02d:%02d UTC",
+	    y < 0 ? "-" : "", (long long)(y < 0 ? -y : y), m, d,
+	    (int)(secs / HOUR), (int)(secs % HOUR / MINUTE),
+	    (int)(secs % MINUTE));
+	if (n < 0 || (size_t)n >= outsz) {
+		if (outsz > 0)
+			out[0] = '\0';
+		return OTP_ENOSPACE;
+	}
+	return 0;
+}
