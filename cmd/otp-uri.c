@@ -1,0 +1,719 @@
+/*
+ * otp-uri - build, parse and check otpauth:// key URIs, draw them as QR
+ * codes, and convert Google Authenticator export (migration) URIs.
+ */
+#include <err.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum {
+	OPT_PARSE = CLI_OPT_TOOL_BASE,
+	OPT_JSON,
+	OPT_GET,
+	OPT_CHECK,
+	OPT_QR,
+	OPT_FROM_MIGRATION,
+	OPT_TO_MIGRATION,
+};
+
+static const struct option longopts[] = {
+	{ "account",		required_argument, NULL, 'A' },
+	{ "algorithm",		required_argument, NULL, 'a' },
+	{ "base32",		no_argument,	   NULL, 'b' },
+	{ "check",		no_argument,	   NULL, OPT_CHECK },
+	{ "counter",		required_argument, NULL, 'c' },
+	{ "digits",		required_argument, NULL, 'd' },
+	{ "from-migration",	no_argument,	   NULL, OPT_FROM_MIGRATION },
+	{ "get",		required_argument, NULL, OPT_GET },
+	{ "help",		no_argument,	   NULL, 'h' },
+	{ "hex",		no_argument,	   NULL, 'x' },
+	{ "hotp",		no_argument,	   NULL, CLI_OPT_HOTP },
+	{ "issuer",		required_argument, NULL, 'i' },
+	{ "json",		no_argument,	   NULL, OPT_JSON },
+	{ "parse",		no_argument,	   NULL, OPT_PARSE },
+	{ "period",		required_argument, NULL, 'p' },
+	{ "qr",			optional_argument, NULL, OPT_QR },
+	{ "quiet",		no_argument,	   NULL, 'q' },
+	{ "strict",		no_argument,	   NULL, CLI_OPT_STRICT },
+	{ "to-migration",	no_argument,	   NULL, OPT_TO_MIGRATION },
+	{ "totp",		optional_argument, NULL, CLI_OPT_TOTP },
+	{ "version",		no_argument,	   NULL, 'V' },
+	{ NULL,			0,		   NULL, 0 }
+};
+
+enum mode {
+	MODE_BUILD,
+	MODE_PARSE,
+	MODE_GET,
+	MODE_CHECK,
+	MODE_FROM_MIGRATION,
+	MODE_TO_MIGRATION,
+};
+
+static const char *const fields[] = {
+	"type", "issuer", "account", "secret", "algorithm", "digits",
+	"period", "counter",
+};
+#define NFIELDS	(sizeof(fields) / sizeof(fields[0]))
+
+/* Accounts one --to-migration run takes: 100 full payloads. */
+#define TO_MIGRATION_MAX	(100 * OTP_MIGRATION_BATCH)
+
+static struct {
+	enum mode		 mode;
+	int			 json;
+	int			 quiet;
+	int			 qr;
+	enum otp_qr_style	 qrstyle;
+	const char		*get;
+	const char		*issuer;
+	const char		*account;
+	int			 have_build;	/* a build-only option */
+	int			 status;	/* worst exit status so far */
+} opt;
+
+static struct otp_qr qr;
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	printf("usage: otp-uri [-bqx] [--totp[=ALG] | --hotp] [-a ALG] "
+	    "[-c COUNTER] [-d DIGITS]\n"
+	    "               [-p PERIOD] [-i ISSUER] [-A ACCOUNT] [--strict]\n"
+	    "               [--qr[=utf8|ansi|ascii]] [KEY]\n"
+	    "       otp-uri [-q] --parse [--json] [URI ...]\n"
+	    "       otp-uri [-q] --get=FIELD [URI]\n"
+	    "       otp-uri [-q] --check [URI ...]\n"
+	    "       otp-uri [-q] --from-migration [--qr[=STYLE]] [URI ...]\n"
+	    "       otp-uri [-q] --to-migration [--qr[=STYLE]] [URI ...]\n"
+	    "\n"
+	    "Build an otpauth:// URI from KEY (Base32, or hex with -x, or a "
+	    "URI; \"-\"\n"
+	    "reads a line of stdin, @FILE a line of FILE, none reads stdin), "
+	    "or read URIs\n"
+	    "from the operands or, without operands, one per line of "
+	    "standard input.\n"
+	    "\n"
+	    "  --totp[=ALG]           time-based key (default)\n"
+	    "  --hotp                 counter-based key\n"
+	    "  -a, --algorithm=ALG    SHA1 (default), SHA256 or SHA512\n"
+	    "  -c, --counter=N        initial HOTP counter (default 0)\n"
+	    "  -d, --digits=N         code length, 6 to 10 (default 6)\n"
+	    "  -p, --period=SECONDS   TOTP time step (default 30)\n"
+	    "  -i, --issuer=NAME      issuer, as label prefix and parameter\n"
+	    "  -A, --account=NAME     account name\n"
+	    "  -b, --base32           KEY is Base32 (default)\n"
+	    "  -x, --hex              KEY is hex\n"
+	    "      --strict           refuse non-canonical Base32\n"
+	    "      --qr[=STYLE]       draw a QR code: utf8 (default), ansi, "
+	    "ascii\n"
+	    "      --parse            print each URI's fields as field=value\n"
+	    "      --json             with --parse: one JSON object per URI\n"
+	    "      --get=FIELD        print one field: type, issuer, account,\n"
+	    "                         secret, algorithm, digits, period, "
+	    "counter\n"
+	    "      --check            exit 0 if valid and portable, 1 if valid "
+	    "with\n"
+	    "                         warnings, 2 if invalid\n"
+	    "      --from-migration   Google Authenticator export URIs to "
+	    "otpauth URIs\n"
+	    "      --to-migration     otpauth URIs to export URIs, 10 "
+	    "accounts each\n"
+	    "  -q, --quiet            no warnings\n"
+	    "  -h, --help             this help\n"
+	    "  -V, --version          version\n");
+	cli_exit(0);
+}
+
+static void
+set_mode(enum mode m)
+{
+	if (opt.mode != MODE_BUILD && opt.mode != m)
+		cli_usage_error("--parse, --get, --check, --from-migration and "
+		    "--to-migration exclude each other");
+	opt.mode = m;
+}
+
+/* Print the warnings of a parsed (or built) u; returns 1 if any. */
+static int
+warnings(const struct otp_uri *u, const char *where)
+{
+	char ga[128] = "";
+	int any = 0;
+
+	if (u->warn & OTP_WARN_ISSUERMISMATCH) {
+		any = 1;
+		if (!opt.quiet)
+			warnx("warning: the label's issuer differs from the "
+			    "issuer parameter; the parameter wins%s", where);
+	}
+	if (u->warn & OTP_WARN_PADDED) {
+		any = 1;
+		if (!opt.quiet)
+			warnx("warning: the secret has '=' padding, which "
+			    "some apps refuse%s", where);
+	}
+	if (u->warn & OTP_WARN_SHORTKEY) {
+		any = 1;
+		if (!opt.quiet)
+			warnx("warning: the secret is %zu bits; RFC 4226 "
+			    "asks for at least 128%s", u->key.len * 8, where);
+	}
+	if (u->warn & OTP_WARN_GAIGNORES) {
+		size_t n = 0;
+
+		any = 1;
+		if (u->alg != OTP_ALG_SHA1)
+			n += (size_t)snprintf(ga + n, sizeof(ga) - n,
+			    ", algorithm %s", otp_alg_name(u->alg));
+		if (u->digits != 6 && u->digits != 8)
+			n += (size_t)snprintf(ga + n, sizeof(ga) - n,
+			    ", %u digits", u->digits);
+		if (u->type == OTP_TYPE_TOTP && u->period != 30)
+			snprintf(ga + n, sizeof(ga) - n, ", period %" PRIu64,
+			    u->period);
+		if (!opt.quiet)
+			warnx("warning: Google Authenticator ignores %s "
+			    "(it uses SHA1, 6 or 8 digits, 30 seconds)%s",
+			    ga + 2, where);
+	}
+	return any;
+}
+
+/* Warnings a built URI carries: those of its canonical form. */
+static unsigned
+built_warn(const char *uri)
+{
+	struct otp_uri v;
+	unsigned w;
+
+	if (otp_uri_parse(uri, &v, NULL) != 0)
+		return 0;
+	w = v.warn;
+	otp_wipe(&v, sizeof(v));
+	return w;
+}
+
+static void
+draw_qr(const char *text)
+{
+	size_t need;
+	char *buf;
+	int rc;
+
+	if ((rc = otp_qr_encode(text, &qr)) != 0)
+		errx(CLI_EXIT_ERR, "QR code: %s", rc == OTP_ETOOLONG ?
+		    "text too long for a QR code" : otp_strerror(rc));
+	need = otp_qr_render_size(&qr, opt.qrstyle);
+	if ((buf = malloc(need)) == NULL)
+		err(CLI_EXIT_ERR, "QR code");
+	if ((rc = otp_qr_render(&qr, opt.qrstyle, buf, need)) < 0)
+		errx(CLI_EXIT_ERR, "QR code: %s", otp_strerror(rc));
+	fwrite(buf, 1, (size_t)rc, stdout);
+	/* The drawing spells the secret. */
+	otp_wipe(buf, need);
+	otp_wipe(&qr, sizeof(qr));
+	free(buf);
+}
+
+/* Print s as a JSON string (RFC 8259 §7). */
+static void
+json_string(const char *s)
+{
+	putchar('"');
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+/* The text of one field of u into buf; 0, or -1 for a field not known. */
+static int
+field_value(const struct otp_uri *u, const char *name, char *buf,
+    size_t bufsz)
+{
+	int rc;
+
+	if (strcmp(name, "type") == 0)
+		snprintf(buf, bufsz, "%s", u->type == OTP_TYPE_TOTP ? "totp" :
+		    "hotp");
+	else if (strcmp(name, "issuer") == 0)
+		snprintf(buf, bufsz, "%s", u->issuer);
+	else if (strcmp(name, "account") == 0)
+		snprintf(buf, bufsz, "%s", u->account);
+	else if (strcmp(name, "secret") == 0) {
+		if ((rc = otp_b32_encode(u->key.buf, u->key.len, buf, bufsz,
+		    OTP_B32_NOPAD)) < 0)
+			errx(CLI_EXIT_ERR, "secret: %s", otp_strerror(rc));
+	} else if (strcmp(name, "algorithm") == 0)
+		snprintf(buf, bufsz, "%s", otp_alg_name(u->alg));
+	else if (strcmp(name, "digits") == 0)
+		snprintf(buf, bufsz, "%u", u->digits);
+	else if (strcmp(name, "period") == 0)
+		snprintf(buf, bufsz, "%" PRIu64, u->period);
+	else if (strcmp(name, "counter") == 0)
+		snprintf(buf, bufsz, "%" PRIu64, u->counter);
+	else
+		return -1;
+	return 0;
+}
+
+static void
+print_fields(const struct otp_uri *u, int first)
+{
+	char buf[OTP_LINE_MAX];
+	size_t i;
+
+	if (opt.json)
+		putchar('{');
+	else if (!first)
+		putchar('\n');
+	for (i = 0; i < NFIELDS; i++) {
+		int num = strcmp(fields[i], "digits") == 0 ||
+		    strcmp(fields[i], "period") == 0 ||
+		    strcmp(fields[i], "counter") == 0;
+
+		/* A key has a period or a counter, not both. */
+		if ((strcmp(fields[i], "period") == 0 &&
+		    u->type != OTP_TYPE_TOTP) ||
+		    (strcmp(fields[i], "counter") == 0 &&
+		    u->type != OTP_TYPE_HOTP))
+			continue;
+		field_value(u, fields[i], buf, sizeof(buf));
+		if (opt.json) {
+			printf("%s\"%s\":", i > 0 ? "," : "", fields[i]);
+			if (num)
+				fputs(buf, stdout);
+			else
+				json_string(buf);
+		} else
+			printf("%s=%s\n", fields[i], buf);
+	}
+	if (opt.json)
+		puts("}");
+	otp_wipe(buf, sizeof(buf));
+}
+
+/* Describe a URI parse failure, naming the spot. */
+static void
+uri_error(int rc, const char *text, size_t off, const char *where)
+{
+	unsigned char c = off < strlen(text) ? (unsigned char)text[off] : 0;
+
+	if (rc == OTP_EKEYLONG || rc == OTP_EKEYEMPTY || rc == OTP_ENOSECRET ||
+	    rc == OTP_EURI || c == 0)
+		warnx("%s%s", otp_strerror(rc), where);
+	else if (c > 0x20 && c < 0x7f)
+		warnx("%s: '%c' at offset %zu%s", otp_strerror(rc), c, off,
+		    where);
+	else
+		warnx("%s: byte 0x%02x at offset %zu%s", otp_strerror(rc), c,
+		    off, where);
+}
+
+static void
+set_status(int s)
+{
+	if (s > opt.status)
+		opt.status = s;
+}
+
+/* --parse, --get, --check of one URI text. */
+static void
+one_uri(const char *text, const char *where, int *first)
+{
+	struct otp_uri u;
+	char buf[OTP_LINE_MAX];
+	size_t off = 0;
+	int rc, warned;
+
+	if ((rc = otp_uri_parse(text, &u, &off)) != 0) {
+		uri_error(rc, text, off, where);
+		set_status(CLI_EXIT_ERR);
+		return;
+	}
+	warned = warnings(&u, where);
+	switch (opt.mode) {
+	case MODE_PARSE:
+		print_fields(&u, *first);
+		break;
+	case MODE_GET:
+		field_value(&u, opt.get, buf, sizeof(buf));
+		puts(buf);
+		otp_wipe(buf, sizeof(buf));
+		break;
+	case MODE_CHECK:
+		set_status(warned ? 1 : 0);
+		break;
+	default:
+		break;
+	}
+	*first = 0;
+	otp_wipe(&u, sizeof(u));
+}
+
+struct from_ctx {
+	const char	*where;
+};
+
+/* One account of an export payload: its otpauth URI, or its QR code. */
+static int
+from_account(void *arg, size_t index, const struct otp_uri *u)
+{
+	const struct from_ctx *ctx = arg;
+	char uri[OTP_LINE_MAX];
+	int rc;
+
+	if ((rc = otp_uri_build(u, uri, sizeof(uri))) != 0) {
+		warnx("account %zu%s: %s", index + 1, ctx->where,
+		    otp_strerror(rc));
+		return rc;
+	}
+	if (opt.qr)
+		draw_qr(uri);
+	else
+		puts(uri);
+	otp_wipe(uri, sizeof(uri));
+	return 0;
+}
+
+static void
+from_migration(const char *text, const char *where)
+{
+	struct otp_migration_batch batch;
+	struct otp_migration_err e;
+	struct from_ctx ctx = { where };
+	int rc;
+
+	memset(&e, 0, sizeof(e));
+	rc = otp_migration_decode(text, strlen(text), &batch, from_account,
+	    &ctx, &e);
+	if (rc == 0)
+		return;
+	set_status(CLI_EXIT_ERR);
+	if (e.account >= 0)
+		warnx("%s in account %ld%s (payload byte %zu)",
+		    otp_strerror(rc), e.account + 1, where, e.offset);
+	else if (e.in_payload)
+		warnx("%s at payload byte %zu%s", otp_strerror(rc), e.offset,
+		    where);
+	else
+		uri_error(rc, text, e.offset, where);
+}
+
+/* Read the URIs of --to-migration, then write them in batches. */
+static struct otp_uri *to_list;
+static size_t to_count;
+
+static void
+to_migration_add(const char *text, const char *where)
+{
+	struct otp_uri *u;
+	size_t off = 0;
+	int rc;
+
+	if (to_count == TO_MIGRATION_MAX)
+		errx(CLI_EXIT_ERR, "more than %d accounts%s",
+		    TO_MIGRATION_MAX, where);
+	u = &to_list[to_count];
+	if ((rc = otp_uri_parse(text, u, &off)) != 0) {
+		uri_error(rc, text, off, where);
+		set_status(CLI_EXIT_ERR);
+		return;
+	}
+	warnings(u, where);
+	if ((rc = otp_migration_check(u)) != 0) {
+		if (rc == OTP_EMIGRATEUNSUP)
+			warnx("%s%s: Google Authenticator exports carry only "
+			    "6 or 8 digits, a 30-second period, counters up "
+			    "to 2^63-1, and no ':' in an issuer",
+			    otp_strerror(rc), where);
+		else
+			warnx("%s%s", otp_strerror(rc), where);
+		otp_wipe(u, sizeof(*u));
+		set_status(CLI_EXIT_ERR);
+		return;
+	}
+	to_count++;
+}
+
+static void
+to_migration_write(void)
+{
+	struct otp_migration_batch batch;
+	uint32_t id;
+	size_t i, n, erridx = 0;
+	char *out;
+	int rc;
+
+	if (to_count == 0)
+		return;
+	if ((out = malloc(OTP_MIGRATION_URI_MAX)) == NULL)
+		err(CLI_EXIT_ERR, NULL);
+	if ((rc = otp_random_bytes(&id, sizeof(id))) != 0)
+		err(CLI_EXIT_ERR, "random batch id");
+	memset(&batch, 0, sizeof(batch));
+	batch.version = 1;
+	batch.batch_size = (int32_t)((to_count + OTP_MIGRATION_BATCH - 1) /
+	    OTP_MIGRATION_BATCH);
+	/* The app's batch ids are positive. */
+	batch.batch_id = (int32_t)(id & 0x7fffffff);
+	for (i = 0; i < to_count; i += n) {
+		n = to_count - i < OTP_MIGRATION_BATCH ? to_count - i :
+		    OTP_MIGRATION_BATCH;
+		batch.batch_index = (int32_t)(i / OTP_MIGRATION_BATCH);
+		rc = otp_migration_encode(to_list + i, n, &batch, out,
+		    OTP_MIGRATION_URI_MAX, &erridx);
+		if (rc < 0)
+			errx(CLI_EXIT_ERR, "account %zu: %s", i + erridx + 1,
+			    otp_strerror(rc));
+		if (opt.qr)
+			draw_qr(out);
+		else
+			puts(out);
+		otp_wipe(out, OTP_MIGRATION_URI_MAX);
+	}
+	free(out);
+}
+
+static void
+dispatch(const char *text, const char *where, int *first)
+{
+	switch (opt.mode) {
+	case MODE_FROM_MIGRATION:
+		from_migration(text, where);
+		break;
+	case MODE_TO_MIGRATION:
+		to_migration_add(text, where);
+		break;
+	default:
+		one_uri(text, where, first);
+		break;
+	}
+}
+
+/* Each line of stdin is a URI; blank lines are skipped. */
+static void
+read_lines(void)
+{
+	static char line[OTP_MIGRATION_URI_MAX + 2];
+	char where[64];
+	unsigned long lineno = 0;
+	size_t n, limit;
+	int first = 1;
+
+	limit = opt.mode == MODE_FROM_MIGRATION ? OTP_MIGRATION_URI_MAX :
+	    OTP_LINE_MAX;
+	while (fgets(line, (int)limit + 1, stdin) != NULL) {
+		lineno++;
+		snprintf(where, sizeof(where), " (line %lu)", lineno);
+		n = strlen(line);
+		if (n > 0 && line[n - 1] == '\n')
+			line[--n] = '\0';
+		else if (!feof(stdin))
+			errx(CLI_EXIT_ERR, "line %lu: longer than %zu bytes",
+			    lineno, limit - 1);
+		if (n > 0 && line[n - 1] == '\r')
+			line[--n] = '\0';
+		if (n == 0)
+			continue;
+		dispatch(line, where, &first);
+		if (opt.mode == MODE_GET)
+			break;
+	}
+	if (ferror(stdin))
+		err(CLI_EXIT_ERR, "standard input");
+	otp_wipe(line, sizeof(line));
+	if (lineno == 0 && opt.mode == MODE_GET)
+		errx(CLI_EXIT_ERR, "standard input: no URI");
+}
+
+static void
+build(const struct cli_otp *o, const char *arg)
+{
+	struct otp_uri u;
+	char uri[OTP_LINE_MAX];
+	int rc;
+
+	cli_key_load(o, arg, &u);
+	if (opt.issuer != NULL)
+		snprintf(u.issuer, sizeof(u.issuer), "%s", opt.issuer);
+	if (opt.account != NULL)
+		snprintf(u.account, sizeof(u.account), "%s", opt.account);
+	/* An option that does not apply is an error, not ignored. */
+	if (o->have_counter && u.type != OTP_TYPE_HOTP)
+		errx(CLI_EXIT_ERR, "--counter applies to HOTP keys (add "
+		    "--hotp)");
+	if (o->have_step && u.type != OTP_TYPE_TOTP)
+		errx(CLI_EXIT_ERR, "--period applies to TOTP keys");
+	if ((rc = otp_uri_build(&u, uri, sizeof(uri))) != 0) {
+		otp_wipe(&u, sizeof(u));
+		if (rc == OTP_EURILABEL)
+			errx(CLI_EXIT_ERR, "issuer or account: %s (a control "
+			    "character, invalid UTF-8, or an account that "
+			    "starts with a space and holds a ':')",
+			    otp_strerror(rc));
+		errx(CLI_EXIT_ERR, "%s", otp_strerror(rc));
+	}
+	/* The input URI's own warnings (padding, a differing issuer) and
+	 * those of the result. */
+	u.warn = (u.is_uri ? u.warn & (OTP_WARN_PADDED |
+	    OTP_WARN_ISSUERMISMATCH) : 0) | built_warn(uri);
+	warnings(&u, "");
+	if (opt.qr)
+		draw_qr(uri);
+	else
+		puts(uri);
+	otp_wipe(uri, sizeof(uri));
+	otp_wipe(&u, sizeof(u));
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct cli_otp o;
+	uint64_t period;
+	char where[64];
+	size_t i;
+	int ch, rc, first = 1;
+
+	cli_init(argc, argv);
+	cli_otp_init(&o);
+	/* What apps use: TOTP, and keys as Base32. */
+	o.type = OTP_TYPE_TOTP;
+	o.enc = OTP_KEYENC_BASE32;
+	while ((ch = getopt_long(argc, argv, "A:a:bc:d:hi:p:qVx", longopts,
+	    NULL)) != -1) {
+		switch (ch) {
+		case 'A':
+			opt.account = optarg;
+			opt.have_build = 1;
+			break;
+		case 'i':
+			opt.issuer = optarg;
+			opt.have_build = 1;
+			break;
+		case 'p':
+			if ((rc = otp_duration_parse(optarg, &period)) != 0 ||
+			    period == 0 || period > UINT32_MAX)
+				errx(CLI_EXIT_ERR, "--period: '%s': must be "
+				    "1 to 4294967295 seconds", optarg);
+			o.step = period;
+			o.have_step = 1;
+			opt.have_build = 1;
+			break;
+		case 'a':
+		case 'b':
+		case 'c':
+		case 'd':
+		case 'x':
+		case CLI_OPT_HOTP:
+		case CLI_OPT_TOTP:
+		case CLI_OPT_STRICT:
+			cli_otp_option(&o, ch, optarg);
+			opt.have_build = 1;
+			break;
+		case 'q':
+			opt.quiet = 1;
+			break;
+		case 'h':
+			usage();
+		case 'V':
+			cli_version();
+		case OPT_PARSE:
+			set_mode(MODE_PARSE);
+			break;
+		case OPT_JSON:
+			opt.json = 1;
+			break;
+		case OPT_GET:
+			set_mode(MODE_GET);
+			opt.get = optarg;
+			break;
+		case OPT_CHECK:
+			set_mode(MODE_CHECK);
+			break;
+		case OPT_QR:
+			opt.qr = 1;
+			opt.qrstyle = OTP_QR_UTF8;
+			if (optarg != NULL &&
+			    otp_qr_style_parse(optarg, &opt.qrstyle) != 0)
+				cli_usage_error("--qr: unknown style '%s' "
+				    "(utf8, ansi or ascii)", optarg);
+			break;
+		case OPT_FROM_MIGRATION:
+			set_mode(MODE_FROM_MIGRATION);
+			break;
+		case OPT_TO_MIGRATION:
+			set_mode(MODE_TO_MIGRATION);
+			break;
+		default:
+			cli_usage_error("unknown option");
+		}
+	}
+	argc -= optind;
+	argv += optind;
+
+	if (opt.json && opt.mode != MODE_PARSE)
+		cli_usage_error("--json goes with --parse");
+	if (opt.mode != MODE_BUILD && opt.have_build)
+		cli_usage_error("key options (-a, -A, -b, -c, -d, -i, -p, -x, "
+		    "--totp, --hotp, --strict) build a URI; they do not go "
+		    "with --parse, --get, --check or the migrations");
+	if (opt.qr && (opt.mode == MODE_PARSE || opt.mode == MODE_GET ||
+	    opt.mode == MODE_CHECK))
+		cli_usage_error("--qr draws a built URI or the migration URIs");
+	if (opt.mode == MODE_GET) {
+		char scratch[8];
+		struct otp_uri z;
+
+		otp_uri_init(&z);
+		if (field_value(&z, opt.get, scratch, sizeof(scratch)) != 0)
+			cli_usage_error("--get: unknown field '%s' (type, "
+			    "issuer, account, secret, algorithm, digits, "
+			    "period, counter)", opt.get);
+		if (argc > 1)
+			cli_usage_error("--get takes one URI");
+	}
+	if (opt.mode == MODE_TO_MIGRATION &&
+	    (to_list = calloc(TO_MIGRATION_MAX, sizeof(*to_list))) == NULL)
+		err(CLI_EXIT_ERR, NULL);
+
+	if (opt.mode == MODE_BUILD) {
+		if (argc > 1)
+			cli_usage_error("one KEY at most");
+		build(&o, argc == 1 ? argv[0] : NULL);
+		cli_exit(0);
+	}
+	if (argc == 0)
+		read_lines();
+	for (i = 0; i < (size_t)argc; i++) {
+		if (argc > 1)
+			snprintf(where, sizeof(where), " (URI %zu)", i + 1);
+		else
+			where[0] = '\0';
+		dispatch(argv[i], where, &first);
+	}
+	if (opt.mode == MODE_TO_MIGRATION) {
+		/* All or nothing: a refused account stops the export. */
+		if (opt.status == 0)
+			to_migration_write();
+		else
+			warnx("no export written");
+		otp_wipe(to_list, TO_MIGRATION_MAX * sizeof(*to_list));
+		free(to_list);
+	}
+	cli_exit(opt.status);
+}
