@@ -1088,8 +1088,10 @@ otp_state_check(const char *img, size_t len, const char *code,
 	if (r < 0)
 		goto fail;
 record:
-	if (res->accepted && op->grace_period != 0 && op->rhost != NULL &&
-	    host_ok(op->rhost)) {
+	/* The module records the login host only when it writes the file
+	 * anyway (1.08 never marks LASTn alone as a change): so do we. */
+	if (res->accepted && im.dirty && op->grace_period != 0 &&
+	    op->rhost != NULL && host_ok(op->rhost)) {
 		if ((r = last_record(&im, op, now)) < 0)
 			goto fail;
 	}
