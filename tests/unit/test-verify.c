@@ -17,6 +17,7 @@ static const struct {
 } errnames[] = {
 	{ "ECODE", OTP_ECODE }, { "EDIGITS", OTP_EDIGITS },
 	{ "EWINDOW", OTP_EWINDOW }, { "EINVAL", OTP_EINVAL },
+	{ "EHEX", OTP_EHEX }, { "ESTEP", OTP_ESTEP },
 };
 
 static int
@@ -216,6 +217,151 @@ check_code_shape(void)
 	otp_hmac_wipe(&h);
 }
 
+static const struct {
+	const char	*name;
+	unsigned	 bit;
+} diffnames[] = {
+	{ "ENC", OTP_DIFF_ENC }, { "ALG", OTP_DIFF_ALG },
+	{ "DIGITS", OTP_DIFF_DIGITS }, { "PREFIX", OTP_DIFF_PREFIX },
+	{ "TYPE", OTP_DIFF_TYPE }, { "STEP", OTP_DIFF_STEP },
+	{ "START", OTP_DIFF_START }, { "SHIFT", OTP_DIFF_SHIFT },
+	{ "DRIFT", OTP_DIFF_DRIFT }, { "COUNTER", OTP_DIFF_COUNTER },
+};
+
+/* "ALG+STEP" -> the bits; "0" -> 0; ~0u for an unknown name. */
+static unsigned
+diffbits(const char *text)
+{
+	char buf[128], *p, *save = NULL;
+	unsigned bits = 0;
+	size_t i;
+
+	if (strcmp(text, "0") == 0)
+		return 0;
+	snprintf(buf, sizeof(buf), "%s", text);
+	for (p = strtok_r(buf, "+", &save); p != NULL;
+	    p = strtok_r(NULL, "+", &save)) {
+		for (i = 0; i < sizeof(diffnames) / sizeof(diffnames[0]); i++)
+			if (strcmp(diffnames[i].name, p) == 0)
+				break;
+		if (i == sizeof(diffnames) / sizeof(diffnames[0]))
+			return ~0u;
+		bits |= diffnames[i].bit;
+	}
+	return bits;
+}
+
+/* Check one key=value expectation against a finding. */
+static int
+field_ok(const struct otp_finding *f, const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+	char key[32], got[64];
+	size_t n;
+
+	if (eq == NULL || (n = (size_t)(eq - kv)) >= sizeof(key))
+		return 0;
+	memcpy(key, kv, n);
+	key[n] = '\0';
+	if (strcmp(key, "alg") == 0)
+		snprintf(got, sizeof(got), "%s", otp_alg_name(f->alg));
+	else if (strcmp(key, "enc") == 0)
+		snprintf(got, sizeof(got), "%s", f->enc == OTP_KEYENC_HEX ?
+		    "HEX" : "BASE32");
+	else if (strcmp(key, "type") == 0)
+		snprintf(got, sizeof(got), "%s", f->type == OTP_TYPE_HOTP ?
+		    "HOTP" : "TOTP");
+	else if (strcmp(key, "digits") == 0)
+		snprintf(got, sizeof(got), "%u", f->digits);
+	else if (strcmp(key, "step") == 0)
+		snprintf(got, sizeof(got), "%" PRIu64, f->step);
+	else if (strcmp(key, "start") == 0)
+		snprintf(got, sizeof(got), "%" PRId64, f->start);
+	else if (strcmp(key, "shift") == 0)
+		snprintf(got, sizeof(got), "%" PRId64, f->shift);
+	else if (strcmp(key, "counter") == 0)
+		snprintf(got, sizeof(got), "%" PRIu64, f->counter);
+	else if (strcmp(key, "offset") == 0)
+		snprintf(got, sizeof(got), "%" PRId64, f->offset);
+	else
+		return 0;
+	return strcmp(got, eq + 1) == 0;
+}
+
+static void
+diagnose_case(const struct unit_line *l, void *arg)
+{
+	struct otp_finding f[OTP_DIAG_MAX];
+	struct otp_diag_params p;
+	uint64_t digits, start, now;
+	char want[256], *w, *save = NULL;
+	unsigned bits, also;
+	int n, i, ok = 1;
+
+	(void)arg;
+	if (l->nfields != 13) {
+		unit_check(0, l->file, (int)l->lineno, "want 13 fields");
+		return;
+	}
+	memset(&p, 0, sizeof(p));
+	p.type = strcmp(l->field[0], "HOTP") == 0 ? OTP_TYPE_HOTP :
+	    OTP_TYPE_TOTP;
+	ok &= otp_alg_parse(l->field[1], &p.alg) == 0;
+	p.enc = strcmp(l->field[2], "HEX") == 0 ? OTP_KEYENC_HEX :
+	    OTP_KEYENC_BASE32;
+	p.key = l->field[3];
+	ok &= otp_parse_u64(l->field[4], 0, 99, &digits) == 0;
+	ok &= otp_parse_u64(l->field[5], 0, UINT64_MAX, &p.counter) == 0;
+	ok &= otp_parse_u64(l->field[6], 0, UINT64_MAX, &p.step) == 0;
+	ok &= otp_parse_u64(l->field[7], 0, INT64_MAX, &start) == 0;
+	ok &= otp_parse_u64(l->field[8], 0, INT64_MAX, &now) == 0;
+	ok &= otp_parse_u64(l->field[9], 0, UINT64_MAX, &p.window) == 0;
+	unit_check(ok, l->file, (int)l->lineno, "malformed vector");
+	if (!ok)
+		return;
+	p.digits = (unsigned)digits;
+	p.start = (int64_t)start;
+	p.now = (int64_t)now;
+	n = otp_diagnose(&p, l->field[10], f, OTP_DIAG_MAX);
+
+	if (errcode(l->field[11]) != 1) {
+		unit_check(n == errcode(l->field[11]), l->file,
+		    (int)l->lineno, "got %d, want %s", n, l->field[11]);
+		return;
+	}
+	if (strcmp(l->field[11], "none") == 0) {
+		unit_check(n == 0, l->file, (int)l->lineno,
+		    "got %d findings (first differs 0x%x), want none", n,
+		    n > 0 ? f[0].differs : 0);
+		return;
+	}
+	unit_check(n > 0, l->file, (int)l->lineno, "got %d, want findings",
+	    n);
+	if (n <= 0)
+		return;
+	/* Findings come sorted by rank. */
+	for (i = 1; i < n; i++)
+		unit_check(f[i - 1].rank <= f[i].rank, l->file,
+		    (int)l->lineno, "finding %d out of order", i);
+	snprintf(want, sizeof(want), "%s", l->field[11]);
+	w = strtok_r(want, " ", &save);
+	bits = diffbits(w);
+	unit_check(f[0].differs == bits, l->file, (int)l->lineno,
+	    "first finding differs 0x%x, want %s (0x%x)", f[0].differs, w,
+	    bits);
+	while ((w = strtok_r(NULL, " ", &save)) != NULL)
+		unit_check(field_ok(&f[0], w), l->file, (int)l->lineno,
+		    "first finding: want %s", w);
+	if (strcmp(l->field[12], "-") != 0) {
+		also = diffbits(l->field[12]);
+		for (i = 0; i < n; i++)
+			if ((f[i].differs & also) == also)
+				break;
+		unit_check(i < n, l->file, (int)l->lineno,
+		    "no finding with %s", l->field[12]);
+	}
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -223,6 +369,7 @@ main(int argc, char *argv[])
 
 	unit_vectors(dir, "verify.txt", verify_case, NULL);
 	unit_vectors(dir, "verify-skew.txt", skew_case, NULL);
+	unit_vectors(dir, "verify-diagnose.txt", diagnose_case, NULL);
 	check_code_shape();
 	check_steam_motp();
 	return unit_done();

@@ -1,0 +1,872 @@
+/*
+ * otp-verify - check a one-time password; find a client's clock skew;
+ * explain why a code does not verify; check against a Google
+ * Authenticator state file.
+ */
+#include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+enum {
+	OPT_PIN = CLI_OPT_TOOL_BASE,
+	OPT_FINDSKEW,
+	OPT_DIAGNOSE,
+	OPT_STATE,
+	OPT_NOSKEWADJ,
+	OPT_NOINCRHOTP,
+	OPT_NOSTRICTOWNER,
+	OPT_ALLOWEDPERM,
+	OPT_ALLOWRO,
+};
+
+static const struct option longopts[] = {
+	CLI_OTP_LONGOPTS,
+	{ "allow-readonly",	no_argument,	   NULL, OPT_ALLOWRO },
+	{ "allowed-perm",	required_argument, NULL, OPT_ALLOWEDPERM },
+	{ "diagnose",		no_argument,	   NULL, OPT_DIAGNOSE },
+	{ "find-skew",		no_argument,	   NULL, OPT_FINDSKEW },
+	{ "help",		no_argument,	   NULL, 'h' },
+	{ "motp",		no_argument,	   NULL, CLI_OPT_MOTP },
+	{ "no-increment-hotp",	no_argument,	   NULL, OPT_NOINCRHOTP },
+	{ "no-skew-adjust",	no_argument,	   NULL, OPT_NOSKEWADJ },
+	{ "no-strict-owner",	no_argument,	   NULL, OPT_NOSTRICTOWNER },
+	{ "pin",		required_argument, NULL, OPT_PIN },
+	{ "quiet",		no_argument,	   NULL, 'q' },
+	{ "state",		required_argument, NULL, OPT_STATE },
+	{ "steam",		no_argument,	   NULL, CLI_OPT_STEAM },
+	{ "verbose",		no_argument,	   NULL, 'v' },
+	{ "version",		no_argument,	   NULL, 'V' },
+	{ NULL,			0,		   NULL, 0 }
+};
+
+enum mode {
+	MODE_VERIFY,
+	MODE_FINDSKEW,
+	MODE_DIAGNOSE,
+	MODE_STATE,
+};
+
+struct verify {
+	struct cli_otp	 o;
+	enum mode	 mode;
+	int		 quiet;
+	int		 verbose;
+	int		 steam;
+	int		 motp;
+	const char	*pin;
+	const char	*state;
+	unsigned	 state_flags;	/* OTP_STATE_* */
+	unsigned	 allowed_perm;
+	int		 have_perm;
+};
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	printf("usage: otp-verify [-bqVvx] [--hotp | --totp[=ALG]] [-a ALG] "
+	    "[-c COUNTER] [-d DIGITS]\n"
+	    "                  [-N TIME] [-S TIME] [-s STEP] [-w WINDOW] "
+	    "[--steam]\n"
+	    "                  [--motp --pin=PIN] [--strict] KEY [OTP]\n"
+	    "       otp-verify --find-skew [OPTION]... KEY CODE1 CODE2 "
+	    "[CODE3]\n"
+	    "       otp-verify --diagnose [OPTION]... KEY CODE\n"
+	    "       otp-verify [-qv] [-N TIME] [--no-skew-adjust] "
+	    "[--no-increment-hotp]\n"
+	    "                  [--no-strict-owner] [--allowed-perm=MODE] "
+	    "[--allow-readonly]\n"
+	    "                  --state FILE [OTP]\n"
+	    "\n"
+	    "Check OTP (from the operand, or one line of standard input) "
+	    "against KEY (hex,\n"
+	    "or Base32 with -b, or an otpauth:// URI; \"-\" reads a line of "
+	    "stdin, @FILE a\n"
+	    "line of FILE).  On a match print the offset of the matching "
+	    "step or counter\n"
+	    "and exit 0; exit 1 if no code in the window matches, 2 on "
+	    "errors.\n"
+	    "\n"
+	    "  --hotp                 event-based codes (default)\n"
+	    "  --totp[=ALG]           time-based codes; ALG SHA1, SHA256 or "
+	    "SHA512\n"
+	    "  -a, --algorithm=ALG    HMAC algorithm, also for HOTP\n"
+	    "  -b, --base32           keys are Base32\n"
+	    "  -x, --hex              keys are hex (default)\n"
+	    "      --strict           Base32 keys must be canonical\n"
+	    "  -c, --counter=N        HOTP counter expected next (default "
+	    "0)\n"
+	    "  -d, --digits=N         code length, 6 to 10 (default: the "
+	    "OTP's length)\n"
+	    "  -s, --time-step-size=DURATION  TOTP step (default 30s)\n"
+	    "  -S, --start-time=TIME  TOTP epoch T0 (default 1970-01-01 "
+	    "00:00:00 UTC)\n"
+	    "  -N, --now=TIME         use TIME as the current time\n"
+	    "  -w, --window=N         HOTP: counters c..c+N; TOTP: steps "
+	    "-N..+N (default 0)\n"
+	    "      --steam            Steam Guard 5-character codes\n"
+	    "      --motp --pin=PIN   Mobile-OTP codes (KEY is the secret "
+	    "text)\n"
+	    "  -q, --quiet            no message when the code is not "
+	    "accepted\n"
+	    "  -v, --verbose          explain the match and the clock, on "
+	    "stderr\n"
+	    "      --find-skew        where do 2 or 3 consecutive codes "
+	    "match (default\n"
+	    "                         window: one day of steps)\n"
+	    "      --diagnose         which parameter mistake explains a "
+	    "code\n"
+	    "      --state=FILE       check against a Google Authenticator "
+	    "state file\n"
+	    "      --no-skew-adjust   state: do not learn the client's clock "
+	    "skew\n"
+	    "      --no-increment-hotp  state: keep the HOTP counter on a "
+	    "failure\n"
+	    "      --no-strict-owner  state: accept a file owned by another "
+	    "user\n"
+	    "      --allowed-perm=MODE  state: permission bits allowed "
+	    "(default 0600)\n"
+	    "      --allow-readonly   state: accept even if the file cannot "
+	    "be updated\n"
+	    "  -h, --help             show this help\n"
+	    "  -V, --version          show the version\n");
+	cli_exit(0);
+}
+
+/* "1 h 30 min", "45 s": a human reading of a number of seconds. */
+static const char *
+human(uint64_t s, char *buf, size_t size)
+{
+	static const struct {
+		uint64_t	 secs;
+		const char	*unit;
+	} units[] = {
+		{ 86400, "d" }, { 3600, "h" }, { 60, "min" }, { 1, "s" },
+	};
+	size_t i, n = 0;
+
+	buf[0] = '\0';
+	if (s == 0) {
+		snprintf(buf, size, "0 s");
+		return buf;
+	}
+	for (i = 0; i < 4 && n < size; i++) {
+		if (s / units[i].secs == 0)
+			continue;
+		n += (size_t)snprintf(buf + n, size - n, "%s%" PRIu64 " %s",
+		    n > 0 ? " " : "", s / units[i].secs, units[i].unit);
+		s %= units[i].secs;
+	}
+	return buf;
+}
+
+/* steps * step as seconds, or 0 when it would not fit. */
+static int
+seconds_of(uint64_t steps, uint64_t step, uint64_t *out)
+{
+	return !__builtin_mul_overflow(steps, step, out);
+}
+
+static void
+print_signed(int64_t v)
+{
+	if (v > 0)
+		printf("+%" PRId64 "\n", v);
+	else
+		printf("%" PRId64 "\n", v);
+}
+
+/* What a TOTP offset says about the client's clock, on stderr. */
+static void
+explain_clock(int64_t offset, uint64_t step)
+{
+	uint64_t steps = (uint64_t)(offset < 0 ? -offset : offset), secs;
+	char h[64];
+
+	if (offset == 0) {
+		fprintf(stderr, "The client's clock agrees with ours to "
+		    "within one step (%" PRIu64 " s).\n", step);
+		return;
+	}
+	if (!seconds_of(steps, step, &secs)) {
+		fprintf(stderr, "The client's clock is %" PRIu64 " steps %s.\n",
+		    steps, offset < 0 ? "behind" : "ahead");
+		return;
+	}
+	fprintf(stderr, "The client's clock is about %s %s", human(secs, h,
+	    sizeof(h)), offset < 0 ? "behind" : "ahead");
+	if (offset == -1)
+		fprintf(stderr, " (or the code was typed just after it "
+		    "changed)");
+	fprintf(stderr, ".\n");
+}
+
+/* Parameters and outcome for -v, on stderr: no secret is shown. */
+static void
+print_verbose(const struct verify *v, const struct otp_uri *u,
+    unsigned digits, uint64_t counter)
+{
+	char t[64];
+
+	if (v->steam)
+		fprintf(stderr, "Code: Steam Guard, 5 characters\n");
+	else if (v->motp)
+		fprintf(stderr, "Code: Mobile-OTP, 6 hex digits\n");
+	else
+		fprintf(stderr, "Digits: %u\n", digits);
+	fprintf(stderr, "Window size: %" PRIu64 "\n", v->o.window);
+	if (u->type == OTP_TYPE_HOTP) {
+		fprintf(stderr, "HOTP mode: %s\n", otp_alg_name(u->alg));
+		fprintf(stderr, "Start counter: 0x%" PRIX64 " (%" PRIu64 ")\n",
+		    counter, counter);
+		return;
+	}
+	fprintf(stderr, "TOTP mode: %s\n", v->motp ? "mOTP" :
+	    otp_alg_name(u->alg));
+	fprintf(stderr, "Step size (seconds): %" PRIu64 "\n", u->period);
+	if (otp_time_format_utc(v->o.start, t, sizeof(t)) != 0)
+		snprintf(t, sizeof(t), "?");
+	fprintf(stderr, "Start time: %s (%" PRId64 ")\n", t, v->o.start);
+	if (otp_time_format_utc(v->o.now, t, sizeof(t)) != 0)
+		snprintf(t, sizeof(t), "?");
+	fprintf(stderr, "Current time: %s (%" PRId64 ")\n", t, v->o.now);
+	fprintf(stderr, "Counter: 0x%" PRIX64 " (%" PRIu64 ")\n", counter,
+	    counter);
+}
+
+static void
+explain_match(const struct otp_uri *u, const struct otp_match *m,
+    uint64_t centre)
+{
+	uint64_t secs, k = (uint64_t)(m->offset < 0 ? -m->offset :
+	    m->offset);
+	char h[64];
+
+	if (u->type == OTP_TYPE_HOTP) {
+		fprintf(stderr, "Matched counter 0x%" PRIX64 " (%" PRIu64 "), "
+		    "%" PRIu64 " after the expected %" PRIu64 ".\n",
+		    m->counter, m->counter, k, centre);
+		if (k > 0)
+			fprintf(stderr, "The token has made %" PRIu64 " code%s "
+			    "that were never used.\n", k, k == 1 ? "" : "s");
+		if (m->counter < UINT64_MAX)
+			fprintf(stderr, "The next code to expect is counter "
+			    "%" PRIu64 " (-c %" PRIu64 ").\n", m->counter + 1,
+			    m->counter + 1);
+		return;
+	}
+	fprintf(stderr, "Matched step 0x%" PRIX64 " (%" PRIu64 "), offset "
+	    "%s%" PRId64 " step%s", m->counter, m->counter,
+	    m->offset > 0 ? "+" : "", m->offset, k == 1 ? "" : "s");
+	if (k > 0 && seconds_of(k, u->period, &secs))
+		fprintf(stderr, " (%s%s)", m->offset < 0 ? "-" : "+",
+		    human(secs, h, sizeof(h)));
+	fprintf(stderr, ".\n");
+	explain_clock(m->offset, u->period);
+}
+
+static void
+not_accepted(const struct verify *v, const char *why)
+{
+	if (!v->quiet)
+		warnx("code not accepted%s%s", why != NULL ? ": " : "",
+		    why != NULL ? why : "");
+}
+
+/* Read the OTP: the operand, or one line of standard input. */
+static void
+read_code(const char *arg, char *buf, size_t size)
+{
+	int rc;
+
+	if (arg != NULL) {
+		if (strlen(arg) >= size)
+			errx(CLI_EXIT_ERR, "OTP: %s", otp_strerror(OTP_ECODE));
+		snprintf(buf, size, "%s", arg);
+		return;
+	}
+	if ((rc = otp_key_read(NULL, stdin, buf, size)) != 0) {
+		if (rc == OTP_EIO)
+			err(CLI_EXIT_ERR, "standard input");
+		errx(CLI_EXIT_ERR, "standard input: %s", rc == OTP_EEMPTY ?
+		    "no OTP" : rc == OTP_ETOOLONG ? otp_strerror(OTP_ECODE) :
+		    otp_strerror(rc));
+	}
+}
+
+/* Load the key: mOTP secrets are text, used as they are. */
+static void
+load_key(const struct verify *v, const char *arg, struct otp_uri *u)
+{
+	char line[OTP_LINE_MAX];
+	size_t n;
+	int rc;
+
+	if (!v->motp) {
+		cli_key_load(&v->o, arg, u);
+		return;
+	}
+	if ((rc = otp_key_read(arg, stdin, line, sizeof(line))) != 0) {
+		const char *src = strcmp(arg, "-") == 0 ? "standard input" :
+		    arg;
+
+		otp_wipe(line, sizeof(line));
+		if (rc == OTP_EIO)
+			err(CLI_EXIT_ERR, "%s", src);
+		errx(CLI_EXIT_ERR, "%s: %s", src, rc == OTP_EEMPTY ?
+		    "no key" : otp_strerror(rc));
+	}
+	otp_uri_init(u);
+	cli_otp_apply(&v->o, u);
+	n = strlen(line);
+	if (n == 0 || n > sizeof(u->key.buf)) {
+		otp_wipe(line, sizeof(line));
+		errx(CLI_EXIT_ERR, "mOTP secret: %s", otp_strerror(n == 0 ?
+		    OTP_EKEYEMPTY : OTP_EKEYLONG));
+	}
+	memcpy(u->key.buf, line, n);
+	u->key.len = n;
+	otp_wipe(line, sizeof(line));
+}
+
+/* Options that only fit one kind of key, as otp-gen checks them. */
+static void
+check_combination(const struct verify *v, const struct otp_uri *u)
+{
+	if (u->type == OTP_TYPE_TOTP && v->o.have_counter && !u->is_uri)
+		errx(CLI_EXIT_ERR, "--counter applies to HOTP only");
+	if (u->type == OTP_TYPE_HOTP && !u->is_uri && (v->o.have_now ||
+	    v->o.have_start || v->o.have_step))
+		errx(CLI_EXIT_ERR, "--now, --start-time and --time-step-size "
+		    "apply to TOTP only (add --totp)");
+}
+
+/* The digits in force: -d, else a URI's digits=, else the OTP's own
+ * length (0), as oathtool does. */
+static unsigned
+digits_in_force(const struct verify *v, const struct otp_uri *u)
+{
+	if (v->o.have_digits)
+		return v->o.digits;
+	if (u->is_uri && (u->have & OTP_HAVE_DIGITS))
+		return u->digits;
+	return 0;
+}
+
+/* The expected counter: -c for HOTP, the time step for TOTP. */
+static uint64_t
+centre_of(const struct verify *v, const struct otp_uri *u)
+{
+	uint64_t c;
+	int rc;
+
+	if (u->type == OTP_TYPE_HOTP)
+		return u->counter;
+	if ((rc = otp_totp_counter(v->o.now, v->o.start, u->period, &c)) != 0)
+		errx(CLI_EXIT_ERR, "%s", rc == OTP_EBEFORESTART ?
+		    "--now is before --start-time" : otp_strerror(rc));
+	return c;
+}
+
+static void __attribute__((noreturn))
+code_error(int rc, char *code, unsigned digits)
+{
+	size_t n = strlen(code);
+	int wellformed = otp_code_check(code, 0) > 0;
+
+	otp_wipe(code, n);
+	if (rc == OTP_ECODE && digits != 0 && n != digits && wellformed)
+		errx(CLI_EXIT_ERR, "OTP has %zu digits, not %u", n, digits);
+	if (rc == OTP_ECODE)
+		errx(CLI_EXIT_ERR, "OTP: %s (want %s)", otp_strerror(rc),
+		    digits != 0 ? "that many decimal digits" :
+		    "6 to 10 decimal digits");
+	errx(CLI_EXIT_ERR, "%s", otp_strerror(rc));
+}
+
+static int
+do_verify(const struct verify *v, int argc, char *argv[])
+{
+	struct otp_uri u;
+	struct otp_hmac h;
+	struct otp_match m = { 0, 0 };
+	char code[OTP_CODE_MAX + 2];
+	uint64_t centre;
+	unsigned digits;
+	int rc;
+
+	if (argc < 1 || argc > 2)
+		cli_usage_error(argc < 1 ? "missing KEY" :
+		    "too many operands");
+	if (argc == 1 && (strcmp(argv[0], "-") == 0))
+		cli_usage_error("with KEY \"-\" the OTP must be an operand");
+	load_key(v, argv[0], &u);
+	if (v->steam || v->motp)
+		u.type = OTP_TYPE_TOTP;
+	if (v->motp)
+		u.period = 10;
+	check_combination(v, &u);
+	read_code(argc == 2 ? argv[1] : NULL, code, sizeof(code));
+	digits = digits_in_force(v, &u);
+	centre = v->motp ? 0 : centre_of(v, &u);
+	if (v->motp) {
+		rc = otp_verify_motp((const char *)u.key.buf, u.key.len,
+		    v->pin, code, v->o.now, v->o.window, &m);
+		centre = (uint64_t)(v->o.now / 10 - (v->o.now % 10 < 0));
+	} else {
+		if ((rc = otp_hmac_init(&h, u.alg, u.key.buf, u.key.len)) != 0)
+			errx(CLI_EXIT_ERR, "key: %s", otp_strerror(rc));
+		if (v->steam)
+			rc = otp_verify_steam(&h, code, centre, v->o.window,
+			    OTP_WINDOW_AROUND, &m);
+		else
+			rc = otp_verify(&h, code, digits, centre, v->o.window,
+			    u.type == OTP_TYPE_HOTP ? OTP_WINDOW_AHEAD :
+			    OTP_WINDOW_AROUND, &m);
+		otp_hmac_wipe(&h);
+	}
+	otp_wipe(&u.key, sizeof(u.key));
+	if (rc < 0) {
+		if (rc == OTP_ECODE && v->steam)
+			errx(CLI_EXIT_ERR, "OTP: %s (want 5 Steam Guard "
+			    "characters)", otp_strerror(rc));
+		if (rc == OTP_ECODE && v->motp)
+			errx(CLI_EXIT_ERR, "OTP: %s (want 6 hex digits)",
+			    otp_strerror(rc));
+		code_error(rc, code, digits);
+	}
+	if (v->verbose)
+		print_verbose(v, &u, digits != 0 ? digits :
+		    (unsigned)strlen(code), centre);
+	otp_wipe(code, sizeof(code));
+	if (rc == 0) {
+		if (v->verbose)
+			fprintf(stderr, "No %s in the window gives this code.\n",
+			    u.type == OTP_TYPE_HOTP ? "counter" : "step");
+		not_accepted(v, NULL);
+		return 1;
+	}
+	if (v->verbose)
+		explain_match(&u, &m, centre);
+	if (u.type == OTP_TYPE_HOTP)
+		printf("%" PRId64 "\n", m.offset);
+	else
+		print_signed(m.offset);
+	return 0;
+}
+
+static int
+do_find_skew(const struct verify *v, int argc, char *argv[])
+{
+	struct otp_uri u;
+	struct otp_hmac h;
+	struct otp_match m = { 0, 0 };
+	uint64_t centre, window, secs;
+	char hbuf[64];
+	int rc, i;
+
+	if (argc < 3 || argc > 4)
+		cli_usage_error("--find-skew wants KEY and 2 or 3 codes");
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "-") == 0)
+			cli_usage_error("--find-skew takes its codes as "
+			    "operands");
+	load_key(v, argv[0], &u);
+	check_combination(v, &u);
+	centre = centre_of(v, &u);
+	window = v->o.window;
+	if (!v->o.have_window)
+		/* One day of steps either way; HOTP looks 10000 ahead. */
+		window = u.type == OTP_TYPE_TOTP ? (86400 / u.period > 0 ?
+		    86400 / u.period : 1) : 10000;
+	if ((rc = otp_hmac_init(&h, u.alg, u.key.buf, u.key.len)) != 0)
+		errx(CLI_EXIT_ERR, "key: %s", otp_strerror(rc));
+	otp_wipe(&u.key, sizeof(u.key));
+	rc = otp_find_skew(&h, (const char *const *)argv + 1,
+	    (size_t)argc - 1, digits_in_force(v, &u), centre, window,
+	    u.type == OTP_TYPE_HOTP ? OTP_WINDOW_AHEAD : OTP_WINDOW_AROUND,
+	    &m);
+	otp_hmac_wipe(&h);
+	if (rc == OTP_ECODE)
+		errx(CLI_EXIT_ERR, "codes: %s (want %u to %u decimal digits, "
+		    "all of one length)", otp_strerror(rc), OTP_DIGITS_MIN,
+		    OTP_DIGITS_MAX);
+	if (rc < 0)
+		errx(CLI_EXIT_ERR, "%s", otp_strerror(rc));
+	if (rc == 0) {
+		if (!v->quiet)
+			warnx("no %d consecutive %s within %" PRIu64 " of the "
+			    "expected one give these codes", argc - 1,
+			    u.type == OTP_TYPE_HOTP ? "counters" : "steps",
+			    window);
+		return 1;
+	}
+	if (rc > 1 && !v->quiet)
+		warnx("%d places match; the nearest is shown", rc);
+	if (u.type == OTP_TYPE_HOTP) {
+		printf("+%" PRId64 " counters: the token is at counter "
+		    "%" PRIu64 "; next expect -c %" PRIu64 "\n", m.offset,
+		    m.counter, m.counter + (uint64_t)argc - 1);
+		return 0;
+	}
+	printf("%s%" PRId64 " step%s", m.offset > 0 ? "+" : "", m.offset,
+	    m.offset == 1 || m.offset == -1 ? "" : "s");
+	if (seconds_of((uint64_t)(m.offset < 0 ? -m.offset : m.offset),
+	    u.period, &secs)) {
+		printf(" (%s%" PRIu64 " s)", m.offset < 0 ? "-" : "+", secs);
+		if (m.offset == 0)
+			printf(": the client's clock agrees with ours\n");
+		else
+			printf(": the client's clock is %s %s\n",
+			    human(secs, hbuf, sizeof(hbuf)), m.offset < 0 ?
+			    "behind" : "ahead");
+	} else
+		printf("\n");
+	if (v->verbose)
+		fprintf(stderr, "The first code is step %" PRIu64 "; ours is "
+		    "%" PRIu64 ".\n", m.counter, centre);
+	return 0;
+}
+
+static const char *
+alg_short(enum otp_alg a)
+{
+	return otp_alg_name(a);
+}
+
+/* One line for a finding: what differs, then where it matched. */
+static void
+print_finding(const struct otp_diag_params *p, const struct otp_finding *f,
+    size_t len)
+{
+	char t1[64], t2[64], h[64];
+	const char *sep = "";
+	uint64_t d;
+
+#define PART(...) do { printf("%s", sep); printf(__VA_ARGS__); \
+	sep = "; "; } while (0)
+	if (f->differs == 0)
+		PART("verifies with the given parameters");
+	if (f->differs & OTP_DIFF_ENC)
+		PART("the key is %s, not %s", f->enc == OTP_KEYENC_BASE32 ?
+		    "Base32 (-b)" : "hex (-x)", f->enc == OTP_KEYENC_BASE32 ?
+		    "hex" : "Base32");
+	if (f->differs & OTP_DIFF_ALG)
+		PART("algorithm %s, not %s", alg_short(f->alg),
+		    alg_short(p->alg));
+	if (f->differs & OTP_DIFF_DIGITS)
+		PART("%u digits, not %u", f->digits, p->digits);
+	if (f->differs & OTP_DIFF_PREFIX)
+		PART("the first %zu of %u digits", len, f->digits);
+	if (f->differs & OTP_DIFF_TYPE)
+		PART("%s, not %s", f->type == OTP_TYPE_TOTP ? "TOTP" : "HOTP",
+		    f->type == OTP_TYPE_TOTP ? "HOTP" : "TOTP");
+	if (f->differs & OTP_DIFF_STEP)
+		PART("%" PRIu64 " s steps, not %" PRIu64 " s", f->step,
+		    p->step);
+	if (f->differs & OTP_DIFF_START) {
+		if (otp_time_format_utc(f->start, t1, sizeof(t1)) != 0)
+			snprintf(t1, sizeof(t1), "?");
+		if (otp_time_format_utc(p->start, t2, sizeof(t2)) != 0)
+			snprintf(t2, sizeof(t2), "?");
+		PART("start time %s, not %s", t1, t2);
+	}
+	if (f->differs & OTP_DIFF_SHIFT) {
+		d = (uint64_t)(f->shift < 0 ? -f->shift : f->shift);
+		PART("the client's clock is %s %s (a time-zone error)",
+		    human(d, h, sizeof(h)), f->shift < 0 ? "behind" : "ahead");
+	}
+	if (f->differs & OTP_DIFF_COUNTER)
+		PART("the token counts from 0, not %" PRIu64, p->counter);
+	if (f->differs & OTP_DIFF_DRIFT) {
+		d = (uint64_t)(f->offset < 0 ? -f->offset : f->offset);
+		if (f->type == OTP_TYPE_HOTP)
+			PART("the token is %" PRIu64 " counters ahead, beyond "
+			    "the window", d);
+		else if (!__builtin_mul_overflow(d, f->step, &d))
+			PART("the client's clock is %s %s, beyond the window",
+			    human(d, h, sizeof(h)), f->offset < 0 ?
+			    "behind" : "ahead");
+		else
+			PART("clock drift beyond the window");
+	}
+#undef PART
+	printf(" (%s %" PRIu64 ", offset %s%" PRId64 ")\n",
+	    f->type == OTP_TYPE_HOTP ? "counter" : "step", f->counter,
+	    f->offset > 0 ? "+" : "", f->offset);
+}
+
+static int
+do_diagnose(const struct verify *v, int argc, char *argv[])
+{
+	struct otp_finding f[OTP_DIAG_MAX];
+	struct otp_diag_params p;
+	struct otp_uri u;
+	char line[OTP_LINE_MAX];
+	size_t erroff;
+	int rc, n, i;
+
+	if (argc != 2)
+		cli_usage_error("--diagnose wants KEY and one code");
+	if (strcmp(argv[1], "-") == 0)
+		cli_usage_error("--diagnose takes its code as an operand");
+	if ((rc = otp_key_read(argv[0], stdin, line, sizeof(line))) != 0) {
+		const char *src = strcmp(argv[0], "-") == 0 ?
+		    "standard input" : argv[0];
+
+		if (rc == OTP_EIO)
+			err(CLI_EXIT_ERR, "%s", src);
+		errx(CLI_EXIT_ERR, "%s: %s", src, rc == OTP_EEMPTY ?
+		    "no key" : otp_strerror(rc));
+	}
+	/* The parameters: a URI's, overridden by the command line.  A key
+	 * that decodes only the other way is one of the mistakes looked
+	 * for; one that decodes neither way gets the usual message. */
+	otp_uri_init(&u);
+	if (otp_key_parse(line, v->o.enc, &u, &erroff) != 0) {
+		otp_wipe(&u, sizeof(u));
+		otp_uri_init(&u);
+		if (otp_key_parse(line, v->o.enc == OTP_KEYENC_HEX ?
+		    OTP_KEYENC_BASE32 : OTP_KEYENC_HEX, &u, &erroff) != 0) {
+			(void)cli_key_text(&v->o, line, NULL, &u);
+			otp_wipe(line, sizeof(line));
+			exit(CLI_EXIT_ERR);
+		}
+	}
+	cli_otp_apply(&v->o, &u);
+	otp_wipe(&u.key, sizeof(u.key));
+	/* No check_combination: --now with HOTP asks whether the code is
+	 * a TOTP code of that time. */
+	memset(&p, 0, sizeof(p));
+	p.key = line;
+	p.enc = v->o.enc;
+	p.type = u.type;
+	p.alg = u.alg;
+	p.digits = digits_in_force(v, &u);
+	p.counter = u.counter;
+	p.step = u.period;
+	p.start = v->o.start;
+	p.now = v->o.now;
+	p.window = v->o.window;
+	n = otp_diagnose(&p, argv[1], f, OTP_DIAG_MAX);
+	otp_wipe(line, sizeof(line));
+	if (n == OTP_ECODE)
+		errx(CLI_EXIT_ERR, "OTP: %s (want 6 to 10 decimal digits)",
+		    otp_strerror(n));
+	if (n == OTP_EWINDOW)
+		errx(CLI_EXIT_ERR, "--window: at most %d for --diagnose",
+		    OTP_DIAG_WINDOW_MAX);
+	if (n < 0)
+		errx(CLI_EXIT_ERR, "%s", otp_strerror(n));
+	if (n == 0) {
+		if (!v->quiet)
+			warnx("no common mistake explains this code");
+		return 1;
+	}
+	for (i = 0; i < n; i++)
+		print_finding(&p, &f[i], strlen(argv[1]));
+	return 0;
+}
+
+static int
+do_state(const struct verify *v, int argc, char *argv[])
+{
+	struct otp_state_opts so;
+	struct otp_state_result r;
+	char code[OTP_CODE_MAX + 2];
+	int rc;
+
+	if (argc > 1)
+		cli_usage_error("--state takes at most one OTP operand");
+	read_code(argc == 1 ? argv[0] : NULL, code, sizeof(code));
+	otp_state_opts_init(&so);
+	so.flags = v->state_flags;
+	if (v->have_perm)
+		so.allowed_perm = v->allowed_perm;
+	memset(&r, 0, sizeof(r));
+	rc = otp_statefile_check(v->state, code, v->o.now, &so, &r);
+	otp_wipe(code, sizeof(code));
+	if (rc == OTP_EIO)
+		err(CLI_EXIT_ERR, "%s", v->state);
+	if (rc == OTP_ECODE)
+		errx(CLI_EXIT_ERR, "OTP: %s (want 6 digits or an 8-digit "
+		    "scratch code)", otp_strerror(rc));
+	if (rc != 0)
+		errx(CLI_EXIT_ERR, "%s: %s", v->state, otp_strerror(rc));
+	if (v->verbose) {
+		if (r.accepted && r.how == OTP_STATE_BYSCRATCH)
+			fprintf(stderr, "Accepted an emergency scratch code; "
+			    "it is now deleted.\n");
+		else if (r.accepted && r.how == OTP_STATE_BYCODE)
+			fprintf(stderr, "Accepted counter %" PRIu64 ", offset "
+			    "%s%" PRId64 "; time skew now %" PRId64 " step%s.\n",
+			    r.counter, r.offset > 0 ? "+" : "", r.offset, r.skew,
+			    r.skew == 1 || r.skew == -1 ? "" : "s");
+		fprintf(stderr, "State file %s.\n", r.recorded ? "updated" :
+		    r.changed ? "NOT updated" : "unchanged");
+	}
+	if (r.accepted && !r.recorded && r.changed && !v->quiet)
+		warnx("%s: accepted, but the update could not be recorded",
+		    v->state);
+	if (!r.accepted) {
+		not_accepted(v, otp_state_why_text(r.why));
+		return 1;
+	}
+	if (r.how == OTP_STATE_BYSCRATCH)
+		printf("scratch\n");
+	else if (r.how == OTP_STATE_BYGRACE)
+		printf("grace\n");
+	else
+		print_signed(r.offset);
+	return 0;
+}
+
+static unsigned
+parse_perm(const char *arg)
+{
+	unsigned long v = 0;
+	const char *p;
+
+	for (p = arg; *p != '\0'; p++) {
+		if (*p < '0' || *p > '7' || p - arg >= 5)
+			cli_usage_error("--allowed-perm: '%s': want an octal "
+			    "mode such as 0600", arg);
+		v = v * 8 + (unsigned long)(*p - '0');
+	}
+	if (p == arg || v > 07777)
+		cli_usage_error("--allowed-perm: '%s': want an octal mode "
+		    "such as 0600", arg);
+	return (unsigned)v;
+}
+
+static void
+set_mode(struct verify *v, enum mode m)
+{
+	if (v->mode != MODE_VERIFY && v->mode != m)
+		cli_usage_error("--find-skew, --diagnose and --state exclude "
+		    "each other");
+	v->mode = m;
+}
+
+/* Options that make no sense in the chosen mode are usage errors. */
+static void
+check_options(const struct verify *v)
+{
+	const struct cli_otp *o = &v->o;
+
+	if (v->steam && v->motp)
+		cli_usage_error("--steam and --motp exclude each other");
+	if ((v->steam || v->motp) && (o->have_digits || o->have_alg))
+		cli_usage_error("--digits and --algorithm do not apply to "
+		    "--steam or --motp");
+	if (v->motp && (o->have_step || o->have_start))
+		cli_usage_error("Mobile-OTP counts 10-second steps from the "
+		    "epoch; --time-step-size and --start-time do not apply");
+	if (v->motp != (v->pin != NULL))
+		cli_usage_error("--motp and --pin=PIN go together");
+	if ((v->steam || v->motp) && v->mode != MODE_VERIFY)
+		cli_usage_error("--steam and --motp apply to plain "
+		    "verification only");
+	if (o->window > OTP_WINDOW_MAX)
+		cli_usage_error("--window: at most %llu", OTP_WINDOW_MAX);
+	if (v->mode == MODE_STATE) {
+		if (o->have_type || o->have_alg || o->have_digits ||
+		    o->have_counter || o->have_step || o->have_start ||
+		    o->have_window || o->strict || o->enc != OTP_KEYENC_HEX)
+			cli_usage_error("with --state the file sets the "
+			    "parameters; only --now applies");
+	} else if (v->state_flags != 0 || v->have_perm)
+		cli_usage_error("--no-skew-adjust, --no-increment-hotp, "
+		    "--no-strict-owner, --allowed-perm and --allow-readonly "
+		    "need --state");
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct verify v;
+	int ch, status;
+
+	cli_init(argc, argv);
+	memset(&v, 0, sizeof(v));
+	cli_otp_init(&v.o);
+	while ((ch = getopt_long(argc, argv, CLI_OTP_SHORTOPTS "hqVv",
+	    longopts, NULL)) != -1) {
+		if (cli_otp_option(&v.o, ch, optarg))
+			continue;
+		switch (ch) {
+		case 'h':
+			usage();
+		case 'q':
+			v.quiet = 1;
+			break;
+		case 'V':
+			cli_version();
+		case 'v':
+			v.verbose = 1;
+			break;
+		case CLI_OPT_STEAM:
+			v.steam = 1;
+			break;
+		case CLI_OPT_MOTP:
+			v.motp = 1;
+			break;
+		case OPT_PIN:
+			v.pin = optarg;
+			break;
+		case OPT_FINDSKEW:
+			set_mode(&v, MODE_FINDSKEW);
+			break;
+		case OPT_DIAGNOSE:
+			set_mode(&v, MODE_DIAGNOSE);
+			break;
+		case OPT_STATE:
+			set_mode(&v, MODE_STATE);
+			v.state = optarg;
+			break;
+		case OPT_NOSKEWADJ:
+			v.state_flags |= OTP_STATE_NOSKEWADJ;
+			break;
+		case OPT_NOINCRHOTP:
+			v.state_flags |= OTP_STATE_NOINCRHOTP;
+			break;
+		case OPT_NOSTRICTOWNER:
+			v.state_flags |= OTP_STATE_NOSTRICTOWNER;
+			break;
+		case OPT_ALLOWRO:
+			v.state_flags |= OTP_STATE_ALLOWRO;
+			break;
+		case OPT_ALLOWEDPERM:
+			v.allowed_perm = parse_perm(optarg);
+			v.have_perm = 1;
+			break;
+		default:
+			cli_usage_error("unknown option");
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	check_options(&v);
+
+	switch (v.mode) {
+	case MODE_FINDSKEW:
+		status = do_find_skew(&v, argc, argv);
+		break;
+	case MODE_DIAGNOSE:
+		status = do_diagnose(&v, argc, argv);
+		break;
+	case MODE_STATE:
+		status = do_state(&v, argc, argv);
+		break;
+	case MODE_VERIFY:
+	default:
+		status = do_verify(&v, argc, argv);
+		break;
+	}
+	cli_exit(status);
+}

@@ -1,0 +1,333 @@
+/*
+ * diagnose.c - why does a code not verify?  Try the parameter mistakes
+ * people make when they set up an authenticator (algorithm, digits, step,
+ * key encoding, start time, time zone, HOTP for TOTP) and list the ones
+ * under which the code does verify, most likely first.
+ *
+ * Every extra hypothesis is another chance of a false match (10^-6 each
+ * for six digits), so the search stays narrow: at most two mistakes at a
+ * time, and a drift of a window's width around each guess.
+ */
+#include <string.h>
+
+#include "otp.h"
+
+/* What each mistake costs in rank: the lower, the more common. */
+#define COST_DRIFT	10
+#define COST_ALG	20
+#define COST_STEP	20
+#define COST_DIGITS	20
+#define COST_PREFIX	25
+#define COST_COUNTER	25
+#define COST_ENC	30
+#define COST_TYPE	30
+#define COST_START	30
+#define COST_SHIFT	30
+
+#define MAX_MISTAKES	2
+#define HALF_HOURS	28		/* time-zone shifts up to ±14 h */
+#define DRIFT_SECONDS	600		/* plain drift searched: ±10 min */
+#define HOTP_DRIFT	100		/* counters ahead of the window */
+#define HOTP_FRESH	10		/* counters of a new HOTP token */
+
+struct search {
+	const struct otp_diag_params	*p;
+	const char	*code;
+	size_t		 len;		/* the code's length */
+	struct otp_hmac	 h;
+	struct otp_finding	 f;	/* the hypothesis being tried */
+	struct otp_finding	*out;
+	size_t		 max, n;
+};
+
+static unsigned
+mistakes(unsigned differs)
+{
+	unsigned m = 0, bit;
+
+	for (bit = OTP_DIFF_ENC; bit <= OTP_DIFF_COUNTER; bit <<= 1) {
+		/* The code's length is a fact, not a guess; drift only
+		 * comes with no other mistake. */
+		if (bit != OTP_DIFF_DIGITS && bit != OTP_DIFF_DRIFT &&
+		    (differs & bit))
+			m++;
+	}
+	return m;
+}
+
+static unsigned
+cost(const struct otp_finding *f)
+{
+	unsigned c = 0;
+	uint64_t d;
+
+	c += f->differs & OTP_DIFF_ENC ? COST_ENC : 0;
+	c += f->differs & OTP_DIFF_ALG ? COST_ALG : 0;
+	c += f->differs & OTP_DIFF_PREFIX ? COST_PREFIX : 0;
+	c += f->differs & OTP_DIFF_TYPE ? COST_TYPE : 0;
+	c += f->differs & OTP_DIFF_STEP ? COST_STEP : 0;
+	c += f->differs & OTP_DIFF_START ? COST_START : 0;
+	c += f->differs & OTP_DIFF_COUNTER ? COST_COUNTER : 0;
+	c += f->differs & OTP_DIFF_DRIFT ? COST_DRIFT : 0;
+	if (f->differs & OTP_DIFF_SHIFT) {
+		/* Whole hours before half hours, near before far. */
+		d = (uint64_t)(f->shift < 0 ? -f->shift : f->shift);
+		c += COST_SHIFT + (d % 3600 != 0 ? 5u : 0u) +
+		    (unsigned)(d / 3600);
+	}
+	d = (uint64_t)(f->offset < 0 ? -f->offset : f->offset);
+	return c + (d > 1000 ? 1000 : (unsigned)d);
+}
+
+/* Keep the finding if it ranks among the best max, in rank order. */
+static void
+record(struct search *s)
+{
+	size_t i;
+
+	s->f.rank = cost(&s->f);
+	if (s->n == s->max && (s->max == 0 ||
+	    s->out[s->max - 1].rank <= s->f.rank))
+		return;
+	i = s->n < s->max ? s->n++ : s->max - 1;
+	while (i > 0 && s->out[i - 1].rank > s->f.rank) {
+		s->out[i] = s->out[i - 1];
+		i--;
+	}
+	s->out[i] = s->f;
+}
+
+/* Does counter give the code, read as a whole code of its own length or
+ * as the first digits of a longer one?  Tries each such length in turn. */
+static void
+try_counter(struct search *s, uint64_t counter, int64_t offset, int *done)
+{
+	uint32_t v = otp_hotp_value(&s->h, counter);
+	char text[OTP_CODE_MAX];
+	unsigned g, base = s->f.differs;
+
+	for (g = (unsigned)s->len; g <= 8 || g == s->len; g++) {
+		unsigned bit = g == s->len ? 0 : OTP_DIFF_PREFIX;
+
+		if (done[g - OTP_DIGITS_MIN])
+			continue;
+		if (mistakes(base | bit) > MAX_MISTAKES)
+			continue;
+		if (otp_code_decimal(v, g, text, sizeof(text)) != 0)
+			continue;
+		if (!otp_ct_equal(text, s->code, s->len))
+			continue;
+		done[g - OTP_DIGITS_MIN] = 1;
+		s->f.differs = base | bit;
+		s->f.digits = g;
+		s->f.counter = counter;
+		s->f.offset = offset;
+		record(s);
+		s->f.differs = base;
+	}
+	otp_wipe(text, sizeof(text));
+}
+
+/* Counters around (TOTP) or ahead of (HOTP) centre, nearest first; the
+ * first match of each code length is the finding.  Offsets beyond
+ * tolerance are marked as drift. */
+static void
+try_window(struct search *s, uint64_t centre, uint64_t reach,
+    uint64_t tolerance, int around)
+{
+	int done[OTP_DIGITS_MAX - OTP_DIGITS_MIN + 1] = { 0 };
+	unsigned base = s->f.differs;
+	uint64_t k;
+
+	for (k = 0; k <= reach; k++) {
+		if (k > tolerance)
+			s->f.differs = base | OTP_DIFF_DRIFT;
+		if (around && k > 0 && centre >= k)
+			try_counter(s, centre - k, -(int64_t)k, done);
+		if (centre <= UINT64_MAX - k)
+			try_counter(s, centre + k, (int64_t)k, done);
+	}
+	s->f.differs = base;
+}
+
+/* How far plain drift is searched: extra beyond the window, capped. */
+static uint64_t
+drift(uint64_t window, uint64_t extra)
+{
+	if (extra < 2)
+		extra = 2;
+	return window > OTP_WINDOW_MAX - extra ? OTP_WINDOW_MAX :
+	    window + extra;
+}
+
+static void
+try_totp(struct search *s, unsigned base)
+{
+	const struct otp_diag_params *p = s->p;
+	uint64_t steps[3] = { p->step, 30, 60 }, centre;
+	uint64_t near = p->window > 0 ? p->window : 1;
+	int64_t starts[2] = { p->start, 0 }, shift, t;
+	size_t i, j;
+	int k;
+
+	for (i = 0; i < 3; i++) {
+		if (i > 0 && steps[i] == p->step)
+			continue;
+		for (j = 0; j < 2; j++) {
+			if (j == 1 && p->start == 0)
+				continue;
+			for (k = -HALF_HOURS; k <= HALF_HOURS; k++) {
+				/* 0 first is not needed: findings are sorted
+				 * by rank, not by discovery. */
+				shift = (int64_t)k * 1800;
+				s->f.differs = base |
+				    (i > 0 ? OTP_DIFF_STEP : 0) |
+				    (j > 0 ? OTP_DIFF_START : 0) |
+				    (k != 0 ? OTP_DIFF_SHIFT : 0);
+				if (mistakes(s->f.differs) > MAX_MISTAKES)
+					continue;
+				if (__builtin_add_overflow(p->now, shift, &t) ||
+				    otp_totp_counter(t, starts[j], steps[i],
+				    &centre) != 0)
+					continue;
+				s->f.type = OTP_TYPE_TOTP;
+				s->f.step = steps[i];
+				s->f.start = starts[j];
+				s->f.shift = shift;
+				if ((s->f.differs & ~(unsigned)OTP_DIFF_DIGITS)
+				    == 0)
+					try_window(s, centre, drift(p->window,
+					    DRIFT_SECONDS / steps[i]),
+					    p->window, 1);
+				else
+					try_window(s, centre, near, near, 1);
+			}
+		}
+	}
+}
+
+static void
+try_hotp(struct search *s, unsigned base)
+{
+	const struct otp_diag_params *p = s->p;
+	uint64_t near = p->window > 2 ? p->window : 2;
+
+	s->f.type = OTP_TYPE_HOTP;
+	s->f.step = 0;
+	s->f.start = 0;
+	s->f.shift = 0;
+	s->f.differs = base;
+	if (base & OTP_DIFF_TYPE) {
+		/* A new HOTP token counts from zero. */
+		try_window(s, 0, HOTP_FRESH, HOTP_FRESH, 0);
+		return;
+	}
+	if ((base & ~(unsigned)OTP_DIFF_DIGITS) == 0)
+		try_window(s, p->counter, drift(p->window, HOTP_DRIFT),
+		    p->window, 0);
+	else
+		try_window(s, p->counter, near, near, 0);
+	if (p->counter > HOTP_FRESH) {
+		/* The server's counter moved on; the token was reset, or
+		 * is a new one. */
+		s->f.differs = base | OTP_DIFF_COUNTER;
+		if (mistakes(s->f.differs) <= MAX_MISTAKES)
+			try_window(s, 0, HOTP_FRESH, HOTP_FRESH, 0);
+	}
+	s->f.differs = base;
+}
+
+static int
+search_key(struct search *s, const struct otp_key *key, unsigned base)
+{
+	static const enum otp_alg algs[] = {
+		OTP_ALG_SHA1, OTP_ALG_SHA256, OTP_ALG_SHA512
+	};
+	const struct otp_diag_params *p = s->p;
+	unsigned b;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < 3; i++) {
+		b = base | (algs[i] != p->alg ? OTP_DIFF_ALG : 0);
+		if (mistakes(b) > MAX_MISTAKES)
+			continue;
+		if ((rc = otp_hmac_init(&s->h, algs[i], key->buf,
+		    key->len)) != 0)
+			return rc;
+		s->f.alg = algs[i];
+		if (p->type == OTP_TYPE_TOTP) {
+			try_totp(s, b);
+			if (mistakes(b | OTP_DIFF_TYPE) <= MAX_MISTAKES)
+				try_hotp(s, b | OTP_DIFF_TYPE);
+		} else {
+			try_hotp(s, b);
+			if (mistakes(b | OTP_DIFF_TYPE) <= MAX_MISTAKES)
+				try_totp(s, b | OTP_DIFF_TYPE);
+		}
+		otp_hmac_wipe(&s->h);
+	}
+	return 0;
+}
+
+int
+otp_diagnose(const struct otp_diag_params *p, const char *code,
+    struct otp_finding *out, size_t max)
+{
+	struct search s;
+	struct otp_uri u;
+	enum otp_keyenc encs[2];
+	size_t erroff;
+	unsigned base;
+	int n, rc, first = 0, i, nread = 0, uri;
+
+	if ((n = otp_code_check(code, 0)) < 0)
+		return n;
+	if (p->digits != 0 && (p->digits < OTP_DIGITS_MIN ||
+	    p->digits > OTP_DIGITS_MAX))
+		return OTP_EDIGITS;
+	if (p->window > OTP_DIAG_WINDOW_MAX)
+		return OTP_EWINDOW;
+	if (p->type == OTP_TYPE_TOTP && p->step == 0)
+		return OTP_ESTEP;
+	memset(&s, 0, sizeof(s));
+	s.p = p;
+	s.code = code;
+	s.len = (size_t)n;
+	s.out = out;
+	s.max = max;
+	base = p->digits != 0 && (unsigned)n != p->digits ?
+	    OTP_DIFF_DIGITS : 0;
+	encs[0] = p->enc;
+	encs[1] = p->enc == OTP_KEYENC_HEX ? OTP_KEYENC_BASE32 :
+	    OTP_KEYENC_HEX;
+	for (i = 0; i < 2; i++) {
+		otp_uri_init(&u);
+		if ((rc = otp_key_parse(p->key, encs[i], &u, &erroff)) != 0) {
+			/* The given reading's error is the one to report. */
+			if (i == 0)
+				first = rc;
+			otp_wipe(&u, sizeof(u));
+			continue;
+		}
+		nread++;
+		s.f.enc = encs[i];
+		rc = search_key(&s, &u.key, base |
+		    (i == 1 ? OTP_DIFF_ENC : 0));
+		uri = u.is_uri;
+		otp_wipe(&u, sizeof(u));
+		if (rc != 0) {
+			otp_wipe(&s, sizeof(s));
+			return rc;
+		}
+		if (uri)
+			break;	/* a URI has one reading */
+	}
+	if (nread == 0) {
+		otp_wipe(&s, sizeof(s));
+		return first;
+	}
+	n = (int)s.n;
+	otp_wipe(&s, sizeof(s));
+	return n;
+}
