@@ -570,6 +570,8 @@ parse_account(struct pb *p, struct otp_uri *u, size_t *erroff)
 		*erroff = (size_t)(issuer.s - p->buf) + bad;
 		return r;
 	}
+	if (issuer.n >= OTP_LABEL_MAX)
+		return OTP_ETOOLONG;
 	*erroff = name.seen ? name.off : start;
 	if ((r = split_name(u, name.s, name.n, issuer.s, issuer.n)) != 0)
 		return r;
