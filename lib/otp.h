@@ -293,13 +293,19 @@ struct otp_uri {
 /* Set u to the defaults: HOTP, SHA1, 6 digits, counter 0, period 30. */
 void otp_uri_init(struct otp_uri *u);
 /* Get the text of a key argument: arg itself, one line of in for NULL or
- * "-", one line of FILE for "@FILE".  A trailing "\n" or "\r\n" is
- * removed.  OTP_EEMPTY for no line, OTP_ETOOLONG past outsz-1, OTP_ENUL,
- * OTP_EIO with errno set. */
+ * "-", the first line of FILE for "@FILE" (a regular file, FIFO or
+ * character device, read with read(2), no more than outsz+1 bytes).  One
+ * trailing "\n" or "\r\n" is removed.  OTP_EEMPTY for no line at all,
+ * OTP_ETOOLONG past outsz-1 characters (never truncated), OTP_ENUL, OTP_EIO
+ * with errno set (EISDIR for a directory, EINVAL for other file types);
+ * out is wiped on error. */
 int otp_key_read(const char *arg, FILE *in, char *out, size_t outsz);
-/* Turn key text into u: an otpauth:// URI (any case of the scheme) is
- * parsed with its parameters, anything else is decoded as enc.  On a codec
- * error *erroff gets the offset in text. */
+/* Turn key text into u (otp_uri_init first): an otpauth:// URI (any case
+ * of the scheme) is parsed with its parameters, anything else is decoded
+ * as enc (Base32 leniently) with u->is_uri = 0.  OTP_EKEYEMPTY for zero
+ * bytes, OTP_EKEYLONG past OTP_KEY_MAX, OTP_EURI for an
+ * otpauth-migration: text; on a codec error *erroff (may be NULL) gets
+ * the offset in text.  On error u->key is wiped. */
 int otp_key_parse(const char *text, enum otp_keyenc enc, struct otp_uri *u,
     size_t *erroff);
 /* Parse an otpauth:// URI into u (see reference/key-uri.md). */
@@ -311,7 +317,10 @@ int otp_uri_build(const struct otp_uri *u, char *out, size_t outsz);
 
 /* See reference/migration.md.  Two layers, each a pure function over a
  * buffer and a length: the otpauth-migration://offline?data= URI (query
- * percent-encoding, then base64) and the protobuf MigrationPayload. */
+ * percent-encoding, then base64) and the protobuf MigrationPayload.
+ * Names are split and rebuilt so that encode then decode gives back every
+ * field the format carries: type, alg, digits, counter (HOTP), key, issuer
+ * and account; the period is always 30. */
 
 #define OTP_MIGRATION_PAYLOAD_MAX 65536	/* decoded payload bytes */
 #define OTP_MIGRATION_BATCH	10	/* accounts per payload, as the app */
@@ -325,8 +334,9 @@ size_t otp_b64_encoded_len(size_t n);
  * NUL); returns the number of characters or OTP_ENOSPACE. */
 int otp_b64_encode(const uint8_t *in, size_t n, char *out, size_t outsz);
 /* Decode base64: '=' padding optional (but correct if present), ' ' read
- * as '+', the URL-safe '-' and '_' as '+' and '/'.  Anything else is
- * OTP_EBASE64 with *erroff at it (at inlen for a truncated last group). */
+ * as '+', the URL-safe '-' and '_' as '+' and '/', unused low bits of the
+ * last character ignored.  Anything else is OTP_EBASE64 with *erroff at it
+ * (at inlen for a truncated last group). */
 int otp_b64_decode(const char *in, size_t inlen, uint8_t *out,
     size_t outsz, size_t *outlen, size_t *erroff);
 
@@ -338,7 +348,9 @@ struct otp_migration_batch {
 	int32_t	batch_id;	/* shared by the payloads of one export */
 };
 
-/* Where a decode failed (filled on every error when not NULL). */
+/* Where a decode failed (filled on every error when not NULL).  In the
+ * payload the offset is that of the tag of the field at fault, or of the
+ * bad byte inside a name or issuer. */
 struct otp_migration_err {
 	size_t	offset;		/* byte offset of the fault */
 	int	in_payload;	/* 0: offset in the URI text; 1: in the payload */
@@ -351,17 +363,26 @@ struct otp_migration_err {
 typedef int otp_migration_fn(void *arg, size_t index,
     const struct otp_uri *u);
 
-/* Parse a MigrationPayload of len bytes: *batch (may be NULL) gets the
- * batch fields, fn each account as type, alg, digits, counter (HOTP only),
- * period 30, key, issuer and account (the name's "Issuer:" prefix split
- * off as in a URI label; the issuer field wins over it).  OTP_EEMPTY for
- * no accounts; MD5 is OTP_EMIGRATEUNSUP. */
+/* Parse a MigrationPayload of len bytes (fn may be NULL to only check):
+ * *batch (may be NULL) gets the batch fields, fn each account with
+ * period 30, is_uri 1, and the name split as a URI label: the issuer field
+ * wins, a name that starts with "issuer:" loses that prefix, else the first
+ * ':' ends the issuer; spaces after it are dropped.  Unknown fields are
+ * skipped.  Errors: OTP_EPROTOBUF (wire format), OTP_EEMPTY (no accounts),
+ * OTP_EMIGRATEUNSUP (MD5), OTP_EALG, OTP_EDIGITS, OTP_EURITYPE (unknown
+ * enum value), OTP_ECOUNTER (negative), OTP_EKEYEMPTY, OTP_EKEYLONG,
+ * OTP_EUTF8, OTP_EURICTRL, OTP_ENUL, OTP_ETOOLONG (text over
+ * OTP_LABEL_MAX - 1), OTP_ERANGE (batch field not an int32). */
 int otp_migration_payload_decode(const uint8_t *buf, size_t len,
     struct otp_migration_batch *batch, otp_migration_fn *fn, void *arg,
     struct otp_migration_err *err);
 /* Percent-decode and base64-decode the data= value of an
- * otpauth-migration:// URI text of len bytes into out
- * (OTP_MIGRATION_PAYLOAD_MAX bytes always suffice). */
+ * otpauth-migration://offline URI text of len bytes into out
+ * (OTP_MIGRATION_PAYLOAD_MAX bytes always suffice).  Scheme and host in
+ * any case, '+' and ' ' both read as '+', other parameters and a fragment
+ * ignored.  Errors: OTP_EMIGRATION, OTP_EMIGRATIONDATA, OTP_EURIPARAM (data
+ * twice or without '='), OTP_EURIESC, OTP_EBASE64, OTP_ENUL, OTP_ETOOLONG
+ * (payload over 64 KiB), OTP_ENOSPACE. */
 int otp_migration_uri_payload(const char *text, size_t len, uint8_t *out,
     size_t outsz, size_t *outlen, struct otp_migration_err *err);
 /* otp_migration_uri_payload then otp_migration_payload_decode, through a
@@ -370,15 +391,18 @@ int otp_migration_decode(const char *text, size_t len,
     struct otp_migration_batch *batch, otp_migration_fn *fn, void *arg,
     struct otp_migration_err *err);
 
-/* 0 if the format can carry u; else OTP_EMIGRATEUNSUP (period not 30,
- * digits not 6 or 8, counter over 2^63-1, ':' in the issuer, ':' in an
- * account without issuer, or ' ' opening an account with issuer), or
- * OTP_EKEYEMPTY / OTP_EKEYLONG / OTP_EINVAL for a bad struct. */
+/* 0 if the format can carry u exactly; else OTP_EMIGRATEUNSUP (period not
+ * 30, digits not 6 or 8, HOTP counter over 2^63-1, or an account that both
+ * starts with ' ' and holds ':', which no spelling of the name keeps),
+ * OTP_EUTF8 / OTP_EURICTRL for text a decoder refuses, OTP_EKEYEMPTY /
+ * OTP_EKEYLONG, or OTP_EINVAL for a bad struct. */
 int otp_migration_check(const struct otp_uri *u);
-/* Write the payload for n (>= 1) accounts and *batch into out, the fields
- * the app writes; *outlen gets its length.  One payload only: the caller
- * splits an export into batches of OTP_MIGRATION_BATCH with a shared
- * batch_id.  On a refused account *erridx (may be NULL) gets its index. */
+/* Write the payload for n (>= 1) accounts and *batch (NULL: version 1,
+ * batch 1 of 1, id 0) into out, the fields the app writes; *outlen gets
+ * its length.  Each account is first checked with otp_migration_check();
+ * on a refusal *erridx (may be NULL) gets its index.  One payload only:
+ * the caller splits an export into batches of OTP_MIGRATION_BATCH, numbers
+ * them and gives them a shared batch_id.  OTP_ETOOLONG past 64 KiB. */
 int otp_migration_payload_encode(const struct otp_uri *u, size_t n,
     const struct otp_migration_batch *batch, uint8_t *out, size_t outsz,
     size_t *outlen, size_t *erridx);
