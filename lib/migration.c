@@ -162,22 +162,23 @@ otp_b64_decode(const char *in, size_t inlen, uint8_t *out, size_t outsz,
 {
 	struct b64dec d;
 	size_t i, o = 0;
-	int r;
+	int r = 0;
 
 	memset(&d, 0, sizeof(d));
-	for (i = 0; i < inlen; i++) {
-		if ((r = b64_put(&d, (unsigned char)in[i], out, outsz, &o))
-		    != 0) {
-			*erroff = i;
-			return r;
-		}
+	for (i = 0; i < inlen && r == 0; i++) {
+		*erroff = i;
+		r = b64_put(&d, (unsigned char)in[i], out, outsz, &o);
 	}
-	if ((r = b64_final(&d, out, outsz, &o)) != 0) {
+	if (r == 0) {
 		*erroff = inlen;
-		return r;
+		r = b64_final(&d, out, outsz, &o);
 	}
-	*outlen = o;
-	return 0;
+	if (r == 0)
+		*outlen = o;
+	else
+		otp_wipe(out, o);	/* no partial result */
+	otp_wipe(&d, sizeof(d));
+	return r;
 }
 
 /* ---- protobuf reading ------------------------------------------------ */
@@ -727,10 +728,10 @@ data_decode(const char *text, size_t start, size_t end, uint8_t *out,
 {
 	struct b64dec d;
 	size_t i, o = 0;
-	int r;
+	int r = 0;
 
 	memset(&d, 0, sizeof(d));
-	for (i = start; i < end; i++) {
+	for (i = start; i < end && r == 0; i++) {
 		unsigned char c = (unsigned char)text[i];
 
 		*erroff = i;
@@ -739,19 +740,25 @@ data_decode(const char *text, size_t start, size_t end, uint8_t *out,
 
 			if (end - i < 3 || (hi = hexval((unsigned char)
 			    text[i + 1])) < 0 || (lo = hexval((unsigned char)
-			    text[i + 2])) < 0)
-				return OTP_EURIESC;
+			    text[i + 2])) < 0) {
+				r = OTP_EURIESC;
+				break;
+			}
 			c = (unsigned char)(hi << 4 | lo);
 			i += 2;
 		}
-		if ((r = b64_put(&d, c, out, outsz, &o)) != 0)
-			return r;
+		r = b64_put(&d, c, out, outsz, &o);
 	}
-	*erroff = end;
-	if ((r = b64_final(&d, out, outsz, &o)) != 0)
-		return r;
-	*outlen = o;
-	return 0;
+	if (r == 0) {
+		*erroff = end;
+		r = b64_final(&d, out, outsz, &o);
+	}
+	if (r == 0)
+		*outlen = o;
+	else
+		otp_wipe(out, o);	/* no partial result */
+	otp_wipe(&d, sizeof(d));
+	return r;
 }
 
 int
