@@ -586,8 +586,8 @@ print_finding(const struct otp_diag_params *p, const struct otp_finding *f,
 	if (f->differs & OTP_DIFF_DRIFT) {
 		d = (uint64_t)(f->offset < 0 ? -f->offset : f->offset);
 		if (f->type == OTP_TYPE_HOTP)
-			PART("the token is %" PRIu64 " counters ahead, beyond "
-			    "the window", d);
+			PART("the token is %" PRIu64 " counter%s ahead, beyond "
+			    "the window", d, d == 1 ? "" : "s");
 		else if (!__builtin_mul_overflow(d, f->step, &d))
 			PART("the client's clock is %s %s, beyond the window",
 			    human(d, h, sizeof(h)), f->offset < 0 ?
@@ -684,6 +684,13 @@ do_state(const struct verify *v, int argc, char *argv[])
 	if (argc > 1)
 		cli_usage_error("--state takes at most one OTP operand");
 	read_code(argc == 1 ? argv[0] : NULL, code, sizeof(code));
+	/* The module would just refuse a 5- or 7-digit code; for a tool
+	 * that is malformed input, not a wrong code. */
+	if (otp_state_code_shape(code) != 0) {
+		otp_wipe(code, sizeof(code));
+		errx(CLI_EXIT_ERR, "OTP: %s (want 6 digits or an 8-digit "
+		    "scratch code)", otp_strerror(OTP_ECODE));
+	}
 	otp_state_opts_init(&so);
 	so.flags = v->state_flags;
 	if (v->have_perm)
@@ -795,7 +802,8 @@ main(int argc, char *argv[])
 	cli_init(argc, argv);
 	memset(&v, 0, sizeof(v));
 	cli_otp_init(&v.o);
-	while ((ch = getopt_long(argc, argv, CLI_OTP_SHORTOPTS "hqVv",
+	opterr = 0;	/* one message, ours, naming the option */
+	while ((ch = getopt_long(argc, argv, ":" CLI_OTP_SHORTOPTS "hqVv",
 	    longopts, NULL)) != -1) {
 		if (cli_otp_option(&v.o, ch, optarg))
 			continue;
@@ -845,8 +853,15 @@ main(int argc, char *argv[])
 			v.allowed_perm = parse_perm(optarg);
 			v.have_perm = 1;
 			break;
+		case ':':
+			cli_usage_error("option requires an argument: '%s'",
+			    argv[optind - 1]);
 		default:
-			cli_usage_error("unknown option");
+			/* A short option in a cluster leaves optind on it. */
+			if (optopt > 0 && optopt < 128)
+				cli_usage_error("unknown option '-%c'", optopt);
+			cli_usage_error("unknown option '%s'",
+			    argv[optind - 1]);
 		}
 	}
 	argc -= optind;

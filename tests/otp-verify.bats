@@ -1,0 +1,645 @@
+#!/usr/bin/env bats
+# otp-verify: every option and mode, exit codes 0/1/2, stdout vs stderr,
+# write errors, the -v text, the man page's examples.
+
+bats_require_minimum_version 1.5.0
+load common
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+	ROOT=$BATS_TEST_DIRNAME/..
+	# Key DEADBEEF at the counter edges: 0 -> 057490, 2^64-1 -> 044040.
+	BEEF=deadbeef
+	MAXC=18446744073709551615
+}
+
+# RFC 4226 appendix D: the HOTP codes of counters 0..9.
+hotp() {
+	local codes=(755224 287082 359152 969429 338314 254676 287922 162583 \
+	    399871 520489)
+	echo "${codes[$1]}"
+}
+
+# A state file in the Google Authenticator format, mode 0400.
+state_file() {
+	local f=$T/ga
+	rm -f "$f"
+	printf '%s\n' "$RFC_B32" "$@" > "$f"
+	chmod 400 "$f"
+	echo "$f"
+}
+
+@test "-h and --help print the usage on stdout, naming every option" {
+	for o in -h --help; do
+		run --separate-stderr otp-verify "$o"
+		assert_success
+		assert_line --index 0 --regexp '^usage: otp-verify '
+		[ -z "$stderr" ]
+	done
+	for o in --hotp --totp --algorithm --base32 --hex --strict --counter \
+	    --digits --time-step-size --start-time --now --window --steam \
+	    --motp --pin --quiet --verbose --find-skew --diagnose --state \
+	    --no-skew-adjust --no-increment-hotp --no-strict-owner \
+	    --allowed-perm --allow-readonly --help --version; do
+		assert_output --partial -- "$o"
+	done
+}
+
+@test "the usage matches the man page SYNOPSIS" {
+	run otp-verify --help
+	assert_line --index 0 --partial '[-bqVvx] [--hotp | --totp[=ALG]]'
+	assert_line --index 3 --partial '--find-skew [OPTION]... KEY CODE1 CODE2 [CODE3]'
+	assert_line --index 4 --partial '--diagnose [OPTION]... KEY CODE'
+	run grep -c 'Fl -find-skew\|Fl -diagnose\|Fl -state' "$ROOT/man/otp-verify.1"
+	assert_success
+}
+
+@test "-V and --version print the version" {
+	for o in -V --version; do
+		run --separate-stderr otp-verify "$o"
+		assert_success
+		assert_output --regexp '^otp-verify \(otp-utils\) [0-9]+\.[0-9]+\.[0-9]+$'
+	done
+}
+
+@test "HOTP: RFC 4226 codes verify at their counter, offset from -c" {
+	for c in 0 1 2 3 4 5 6 7 8 9; do
+		run --separate-stderr otp-verify -c "$c" "$RFC_HEX" "$(hotp "$c")"
+		assert_success
+		assert_output 0
+		[ -z "$stderr" ]
+	done
+	run otp-verify -w 9 "$RFC_HEX" "$(hotp 9)"
+	assert_success
+	assert_output 9
+	run otp-verify --counter=5 --window=4 "$RFC_HEX" "$(hotp 9)"
+	assert_success
+	assert_output 4
+	run otp-verify --hotp -c 5 -w 10 "$RFC_HEX" 520489
+	assert_success
+	assert_output 4
+}
+
+@test "HOTP: the window looks ahead only, and its edge is exact" {
+	run --separate-stderr otp-verify -w 8 "$RFC_HEX" "$(hotp 9)"
+	assert_failure 1
+	assert_output ''
+	[ "$stderr" = "otp-verify: code not accepted" ]
+	run otp-verify -c 5 -w 100 "$RFC_HEX" "$(hotp 0)"
+	assert_failure 1
+	run otp-verify -c 1 "$RFC_HEX" "$(hotp 0)"
+	assert_failure 1
+}
+
+@test "HOTP: counters clamp at 2^64-1 and never wrap to 0" {
+	run otp-verify -c "$MAXC" -w 5 "$BEEF" 044040
+	assert_success
+	assert_output 0
+	run otp-verify -c "$MAXC" -w 5 "$BEEF" 057490
+	assert_failure 1
+	run otp-verify -c 18446744073709551614 -w 100000000 "$BEEF" 044040
+	assert_success
+	assert_output 1
+}
+
+@test "TOTP: signed offsets -2, 0, +1 around --now" {
+	# RFC 6238: 94287082 is step 1 (t=30..59).
+	run otp-verify --totp -N @59 -w 2 "$RFC_HEX" 94287082
+	assert_success
+	assert_output 0
+	run otp-verify --totp -N @119 -w 2 "$RFC_HEX" 94287082
+	assert_success
+	assert_output -- -2
+	run otp-verify --totp -N @0 -w 2 "$RFC_HEX" 94287082
+	assert_success
+	assert_output +1
+	run otp-verify --totp -N @120 -w 2 "$RFC_HEX" 94287082
+	assert_failure 1
+	run otp-verify --totp -N @1111111109 "$RFC_HEX" 07081804
+	assert_success
+	assert_output 0
+}
+
+@test "--totp=ALG, -a/--algorithm: RFC 6238 SHA256 and SHA512 keys" {
+	k256=3132333435363738393031323334353637383930313233343536373839303132
+	k512=${k256}33343536373839303132333435363738393031323334353637383930313233
+	k512=${k512}34
+	run otp-verify --totp=SHA256 -N @1234567890 "$k256" 91819424
+	assert_output 0
+	run otp-verify --totp -a sha512 -N @1234567890 "$k512" 93441116
+	assert_output 0
+	run otp-verify --totp --algorithm=SHA-512 -N @2000000000 "$k512" 38618901
+	assert_output 0
+	# the wrong algorithm does not verify
+	run otp-verify --totp -N @1234567890 "$k256" 91819424
+	assert_failure 1
+	run otp-verify --totp=MD5 "$RFC_HEX" 123456
+	assert_failure 2
+	assert_output --partial "unknown algorithm 'MD5'"
+	run otp-verify -a sha256 -c 1234567 "$RFC_HEX" 90296495
+	assert_success
+}
+
+@test "-s, -S, -N: step size, start time and time formats" {
+	run otp-verify --totp -N @1234567890 -s 60 00 537709
+	assert_output 0
+	run otp-verify --totp -N @1234567890 --time-step-size=45s 00 261936
+	assert_output 0
+	run otp-verify --totp --now='2009-02-13 23:31:30 UTC' \
+	    --start-time='1980-01-01 00:00:00 UTC' 00 419573
+	assert_output 0
+	run otp-verify --totp -N '2008-04-23 17:42:17 UTC' 00 974945
+	assert_output 0
+	run otp-verify --totp -N @1234567890 -S @1234567900 00 123456
+	assert_failure 2
+	assert_output --partial 'before --start-time'
+	run otp-verify --totp -N 'yesterday-ish' 00 123456
+	assert_failure 2
+	assert_output --partial -- '--now'
+	run otp-verify --totp -s 0 00 123456
+	assert_failure 2
+}
+
+@test "-d/--digits: explicit, or the OTP's own length" {
+	run otp-verify "$RFC_HEX" 84755224
+	assert_output 0
+	run otp-verify -d 8 "$RFC_HEX" 84755224
+	assert_output 0
+	run otp-verify --digits=7 "$RFC_HEX" 4755224
+	assert_output 0
+	run otp-verify "$RFC_HEX" 1284755224
+	assert_output 0
+	run --separate-stderr otp-verify -d 8 "$RFC_HEX" 755224
+	assert_failure 2
+	[ "$stderr" = "otp-verify: OTP has 6 digits, not 8" ]
+	run otp-verify -d 5 "$RFC_HEX" 55224
+	assert_failure 2
+	run otp-verify -d 11 "$RFC_HEX" 755224
+	assert_failure 2
+	# a 6-digit code is not the last digits of the 8-digit one when -d 8
+	run otp-verify -d 6 "$RFC_HEX" 84755224
+	assert_failure 2
+}
+
+@test "-b/--base32, -x/--hex, --strict: key encodings" {
+	run otp-verify -b "$RFC_B32" 755224
+	assert_output 0
+	run otp-verify --base32 "gezd gnbv-gy3t qojq gezd gnbv gy3t qojq" 755224
+	assert_output 0
+	run otp-verify -b -x "$RFC_HEX" 755224
+	assert_output 0
+	run otp-verify --hex "$RFC_HEX" 755224
+	assert_output 0
+	run otp-verify -b XBK55CIOSR2TO6VUZX7KB2NJX2 386584
+	assert_output 0
+	run otp-verify --strict -b XBK55CIOSR2TO6VUZX7KB2NJX2 386584
+	assert_failure 2
+	run --separate-stderr otp-verify "$RFC_B32" 755224
+	assert_failure 2
+	assert_output ''
+	[[ $stderr == *"invalid hex character 'G' at offset 0 (is the key Base32? use -b)"* ]]
+	run --separate-stderr otp-verify -b 'GEZD!GNB' 755224
+	assert_failure 2
+	[[ $stderr == *"'!' at offset 4"* ]]
+}
+
+@test "an otpauth URI carries its parameters; options override them" {
+	uri="otpauth://totp/Ex:a?secret=$RFC_B32&algorithm=SHA256&digits=8&period=60"
+	run otp-verify -N @1234567890 "$uri" 30246158
+	assert_success
+	assert_output 0
+	# digits=8 is in force: a 6-digit code is malformed
+	run otp-verify -N @1234567890 "$uri" 246158
+	assert_failure 2
+	run otp-verify -N @1234567890 -a SHA1 "$uri" 30246158
+	assert_failure 1
+	run otp-verify "otpauth://hotp/x?secret=$RFC_B32&counter=3" "$(hotp 3)"
+	assert_output 0
+	run otp-verify -c 2 -w 1 "otpauth://hotp/x?secret=$RFC_B32&counter=7" \
+	    "$(hotp 3)"
+	assert_output 1
+	run otp-verify --hotp -c 3 "otpauth://totp/x?secret=$RFC_B32" \
+	    "$(hotp 3)"
+	assert_output 0
+}
+
+@test "the OTP from stdin, the key from stdin or @FILE" {
+	run otp-verify -c 1 "$RFC_HEX" < <(echo 287082)
+	assert_success
+	assert_output 0
+	run otp-verify -c 1 "$RFC_HEX" < <(printf '287082\r\n')
+	assert_output 0
+	run otp-verify -c 1 - 287082 < <(echo "$RFC_HEX")
+	assert_output 0
+	echo "$RFC_HEX" > "$T/key"
+	run otp-verify -c 1 "@$T/key" 287082
+	assert_output 0
+	run otp-verify -c 1 "@$T/key" < <(echo 287082)
+	assert_output 0
+	run --separate-stderr otp-verify -c 1 - < <(echo "$RFC_HEX")
+	assert_failure 2
+	[[ $stderr == *'with KEY "-" the OTP must be an operand'* ]]
+	run otp-verify "$RFC_HEX" < /dev/null
+	assert_failure 2
+	assert_output --partial 'no OTP'
+	run otp-verify "@$T/missing" 755224
+	assert_failure 2
+	assert_output --partial "$T/missing"
+}
+
+@test "malformed codes and operands: exit 2 with one clear line" {
+	for code in 12345 12345678901 75522a ' 755224' '755224 ' -755224 \
+	    '+755224' '' '７55224' '755 224' $'755224\n'; do
+		run --separate-stderr otp-verify -- "$RFC_HEX" "$code"
+		assert_failure 2
+		assert_output ''
+		[ "$(printf '%s\n' "$stderr" | wc -l)" -eq 1 ]
+		[[ $stderr == "otp-verify: OTP"* ]]
+	done
+	run otp-verify
+	assert_failure 2
+	assert_output --partial 'missing KEY'
+	run otp-verify "$RFC_HEX" 755224 755224
+	assert_failure 2
+	assert_output --partial 'too many operands'
+	run --separate-stderr otp-verify --bogus "$RFC_HEX" 755224
+	assert_failure 2
+	[[ $stderr == "otp-verify: unknown option '--bogus'"* ]]
+	run --separate-stderr otp-verify "$RFC_HEX" -755224
+	assert_failure 2
+	[[ $stderr == "otp-verify: unknown option '-7'"* ]]
+	run --separate-stderr otp-verify "$RFC_HEX" 755224 -w
+	assert_failure 2
+	[[ $stderr == "otp-verify: option requires an argument: '-w'"* ]]
+	run --separate-stderr otp-verify "$RFC_HEX" 755224 --window
+	assert_failure 2
+	[[ $stderr == "otp-verify: option requires an argument: '--window'"* ]]
+	run otp-verify -w -1 "$RFC_HEX" 755224
+	assert_failure 2
+	run otp-verify -w 100000001 "$RFC_HEX" 755224
+	assert_failure 2
+	assert_output --partial 'at most 100000000'
+	run otp-verify -c -1 "$RFC_HEX" 755224
+	assert_failure 2
+	run otp-verify -c 18446744073709551616 "$RFC_HEX" 755224
+	assert_failure 2
+	run otp-verify --totp -c 3 "$RFC_HEX" 755224
+	assert_failure 2
+	assert_output --partial 'HOTP only'
+	run otp-verify -N @0 "$RFC_HEX" 755224
+	assert_failure 2
+	assert_output --partial 'TOTP only'
+	run otp-verify '' 755224
+	assert_failure 2
+}
+
+@test "no match: exit 1, nothing on stdout; -q/--quiet silences stderr" {
+	run --separate-stderr otp-verify "$RFC_HEX" 123456
+	assert_failure 1
+	assert_output ''
+	[ "$stderr" = "otp-verify: code not accepted" ]
+	for q in -q --quiet; do
+		run --separate-stderr otp-verify "$q" "$RFC_HEX" 123456
+		assert_failure 1
+		assert_output ''
+		[ -z "$stderr" ]
+	done
+	# -q does not hide errors
+	run --separate-stderr otp-verify -q "$RFC_HEX" 12345
+	assert_failure 2
+	[ -n "$stderr" ]
+}
+
+@test "a write error on stdout is exit 2 (>/dev/full)" {
+	run bash -c 'otp-verify "$0" 755224 >/dev/full' "$RFC_HEX"
+	assert_failure 2
+	assert_output --partial 'write error'
+	run bash -c 'otp-verify --find-skew --totp -N @150 "$0" 969429 338314 >/dev/full' "$RFC_HEX"
+	assert_failure 2
+	run bash -c 'otp-verify --diagnose --totp -N @59 -d 8 "$0" 32247374 >/dev/full' "$RFC_HEX"
+	assert_failure 2
+}
+
+@test "-v/--verbose: the match and the clock on stderr, no secret" {
+	run --separate-stderr otp-verify -v --totp -N @119 -w 2 "$RFC_HEX" 94287082
+	assert_success
+	assert_output -- -2
+	[[ $stderr == *"Digits: 8"* ]]
+	[[ $stderr == *"Window size: 2"* ]]
+	[[ $stderr == *"TOTP mode: SHA1"* ]]
+	[[ $stderr == *"Step size (seconds): 30"* ]]
+	[[ $stderr == *"Current time: 1970-01-01 00:01:59 UTC (119)"* ]]
+	[[ $stderr == *"Counter: 0x3 (3)"* ]]
+	[[ $stderr == *"Matched step 0x1 (1), offset -2 steps (-1 min)."* ]]
+	[[ $stderr == *"The client's clock is about 1 min behind."* ]]
+	[[ $stderr != *"$RFC_HEX"* && $stderr != *"$RFC_B32"* ]]
+	run --separate-stderr otp-verify --verbose --totp -N @0 -w 2 "$RFC_HEX" 94287082
+	[[ $stderr == *"offset +1 step (+30 s)."* ]]
+	[[ $stderr == *"about 30 s ahead."* ]]
+	run --separate-stderr otp-verify -v --totp -N @59 "$RFC_HEX" 94287082
+	[[ $stderr == *"agrees with ours to within one step (30 s)"* ]]
+	run --separate-stderr otp-verify -v -c 2 -w 9 "$RFC_HEX" "$(hotp 9)"
+	assert_output 7
+	[[ $stderr == *"Matched counter 0x9 (9), 7 after the expected 2."* ]]
+	[[ $stderr == *"The token has made 7 codes that were never used."* ]]
+	[[ $stderr == *"The next code to expect is counter 10 (-c 10)."* ]]
+	run --separate-stderr otp-verify -v "$RFC_HEX" 123456
+	assert_failure 1
+	assert_output ''
+	[[ $stderr == *"No counter in the window gives this code."* ]]
+}
+
+@test "--steam: 5-character Steam Guard codes" {
+	run otp-verify --steam -N @0 48656c6c6f21deadbeef VH8YJ
+	assert_success
+	assert_output 0
+	run otp-verify --steam -N @59 "$RFC_HEX" pv9m4
+	assert_output 0
+	run otp-verify --steam -N @60 -w 2 48656c6c6f21deadbeef VH8YJ
+	assert_output -- -2
+	run otp-verify --steam -N @60 -w 1 48656c6c6f21deadbeef VH8YJ
+	assert_failure 1
+	run otp-verify --steam -N @0 48656c6c6f21deadbeef VH8YA
+	assert_failure 2
+	assert_output --partial 'Steam Guard'
+	run otp-verify --steam -d 6 48656c6c6f21deadbeef VH8YJ
+	assert_failure 2
+}
+
+@test "--motp --pin: Mobile-OTP codes" {
+	run otp-verify --motp --pin=1234 -N @165892298 e3152afee62599c8 e7d8b6
+	assert_success
+	assert_output 0
+	run otp-verify --motp --pin 1234 -N @165892313 -w 2 e3152afee62599c8 E7D8B6
+	assert_output -- -2
+	run otp-verify --motp --pin=1235 -N @165892298 e3152afee62599c8 e7d8b6
+	assert_failure 1
+	run otp-verify --motp -N @165892298 e3152afee62599c8 e7d8b6
+	assert_failure 2
+	assert_output --partial 'go together'
+	run otp-verify --motp --pin=1234 --steam e3152afee62599c8 e7d8b6
+	assert_failure 2
+	run otp-verify --motp --pin=1234 -s 30 e3152afee62599c8 e7d8b6
+	assert_failure 2
+	run otp-verify --motp --pin=1234 e3152afee62599c8 e7d8b
+	assert_failure 2
+	assert_output --partial '6 hex digits'
+}
+
+@test "--find-skew: consecutive codes placed within a day, signed" {
+	# 969429 338314 254676 are counters 3, 4, 5: steps 3-5 are t=90..179
+	run --separate-stderr otp-verify --find-skew --totp -N @3000 "$RFC_HEX" \
+	    969429 338314 254676
+	assert_success
+	assert_output '-97 steps (-2910 s): the client'"'"'s clock is 48 min 30 s behind'
+	run otp-verify --find-skew --totp -N @95 "$RFC_HEX" 969429 338314
+	assert_output '0 steps (+0 s): the client'"'"'s clock agrees with ours'
+	run otp-verify --find-skew --totp -s 10 -N @0 "$RFC_HEX" 969429 338314
+	assert_output '+3 steps (+30 s): the client'"'"'s clock is 30 s ahead'
+	# -w narrows the search
+	run --separate-stderr otp-verify --find-skew --totp -w 96 -N @3000 "$RFC_HEX" \
+	    969429 338314
+	assert_failure 1
+	assert_output ''
+	[[ $stderr == *"no 2 consecutive steps within 96"* ]]
+	run otp-verify --find-skew --totp -w 97 -N @3000 "$RFC_HEX" 969429 338314
+	assert_success
+	# not consecutive
+	run otp-verify --find-skew --totp -N @95 "$RFC_HEX" 969429 254676
+	assert_failure 1
+	run --separate-stderr otp-verify -q --find-skew --totp -N @95 "$RFC_HEX" 969429 254676
+	[ -z "$stderr" ]
+}
+
+@test "--find-skew: HOTP resynchronisation" {
+	run otp-verify --find-skew -c 2 "$RFC_HEX" "$(hotp 7)" "$(hotp 8)"
+	assert_success
+	assert_output '+5 counters: the token is at counter 7; next expect -c 9'
+	run otp-verify --find-skew -c 8 "$RFC_HEX" "$(hotp 7)" "$(hotp 8)"
+	assert_failure 1
+}
+
+@test "--find-skew: wrong operands are errors" {
+	run otp-verify --find-skew "$RFC_HEX" 969429
+	assert_failure 2
+	run otp-verify --find-skew "$RFC_HEX" 1 2 3 4
+	assert_failure 2
+	run otp-verify --find-skew "$RFC_HEX" 969429 3383140
+	assert_failure 2
+	assert_output --partial 'all of one length'
+	run otp-verify --find-skew "$RFC_HEX" 969429 -
+	assert_failure 2
+	run otp-verify --find-skew --diagnose "$RFC_HEX" 969429 338314
+	assert_failure 2
+	run otp-verify --find-skew --steam "$RFC_HEX" 969429 338314
+	assert_failure 2
+}
+
+@test "--diagnose: each common mistake is named" {
+	run --separate-stderr otp-verify --diagnose --totp -N @59 -d 8 "$RFC_HEX" 32247374
+	assert_success
+	assert_line --index 0 'algorithm SHA256, not SHA1 (step 1, offset 0)'
+	run otp-verify --diagnose --totp -N @59 "$RFC_B32" 94287082
+	assert_line --index 0 'the key is Base32 (-b), not hex (step 1, offset 0)'
+	run otp-verify --diagnose --totp -N @1234567890 00 537709
+	assert_line --index 0 '60 s steps, not 30 s (step 20576131, offset 0)'
+	run otp-verify --diagnose --totp -N @1234564290 00 712049
+	assert_line --index 0 "the client's clock is 1 h ahead (a time-zone error) (step 41152263, offset 0)"
+	run otp-verify --diagnose --totp -N @1234587690 00 712049
+	assert_line --index 0 "the client's clock is 5 h 30 min behind (a time-zone error) (step 41152263, offset 0)"
+	run otp-verify --diagnose --totp -N @1234567890 -S @315532800 00 712049
+	assert_line --index 0 'start time 1970-01-01 00:00:00 UTC, not 1980-01-01 00:00:00 UTC (step 41152263, offset 0)'
+	run otp-verify --diagnose --totp -N @59 -d 6 "$RFC_HEX" 94287082
+	assert_line --index 0 '8 digits, not 6 (step 1, offset 0)'
+	run otp-verify --diagnose --totp -N @59 "$RFC_HEX" 942870
+	assert_line --index 0 'the first 6 of 8 digits (step 1, offset 0)'
+	run otp-verify --diagnose -N @1234567890 00 712049
+	assert_line --index 0 'TOTP, not HOTP (step 41152263, offset 0)'
+	run otp-verify --diagnose -c 500 "$RFC_HEX" "$(hotp 3)"
+	assert_line --index 0 'the token counts from 0, not 500 (counter 3, offset +3)'
+	run otp-verify --diagnose -c 2 "$RFC_HEX" "$(hotp 9)"
+	assert_line --index 0 'the token is 7 counters ahead, beyond the window (counter 9, offset +7)'
+	run otp-verify --diagnose --totp -N @59 -d 8 "$RFC_HEX" 94287082
+	assert_line --index 0 'verifies with the given parameters (step 1, offset 0)'
+}
+
+@test "--diagnose: most likely first, one per line; exit 1 when nothing fits" {
+	run otp-verify --diagnose -N @59 -d 8 "$RFC_HEX" 94287082
+	assert_success
+	assert_line --index 0 --partial 'beyond the window (counter 1, offset +1)'
+	assert_line --partial 'TOTP, not HOTP'
+	run --separate-stderr otp-verify --diagnose --totp -N @1234567890 00 123456
+	assert_failure 1
+	assert_output ''
+	[ "$stderr" = "otp-verify: no common mistake explains this code" ]
+	run --separate-stderr otp-verify -q --diagnose --totp -N @1234567890 00 123456
+	assert_failure 1
+	[ -z "$stderr" ]
+	run otp-verify --diagnose --totp "$RFC_HEX" 12345
+	assert_failure 2
+	run otp-verify --diagnose --totp 'xyz!' 123456
+	assert_failure 2
+	assert_output --partial "'x' at offset 0"
+	run otp-verify --diagnose --totp "$RFC_HEX" 123456 654321
+	assert_failure 2
+	run otp-verify --diagnose --totp -w 100001 "$RFC_HEX" 123456
+	assert_failure 2
+}
+
+@test "--state: a TOTP code, then DISALLOW_REUSE refuses it" {
+	f=$(state_file '" WINDOW_SIZE 3' '" DISALLOW_REUSE' '" TOTP_AUTH' 12345678)
+	run --separate-stderr otp-verify --state "$f" -N @59 287082
+	assert_success
+	assert_output 0
+	grep -qx '" DISALLOW_REUSE 1' "$f"
+	[ "$(stat -c %a "$f")" = 400 ]
+	run --separate-stderr otp-verify --state "$f" -N @59 287082
+	assert_failure 1
+	assert_output ''
+	[ "$stderr" = "otp-verify: code not accepted: code already used (DISALLOW_REUSE)" ]
+	# the window: WINDOW_SIZE 3 is -1..+1
+	run otp-verify --state "$f" -N @59 359152
+	assert_output +1
+	run otp-verify --state "$f" -N @59 969429
+	assert_failure 1
+}
+
+@test "--state: scratch codes are used once; OTP from stdin" {
+	f=$(state_file '" TOTP_AUTH' 12345678 87654321)
+	run --separate-stderr otp-verify -v --state "$f" 12345678
+	assert_success
+	assert_output scratch
+	[[ $stderr == *"emergency scratch code"* ]]
+	! grep -q 12345678 "$f"
+	grep -q 87654321 "$f"
+	run otp-verify --state "$f" 12345678
+	assert_failure 1
+	run otp-verify --state "$f" < <(echo 87654321)
+	assert_success
+	assert_output scratch
+}
+
+@test "--state: HOTP counter moves; --no-increment-hotp keeps it on failure" {
+	f=$(state_file '" HOTP_COUNTER 1')
+	run otp-verify --state "$f" "$(hotp 2)"
+	assert_success
+	assert_output +1
+	grep -qx '" HOTP_COUNTER 3' "$f"
+	run otp-verify --state "$f" 000000
+	assert_failure 1
+	grep -qx '" HOTP_COUNTER 4' "$f"
+	run otp-verify --no-increment-hotp --state "$f" 000000
+	assert_failure 1
+	grep -qx '" HOTP_COUNTER 4' "$f"
+}
+
+@test "--state: skew learning, and --no-skew-adjust" {
+	opts=('" WINDOW_SIZE 3' '" TOTP_AUTH')
+	# the client is 10 steps (300 s) ahead: codes of steps 11, 12, 13 at
+	# server steps 1, 2, 3
+	f=$(state_file "${opts[@]}")
+	run otp-verify --no-skew-adjust --state "$f" -N @45 \
+	    "$(oathtool --totp -N @345 "$RFC_HEX")"
+	assert_failure 1
+	run otp-verify --no-skew-adjust --state "$f" -N @75 \
+	    "$(oathtool --totp -N @375 "$RFC_HEX")"
+	assert_failure 1
+	run otp-verify --no-skew-adjust --state "$f" -N @105 \
+	    "$(oathtool --totp -N @405 "$RFC_HEX")"
+	assert_failure 1
+	! grep -q TIME_SKEW "$f"
+	f=$(state_file "${opts[@]}")
+	run --separate-stderr otp-verify --state "$f" -N @45 \
+	    "$(oathtool --totp -N @345 "$RFC_HEX")"
+	assert_failure 1
+	[[ $stderr == *"clock skew being learned"* ]]
+	run otp-verify --state "$f" -N @75 "$(oathtool --totp -N @375 "$RFC_HEX")"
+	assert_failure 1
+	run otp-verify --state "$f" -N @105 "$(oathtool --totp -N @405 "$RFC_HEX")"
+	assert_success
+	grep -qx '" TIME_SKEW 10' "$f"
+}
+
+@test "--state: unsafe mode, --allowed-perm, and a missing file" {
+	f=$(state_file '" TOTP_AUTH')
+	chmod 644 "$f"
+	run --separate-stderr otp-verify --state "$f" -N @59 287082
+	assert_failure 2
+	[ "$stderr" = "otp-verify: $f: state file permissions are too open" ]
+	run otp-verify --allowed-perm=0644 --state "$f" -N @59 287082
+	assert_success
+	run otp-verify --allowed-perm=0689 --state "$f" 287082
+	assert_failure 2
+	run otp-verify --allowed-perm=17777 --state "$f" 287082
+	assert_failure 2
+	run --separate-stderr otp-verify --state "$T/nope" 287082
+	assert_failure 2
+	[[ $stderr == "otp-verify: $T/nope: No such file or directory" ]]
+}
+
+@test "--state: --no-strict-owner (needs root to make a foreign file)" {
+	[ "$(id -u)" = 0 ] || skip "needs root to chown"
+	f=$(state_file '" TOTP_AUTH')
+	chown nobody "$f"
+	run --separate-stderr otp-verify --state "$f" -N @59 287082
+	assert_failure 2
+	[[ $stderr == *"wrong owner"* ]]
+	run otp-verify --no-strict-owner --state "$f" -N @59 287082
+	assert_success
+}
+
+@test "--state: a read-only directory; --allow-readonly" {
+	[ "$(id -u)" != 0 ] || skip "root writes into read-only directories"
+	mkdir "$T/ro"
+	printf '%s\n' "$RFC_B32" '" TOTP_AUTH' > "$T/ro/ga"
+	chmod 400 "$T/ro/ga"
+	chmod 500 "$T/ro"
+	run otp-verify --state "$T/ro/ga" -N @59 287082
+	assert_failure 2
+	run otp-verify --allow-readonly --state "$T/ro/ga" -N @59 287082
+	assert_success
+	chmod 700 "$T/ro"
+}
+
+@test "--state: malformed files and codes, and options that do not apply" {
+	f=$(state_file '" TOTP_AUTH')
+	run --separate-stderr otp-verify --state "$f" 12345
+	assert_failure 2
+	[[ $stderr == *"want 6 digits or an 8-digit scratch code"* ]]
+	run otp-verify --state "$f" 1234567
+	assert_failure 2
+	printf 'not*base32\n" TOTP_AUTH\n' > "$T/bad"
+	chmod 400 "$T/bad"
+	run --separate-stderr otp-verify --state "$T/bad" 123456
+	assert_failure 2
+	[[ $stderr == "otp-verify: $T/bad: "* ]]
+	[[ $stderr != *"not*base32"* ]]
+	run otp-verify --state "$f" --totp 123456
+	assert_failure 2
+	assert_output --partial 'the file sets the parameters'
+	run otp-verify --state "$f" -w 3 123456
+	assert_failure 2
+	run otp-verify --state "$f" 123456 654321
+	assert_failure 2
+	for o in --no-skew-adjust --no-increment-hotp --no-strict-owner \
+	    --allow-readonly --allowed-perm=0600; do
+		run otp-verify "$o" "$RFC_HEX" 755224
+		assert_failure 2
+		assert_output --partial 'need --state'
+	done
+}
+
+@test "man page EXAMPLES run as printed" {
+	run otp-verify 3132333435363738393031323334353637383930 755224
+	assert_output 0
+	run otp-verify -c 5 -w 10 3132333435363738393031323334353637383930 520489
+	assert_output 4
+	run otp-verify --totp -w 2 -N '2009-02-13 23:32:30 UTC' -b \
+	    GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ 005924
+	assert_output -- -2
+	run otp-verify --find-skew --totp -N @3000 \
+	    3132333435363738393031323334353637383930 969429 338314
+	assert_output "-97 steps (-2910 s): the client's clock is 48 min 30 s behind"
+	run otp-verify --diagnose --totp -N @1234567890 00 537709
+	assert_output '60 s steps, not 30 s (step 20576131, offset 0)'
+}
