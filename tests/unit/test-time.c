@@ -318,7 +318,8 @@ formats(void)
 		/* Bisect for the last (first) time gmtime_r() handles. */
 		lo = 0;
 		hi = k == 0 ? INT64_MAX : INT64_MIN;
-		while (k == 0 ? hi - lo > 1 : lo - hi > 1) {
+		while ((k == 0 ? (uint64_t)hi - (uint64_t)lo :
+		    (uint64_t)lo - (uint64_t)hi) > 1) {
 			mid = lo + (hi - lo) / 2;
 			tt = (time_t)mid;
 			if (gmtime_r(&tt, &tm) != NULL)
