@@ -965,9 +965,11 @@ otp_migration_check(const struct otp_uri *u)
 	if ((r = text_check((const uint8_t *)u->issuer, ilen, &bad)) != 0 ||
 	    (r = text_check((const uint8_t *)u->account, alen, &bad)) != 0)
 		return r;
-	/* What the app cannot hold: it has no period field and knows only
-	 * 6 and 8 digits; the counter is an int64. */
-	if (u->period != MIG_PERIOD || (u->digits != 6 && u->digits != 8) ||
+	/* What the app cannot hold: it has no period field (a period means
+	 * nothing to HOTP) and knows only 6 and 8 digits; the counter is an
+	 * int64. */
+	if ((u->type == OTP_TYPE_TOTP && u->period != MIG_PERIOD) ||
+	    (u->digits != 6 && u->digits != 8) ||
 	    (u->type == OTP_TYPE_HOTP && u->counter > INT64_MAX))
 		return OTP_EMIGRATEUNSUP;
 	return name_form(u, &form);

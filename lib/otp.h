@@ -391,9 +391,9 @@ int otp_migration_decode(const char *text, size_t len,
     struct otp_migration_batch *batch, otp_migration_fn *fn, void *arg,
     struct otp_migration_err *err);
 
-/* 0 if the format can carry u exactly; else OTP_EMIGRATEUNSUP (period not
- * 30, digits not 6 or 8, HOTP counter over 2^63-1, or an account that both
- * starts with ' ' and holds ':', which no spelling of the name keeps),
+/* 0 if the format can carry u exactly; else OTP_EMIGRATEUNSUP (TOTP
+ * period not 30, digits not 6 or 8, HOTP counter over 2^63-1, or an
+ * account that both starts with ' ' and holds ':', which no name keeps),
  * OTP_EUTF8 / OTP_EURICTRL for text a decoder refuses, OTP_EKEYEMPTY /
  * OTP_EKEYLONG, or OTP_EINVAL for a bad struct. */
 int otp_migration_check(const struct otp_uri *u);

@@ -135,7 +135,8 @@ static int
 same_account(const struct otp_uri *a, const struct otp_uri *b)
 {
 	return a->type == b->type && a->alg == b->alg &&
-	    a->digits == b->digits && a->period == b->period &&
+	    a->digits == b->digits &&
+	    (a->type == OTP_TYPE_HOTP || a->period == b->period) &&
 	    (a->type == OTP_TYPE_TOTP || a->counter == b->counter) &&
 	    a->key.len == b->key.len &&
 	    memcmp(a->key.buf, b->key.buf, a->key.len) == 0 &&
