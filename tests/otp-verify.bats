@@ -643,3 +643,48 @@ state_file() {
 	run otp-verify --diagnose --totp -N @1234567890 00 537709
 	assert_output '60 s steps, not 30 s (step 20576131, offset 0)'
 }
+
+@test "man page: the script example, and mandoc -Tlint is clean" {
+	cd "$T"
+	echo "$RFC_B32" > secret.txt
+	code=$(oathtool --totp -b "$RFC_B32")
+	run bash -c 'if otp-verify -q --totp -w 1 -b @secret.txt "$0" >/dev/null; then
+	echo welcome
+fi' "$code"
+	assert_output welcome
+	run bash -c 'if otp-verify -q --totp -w 1 -b @secret.txt "$0" >/dev/null; then
+	echo welcome
+fi' 000000
+	assert_output ''
+	run mandoc -Tlint -Wwarning "$ROOT/man/otp-verify.1"
+	assert_success
+	assert_output ''
+}
+
+# The long options of the longopts[] table: the tool's own and the shared.
+long_options() {
+	sed -n 's/^[[:space:]]*{ "\([a-z0-9-]*\)",.*/\1/p' \
+	    "$ROOT/cmd/otp-verify.c" "$ROOT/cmd/cli.h"
+}
+
+@test "completions offer every long option; bash completion works" {
+	opts=$(long_options)
+	[ "$(echo "$opts" | wc -l)" -ge 25 ]
+	for o in $opts; do
+		grep -q -- "--$o" "$ROOT/completions/bash/otp-verify"
+		grep -q -- "--$o" "$ROOT/completions/zsh/_otp-verify"
+		grep -q -- "-l $o" "$ROOT/completions/fish/otp-verify.fish"
+		run otp-verify --help
+		assert_output --partial -- "--$o"
+	done
+	run shellcheck -s bash "$ROOT/completions/bash/otp-verify"
+	assert_success
+	run bash -c 'source "$0"; COMP_WORDS=(otp-verify --find); COMP_CWORD=1
+	    _otp_verify; printf "%s\n" "${COMPREPLY[@]}"' \
+	    "$ROOT/completions/bash/otp-verify"
+	assert_output -- --find-skew
+	run bash -c 'source "$0"; COMP_WORDS=(otp-verify -a S); COMP_CWORD=2
+	    _otp_verify; printf "%s\n" "${COMPREPLY[@]}"' \
+	    "$ROOT/completions/bash/otp-verify"
+	assert_output $'SHA1\nSHA256\nSHA512'
+}
