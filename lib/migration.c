@@ -14,7 +14,7 @@
 #define MIG_PREFIX	"otpauth-migration://"
 #define MIG_HOST	"offline"
 #define MIG_PERIOD	30
-#define FIELD_MAX	((1u << 29) - 1)	/* largest protobuf field number */
+#define FIELD_MAX	((1u << 29) - 1)	/* largest field number */
 
 /* Protobuf wire types (protobuf encoding guide, "Message Structure"). */
 enum {

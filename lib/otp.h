@@ -353,7 +353,7 @@ struct otp_migration_batch {
  * bad byte inside a name or issuer. */
 struct otp_migration_err {
 	size_t	offset;		/* byte offset of the fault */
-	int	in_payload;	/* 0: offset in the URI text; 1: in the payload */
+	int	in_payload;	/* 0: offset in the URI text, 1: payload */
 	long	account;	/* 0-based account at fault, -1 for none */
 };
 

@@ -120,7 +120,8 @@ parse_account(const char *text, struct otp_uri *u)
 	else if ((n = unit_unhex(part[4], u->key.buf, sizeof(u->key.buf))) < 0)
 		return -1;
 	u->key.len = (size_t)n;
-	if (strlen(part[5]) >= OTP_LABEL_MAX || strlen(part[6]) >= OTP_LABEL_MAX)
+	if (strlen(part[5]) >= OTP_LABEL_MAX ||
+	    strlen(part[6]) >= OTP_LABEL_MAX)
 		return -1;
 	strcpy(u->issuer, part[5]);
 	strcpy(u->account, part[6]);
@@ -300,8 +301,9 @@ b64_case(const struct unit_line *l, void *arg)
 		/* and back */
 		r = otp_b64_decode(text, strlen(text), got, sizeof(got), &n,
 		    &off);
-		unit_check(r == 0 && n == (size_t)bn && memcmp(got, bin, n) == 0,
-		    l->file, (int)l->lineno, "decode of encoded: %d", r);
+		unit_check(r == 0 && n == (size_t)bn &&
+		    memcmp(got, bin, n) == 0, l->file, (int)l->lineno,
+		    "decode of encoded: %d", r);
 		return;
 	}
 	/* A "_" alone stands for the empty text; "\s" for a space. */
@@ -408,7 +410,8 @@ static void
 test_sample_code(void)
 {
 	static const char sample[] = "otpauth-migration://offline?data="
-	    "CjEKCkhlbGxvId6tvu8SGEV4YW1wbGU6YWxpY2VAZ29vZ2xlLmNvbRoHRXhhbXBsZTAC";
+	    "CjEKCkhlbGxvId6tvu8SGEV4YW1wbGU6YWxpY2VAZ29vZ2xlLmNvbRoH"
+	    "RXhhbXBsZTAC";
 	struct collect c;
 	struct otp_hmac h;
 	uint64_t counter = 0;
@@ -608,7 +611,8 @@ rnd_label(char *out, size_t max)
 
 	out[0] = '\0';
 	for (k = 0; k < want; k++) {
-		const char *p = piece[rnd() % (sizeof(piece) / sizeof(piece[0]))];
+		const char *p = piece[rnd() %
+		    (sizeof(piece) / sizeof(piece[0]))];
 
 		if (n + strlen(p) >= max)
 			break;
