@@ -503,6 +503,7 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t)
 	int usable = 0, switched = 0, done = 0, rc = PAM_AUTH_ERR;
 
 	memset(&a, 0, sizeof(a));
+	p->opts.uid = (unsigned long)t->uid;
 	if (t->ok) {
 		if (become(pamh, t, &old_uid, &old_gid) != 0)
 			return PAM_AUTH_ERR;

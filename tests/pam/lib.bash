@@ -132,6 +132,9 @@ hotp() {
 }
 
 # faketime_of T: libfaketime's absolute, frozen form of Unix time T.
+# (Runs also set NO_FAKE_STAT=1: libfaketime would otherwise fake the
+# file times that fstat and fstatat return differently, and the state
+# file's changed-underneath check would see a change that is not there.)
 faketime_of() {
 	TZ=UTC date -u -d "@$1" '+%Y-%m-%d %H:%M:%S'
 }
@@ -147,17 +150,20 @@ preload() {
 # pam_run SERVICE INPUT [PAMTESTER-OPTION...]: pamtester authenticate at
 # time $NOW with INPUT on stdin; sets status and output (stdout, stderr,
 # the prompts and SYSLOG lines) as bats' run does.  Extra variables for
-# pam_set_items.so go in PAM_ENV (an array of NAME=VALUE).
+# pam_set_items.so go in PAM_ENV (an array of NAME=VALUE); PAM_OP names
+# another pamtester operation (setcred); a run is killed after
+# PAM_TIMEOUT seconds (60) so that a hang fails instead of blocking.
 pam_run() {
 	local svc=$1 input=$2
 	shift 2
-	run env "${PAM_ENV[@]}" LD_PRELOAD="$(preload 1)" \
+	run timeout "${PAM_TIMEOUT:-60}" env "${PAM_ENV[@]}" \
+	    LD_PRELOAD="$(preload 1)" \
 	    ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 \
 	    PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$D/svc" \
 	    PAM_WRAPPER_USE_SYSLOG=1 \
-	    FAKETIME="$(faketime_of "$NOW")" DONT_FAKE_MONOTONIC=1 TZ=UTC \
-	    pamtester "$@" "$svc" "${PAM_RUN_USER:-$PAM_USER}" authenticate \
-	    <<<"$input"
+	    FAKETIME="$(faketime_of "$NOW")" DONT_FAKE_MONOTONIC=1 NO_FAKE_STAT=1 TZ=UTC \
+	    pamtester "$@" "$svc" "${PAM_RUN_USER:-$PAM_USER}" \
+	    "${PAM_OP:-authenticate}" <<<"$input"
 }
 
 # drive_run SERVICE INPUT [RHOST]: the same through tests/pam/pam-drive
@@ -165,9 +171,9 @@ pam_run() {
 drive_run() {
 	local svc=$1 input=$2
 	shift 2
-	run env LD_PRELOAD="$(preload 0)" \
+	run timeout "${PAM_TIMEOUT:-60}" env LD_PRELOAD="$(preload 0)" \
 	    ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 \
-	    FAKETIME="$(faketime_of "$NOW")" DONT_FAKE_MONOTONIC=1 TZ=UTC \
+	    FAKETIME="$(faketime_of "$NOW")" DONT_FAKE_MONOTONIC=1 NO_FAKE_STAT=1 TZ=UTC \
 	    "$PAM_DRIVE" "$D/svc" "$svc" "${PAM_RUN_USER:-$PAM_USER}" "$@" \
 	    <<<"$input"
 }

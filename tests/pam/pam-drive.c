@@ -5,8 +5,9 @@
  *
  * runs pam_authenticate() for USER with the service file CONFDIR/SERVICE
  * (Linux-PAM's pam_start_confdir, so no root and no pam_wrapper), answers
- * each prompt with one line of stdin, and exits 0 on PAM_SUCCESS, 1 on any
- * other result (printed to stderr as "pam-drive: N: text").
+ * each prompt with one line of stdin (showing the prompt on stderr as
+ * "[echo on] TEXT" or "[echo off] TEXT"), and exits 0 on PAM_SUCCESS, 1 on
+ * any other result (printed to stderr as "pam-drive: N: text").
  *
  * pam_wrapper names its per-process configuration directory /tmp/pam.X
  * with a single character X and cleans "stale" ones, which races when
@@ -33,7 +34,10 @@ conv(int n, const struct pam_message **msg, struct pam_response **resp,
 		switch (msg[i]->msg_style) {
 		case PAM_PROMPT_ECHO_OFF:
 		case PAM_PROMPT_ECHO_ON:
-			fprintf(stderr, "%s\n", msg[i]->msg);
+			/* The style is what echo_verification_code sets. */
+			fprintf(stderr, "[echo %s] %s\n",
+			    msg[i]->msg_style == PAM_PROMPT_ECHO_ON ? "on" :
+			    "off", msg[i]->msg);
 			if (fgets(line, sizeof(line), stdin) == NULL)
 				line[0] = '\0';
 			line[strcspn(line, "\r\n")] = '\0';
