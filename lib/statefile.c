@@ -197,40 +197,114 @@ fsync_dir(const char *path)
 	close(fd);
 }
 
-/* Write len bytes of img to a new file path~XXXXXX, mode 0400, fsynced.
- * tmp gets its name.  On failure nothing is left behind. */
+/* Write len bytes of img to a new file in path's directory, mode 0400,
+ * fsynced.  Preferably an unnamed one (O_TMPFILE): a run killed before
+ * link_temp then leaves nothing behind.  Else path~XXXXXX (mkstemp), as
+ * the module does; tmp gets its name ("" for an unnamed file).  On
+ * failure nothing is left behind. */
 static int
 write_temp(const char *path, const char *img, size_t len, char *tmp,
-    size_t tmpsz)
+    size_t tmpsz, int *fdp)
 {
+	char dir[PATH_MAX];
 	size_t plen = strlen(path);
 	mode_t old;
 	int fd, e;
 
 	if (plen + sizeof(TMP_SUFFIX) > tmpsz)
 		return OTP_ETOOLONG;
-	memcpy(tmp, path, plen);
-	memcpy(tmp + plen, TMP_SUFFIX, sizeof(TMP_SUFFIX));
-	old = umask(077);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	umask(old);
-	if (fd < 0)
-		return OTP_EIO;
+	tmp[0] = '\0';
+	fd = -1;
+	if (dir_of(path, dir, sizeof(dir)) == 0)
+		fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0400);
+	if (fd < 0) {
+		memcpy(tmp, path, plen);
+		memcpy(tmp + plen, TMP_SUFFIX, sizeof(TMP_SUFFIX));
+		old = umask(077);
+		fd = mkostemp(tmp, O_CLOEXEC);
+		umask(old);
+		if (fd < 0) {
+			tmp[0] = '\0';
+			return OTP_EIO;
+		}
+	}
 	if (fchmod(fd, 0400) < 0 || write_all(fd, img, len) < 0 ||
 	    fsync(fd) < 0) {
 		e = errno;
 		close(fd);
-		unlink(tmp);
+		if (tmp[0] != '\0')
+			unlink(tmp);
+		tmp[0] = '\0';
 		errno = e;
 		return OTP_EIO;
 	}
-	if (close(fd) < 0) {
+	*fdp = fd;
+	return 0;
+}
+
+/* Give an unnamed temporary file the name tmp (path~XXXXXX, random), or
+ * link it to path itself when tmp is NULL (fails if path exists). */
+static int
+link_temp(int fd, const char *path, char *tmp, size_t tmpsz)
+{
+	static const char chars[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	char proc[64];
+	unsigned char rnd[6];
+	size_t plen = strlen(path), i;
+	int try;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (tmp == NULL)
+		return linkat(AT_FDCWD, proc, AT_FDCWD, path,
+		    AT_SYMLINK_FOLLOW) == 0 ? 0 : -1;
+	if (plen + sizeof(TMP_SUFFIX) > tmpsz)
+		return -1;
+	for (try = 0; try < 100; try++) {
+		if (getentropy(rnd, sizeof(rnd)) < 0)
+			return -1;
+		memcpy(tmp, path, plen);
+		tmp[plen] = '~';
+		for (i = 0; i < sizeof(rnd); i++)
+			tmp[plen + 1 + i] = chars[rnd[i] % (sizeof(chars) - 1)];
+		tmp[plen + 1 + sizeof(rnd)] = '\0';
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, tmp,
+		    AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	tmp[0] = '\0';
+	return -1;
+}
+
+/* rename the temporary file over path; nothing left behind on failure. */
+static int
+publish(int fd, const char *path, char *tmp, size_t tmpsz)
+{
+	int e;
+
+	if (tmp[0] == '\0' && link_temp(fd, path, tmp, tmpsz) < 0)
+		return -1;
+	if (rename(tmp, path) < 0) {
 		e = errno;
 		unlink(tmp);
 		errno = e;
-		return OTP_EIO;
+		return -1;
 	}
 	return 0;
+}
+
+static void
+discard(int fd, char *tmp)
+{
+	int e = errno;
+
+	if (tmp[0] != '\0')
+		unlink(tmp);
+	tmp[0] = '\0';
+	close(fd);
+	errno = e;
 }
 
 /* One locked read-check-write pass.  OTP_ESTATECHANGED asks for another. */
@@ -243,7 +317,7 @@ check_once(const char *path, const char *code, int64_t now,
 	struct stat st, again;
 	struct seen seen;
 	size_t len = 0;
-	int fd = -1, ret, e;
+	int fd = -1, tfd = -1, ret, e;
 
 	if ((ret = open_state(path, o, 1, &fd, &st)) < 0)
 		return ret;
@@ -254,21 +328,20 @@ check_once(const char *path, const char *code, int64_t now,
 	    OTP_STATE_OUTMAX, &len);
 	if (ret < 0 || !r->changed)
 		goto out;
-	if ((ret = write_temp(path, out, len, tmp, sizeof(tmp))) < 0)
+	if ((ret = write_temp(path, out, len, tmp, sizeof(tmp), &tfd)) < 0)
 		goto unrecorded;
 	/* The module takes no lock: make sure it did not write meanwhile. */
 	if (fstatat(AT_FDCWD, path, &again, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    !seen_same(&seen, &again)) {
-		unlink(tmp);
+		discard(tfd, tmp);
 		ret = OTP_ESTATECHANGED;
 		goto out;
 	}
-	if (rename(tmp, path) < 0) {
-		e = errno;
-		unlink(tmp);
-		errno = e;
+	if (publish(tfd, path, tmp, sizeof(tmp)) < 0) {
+		discard(tfd, tmp);
 		goto unrecorded;
 	}
+	close(tfd);
 	fsync_dir(path);
 	r->recorded = 1;
 	ret = 0;
@@ -339,7 +412,7 @@ otp_statefile_create(const char *path, const char *img, size_t len,
 {
 	char tmp[PATH_MAX];
 	struct stat st;
-	int r, e;
+	int r, e, fd = -1;
 
 	if (len < 1 || len > OTP_STATE_MAX)
 		return OTP_ESTATESIZE;
@@ -350,27 +423,27 @@ otp_statefile_create(const char *path, const char *img, size_t len,
 			return OTP_ESTATETYPE;
 	} else if (errno != ENOENT)
 		return OTP_EIO;
-	if ((r = write_temp(path, img, len, tmp, sizeof(tmp))) < 0)
+	if ((r = write_temp(path, img, len, tmp, sizeof(tmp), &fd)) < 0)
 		return r;
 	if (force) {
 		/* rename replaces a symlink itself, never its target. */
-		if (rename(tmp, path) < 0)
+		if (publish(fd, path, tmp, sizeof(tmp)) < 0)
+			goto fail;
+	} else if (tmp[0] == '\0') {
+		/* Unnamed: link it to path, which fails if path appeared
+		 * meanwhile: never clobber. */
+		if (link_temp(fd, path, NULL, 0) < 0)
 			goto fail;
 	} else {
-		/* link fails if path appeared meanwhile: never clobber. */
-		if (link(tmp, path) < 0) {
-			e = errno;
-			unlink(tmp);
-			return e == EEXIST ? OTP_ESTATEEXIST : (errno = e,
-			    OTP_EIO);
-		}
+		if (link(tmp, path) < 0)
+			goto fail;
 		unlink(tmp);
 	}
+	close(fd);
 	fsync_dir(path);
 	return 0;
 fail:
 	e = errno;
-	unlink(tmp);
-	errno = e;
-	return OTP_EIO;
+	discard(fd, tmp);
+	return e == EEXIST ? OTP_ESTATEEXIST : (errno = e, OTP_EIO);
 }
