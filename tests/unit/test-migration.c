@@ -584,6 +584,19 @@ test_edges(void)
 	    OTP_ENOSPACE, "b64 decode into 5");
 	CHECK(otp_b64_decode("Zm9vYg", 6, (uint8_t *)small, 3, &n, &i) ==
 	    OTP_ENOSPACE, "b64 decode tail into 3");
+
+	/* no partial result: what was decoded before an error is wiped */
+	memset(big, 0xaa, 16);
+	CHECK(otp_b64_decode("Zm9vYmFy!", 9, big, 16, &n, &i) == OTP_EBASE64 &&
+	    i == 8, "b64 error at 8");
+	CHECK(big[0] == 0 && big[5] == 0 && big[6] == 0xaa,
+	    "b64 output wiped after an error");
+	memset(big, 0xaa, 16);
+	r = otp_migration_uri_payload("otpauth-migration://offline?data=Zm9v%",
+	    38, big, 16, &n, &err);
+	CHECK(r == OTP_EURIESC && err.offset == 37, "escape at 37: %d", r);
+	CHECK(big[0] == 0 && big[2] == 0 && big[3] == 0xaa,
+	    "payload wiped after an error");
 }
 
 /* ---- random round trips ---------------------------------------------- */
