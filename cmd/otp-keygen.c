@@ -36,7 +36,6 @@
 enum {
 	OPT_BYTES = CLI_OPT_TOOL_BASE,
 	OPT_DISALLOW_REUSE,
-	OPT_PERIOD,
 	OPT_PRINT_STATE,
 	OPT_RATE_LIMIT,
 	OPT_SCRATCH,
@@ -60,7 +59,7 @@ static const struct option longopts[] = {
 	{ "hex",		no_argument,	   NULL, 'x' },
 	{ "hotp",		no_argument,	   NULL, CLI_OPT_HOTP },
 	{ "issuer",		required_argument, NULL, 'i' },
-	{ "period",		required_argument, NULL, OPT_PERIOD },
+	{ "period",		required_argument, NULL, 'p' },
 	{ "print-state",	required_argument, NULL, OPT_PRINT_STATE },
 	{ "rate-limit",		required_argument, NULL, OPT_RATE_LIMIT },
 	{ "scratch",		required_argument, NULL, OPT_SCRATCH },
@@ -114,7 +113,7 @@ usage(void)
 	    "[--scratch-out=FILE]\n"
 	    "                  [--uri [-i ISSUER] [-A ACCOUNT] [--totp[=ALG] | "
 	    "--hotp]\n"
-	    "                   [-a ALG] [-d DIGITS] [--period=SECONDS] "
+	    "                   [-a ALG] [-d DIGITS] [-p SECONDS] "
 	    "[-c COUNTER]]\n"
 	    "                  [--state=FILE [--totp | --hotp] "
 	    "[--window-size=N]\n"
@@ -145,7 +144,7 @@ usage(void)
 	    "      --hotp             counter-based\n"
 	    "  -a, --algorithm=ALG    SHA1 (default), SHA256 or SHA512\n"
 	    "  -d, --digits=N         code length, 6 to 10 (default 6)\n"
-	    "      --period=SECONDS   TOTP time step (default 30)\n"
+	    "  -p, --period=SECONDS   TOTP time step (default 30)\n"
 	    "  -c, --counter=N        HOTP counter (default 0)\n"
 	    "      --state=FILE       write a new Google Authenticator state "
 	    "file\n"
@@ -607,7 +606,7 @@ main(int argc, char *argv[])
 	k.o.enc = OTP_KEYENC_BASE32;
 	k.bytes = OTP_KEYGEN_DEFAULT;
 	k.nscratch = -1;
-	while ((ch = getopt_long(argc, argv, "A:a:bc:d:fhi:Vx", longopts,
+	while ((ch = getopt_long(argc, argv, "A:a:bc:d:fhi:p:Vx", longopts,
 	    NULL)) != -1) {
 		if ((ch == CLI_OPT_HOTP || ch == CLI_OPT_TOTP) &&
 		    k.o.have_type && k.o.type != (ch == CLI_OPT_HOTP ?
@@ -639,7 +638,7 @@ main(int argc, char *argv[])
 		case OPT_DISALLOW_REUSE:
 			k.disallow_reuse = 1;
 			break;
-		case OPT_PERIOD:
+		case 'p':
 			k.period = parse_range("--period", optarg, 1,
 			    UINT32_MAX);
 			k.have_period = 1;

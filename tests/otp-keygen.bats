@@ -738,3 +738,43 @@ state_skeleton() {
 	usage_error SECRETKEY
 	[[ $stderr != *SECRETKEY* ]]
 }
+
+# --- the manual ------------------------------------------------------
+
+@test "the EXAMPLES of otp-keygen(1) run as written" {
+	local man=$BATS_TEST_DIRNAME/../man/otp-keygen.1 cmd n=0
+	[[ -x $OTP_BIN/otp-uri ]] || skip "otp-uri is not built yet"
+	# Each "$ command" line of the EXAMPLES section, with its "\e"
+	# continuations joined, run in an empty home directory.
+	sed -n '/^\.Sh EXAMPLES/,/^\.Sh /p' "$man" |
+	    sed -e 's/^\.Dl //' -e 's/\\e$/\\/' |
+	    awk '/^\$ / { cmd = substr($0, 3) } !/^\$ / && cmd != "" &&
+		/^    / { cmd = cmd "\n" $0 }
+		cmd != "" && !/\\$/ { print cmd; print "\036"; cmd = "" }' \
+	    >"$T/examples"
+	while IFS= read -r -d $'\036' cmd; do
+		cmd=${cmd#$'\n'}
+		[[ -n $cmd ]] || continue
+		n=$((n + 1))
+		run env HOME="$T" USER=alice bash -c "cd '$T' && $cmd"
+		[[ $status == 0 ]] || fail "example failed ($status): $cmd: $output"
+		[[ -n $output ]] || fail "example printed nothing: $cmd"
+	done <"$T/examples"
+	[[ $n == 6 ]] || fail "found $n examples, want 6"
+	[[ $(mode "$T/.google_authenticator") == 400 ]]
+	[[ $(wc -l <"$T/codes.txt") == 10 ]]
+}
+
+@test "otp-keygen | otp-uri gives the URI that --print-state --uri gives" {
+	[[ -x $OTP_BIN/otp-uri ]] || skip "otp-uri is not built yet"
+	otp-keygen --state "$T/state" 2>/dev/null |
+	    otp-uri -i host -A alice >"$T/piped"
+	run --separate-stderr otp-keygen --print-state "$T/state" --uri \
+	    -i host -A alice
+	assert_success
+	assert_output "$(cat "$T/piped")"
+	otp-keygen --state "$T/s2" --hotp 2>/dev/null |
+	    otp-uri --hotp -c 1 -A bob >"$T/piped2"
+	run --separate-stderr otp-keygen --print-state "$T/s2" --uri -A bob
+	assert_output "$(cat "$T/piped2")"
+}
