@@ -223,3 +223,21 @@ both() {
 	both s 33333333 $T0 0
 	both s 11111111 $T0 0
 }
+
+@test "the example of otp-state.5 is real" {
+	local f=$D/ex key=UQMPSKKVWMBOLZWR26AGVM674E
+	printf '%s\n' $key '" RATE_LIMIT 3 30' '" WINDOW_SIZE 3' \
+	    '" DISALLOW_REUSE' '" TOTP_AUTH' 59742043 88420409 >"$f"
+	chmod 0400 "$f"
+	run ours "$f" "$(totp $key 1700000010)" 1700000010
+	assert_success
+	run ours "$f" 88420409 1700000040
+	assert_success
+	run cat "$f"
+	assert_output "$(printf '%s\n' $key \
+	    '" RATE_LIMIT 3 30 1700000010 1700000040' '" WINDOW_SIZE 3' \
+	    '" DISALLOW_REUSE 56666667' '" TOTP_AUTH' 59742043)"
+	# ...and the module reads the result the same way.
+	run ga "$f" 59742043 1700000041
+	assert_success
+}
