@@ -778,3 +778,50 @@ state_skeleton() {
 	run --separate-stderr otp-keygen --print-state "$T/s2" --uri -A bob
 	assert_output "$(cat "$T/piped2")"
 }
+
+# --- completions -----------------------------------------------------
+
+@test "the completions offer every long option of --help" {
+	local c=$BATS_TEST_DIRNAME/../completions opt f
+	run otp-keygen --help
+	assert_success
+	mapfile -t opts < <(grep -oE -- '--[a-z][a-z0-9-]*' <<<"$output" |
+	    sort -u)
+	[[ ${#opts[@]} -ge 22 ]] || fail "only ${#opts[@]} options in --help"
+	for f in "$c/bash/otp-keygen" "$c/zsh/_otp-keygen" \
+	    "$c/fish/otp-keygen.fish"; do
+		for opt in "${opts[@]}"; do
+			if [[ $f == *.fish ]]; then
+				grep -qE -- "-l ${opt#--}( |\$)" "$f" ||
+				    fail "$f lacks $opt"
+			else
+				grep -qE -- "$opt([^a-z-]|\$)" "$f" ||
+				    fail "$f lacks $opt"
+			fi
+		done
+	done
+}
+
+@test "the bash completion completes options and their values" {
+	# shellcheck source=/dev/null
+	source "$BATS_TEST_DIRNAME/../completions/bash/otp-keygen"
+	compopt() { :; }
+	COMP_WORDS=(otp-keygen --scr)
+	COMP_CWORD=1
+	_otp_keygen
+	[[ "${COMPREPLY[*]}" == "--scratch= --scratch-out=" ]] ||
+	    fail "got ${COMPREPLY[*]}"
+	COMP_WORDS=(otp-keygen -a SHA2)
+	COMP_CWORD=2
+	_otp_keygen
+	[[ "${COMPREPLY[*]}" == SHA256 ]] || fail "got ${COMPREPLY[*]}"
+	COMP_WORDS=(otp-keygen --totp = SHA5)
+	COMP_CWORD=3
+	_otp_keygen
+	[[ "${COMPREPLY[*]}" == SHA512 ]] || fail "got ${COMPREPLY[*]}"
+	touch "$T/statefile"
+	COMP_WORDS=(otp-keygen "--state=$T/statef")
+	COMP_CWORD=1
+	_otp_keygen
+	[[ "${COMPREPLY[*]}" == "$T/statefile" ]] || fail "got ${COMPREPLY[*]}"
+}
