@@ -650,3 +650,34 @@ print(f.get(3, 0), f.get(4, 0), f.get(5, 0), n)
 	secret=$(otp-uri --get=secret "$output")
 	[ "$(head -n 1 "$T/.google_authenticator")" = "$secret" ]
 }
+
+@test "completions offer every long option; bash completion works" {
+	root=$BATS_TEST_DIRNAME/..
+	opts=$(otp-uri --help | grep -o -- '--[a-z][a-z0-9-]*' | sort -u)
+	[ "$(wc -l <<< "$opts")" -ge 20 ]
+	for o in $opts; do
+		grep -q -- "$o\\b" "$root/completions/bash/otp-uri" || { echo "bash: $o"; false; }
+		grep -q -- "$o\\b" "$root/completions/zsh/_otp-uri" || { echo "zsh: $o"; false; }
+		grep -q -- "-l ${o#--}\\b" "$root/completions/fish/otp-uri.fish" || { echo "fish: $o"; false; }
+	done
+	run bash -c '
+		source "$1"
+		COMP_WORDS=(otp-uri --qr=a); COMP_CWORD=1; _otp_uri
+		printf "%s\n" "${COMPREPLY[@]}"
+		COMP_WORDS=(otp-uri --get=s); COMP_CWORD=1; _otp_uri
+		printf "%s\n" "${COMPREPLY[@]}"
+		COMP_WORDS=(otp-uri -a S); COMP_CWORD=2; _otp_uri
+		printf "%s\n" "${COMPREPLY[@]}"
+		COMP_WORDS=(otp-uri --to); COMP_CWORD=1; _otp_uri
+		printf "%s\n" "${COMPREPLY[@]}"' _ "$root/completions/bash/otp-uri"
+	assert_success
+	assert_output "--qr=ansi
+--qr=ascii
+--get=secret
+SHA1
+SHA256
+SHA512
+--totp
+--totp=
+--to-migration"
+}
