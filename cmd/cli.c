@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -199,6 +200,10 @@ key_error(int rc, const char *text, size_t erroff, const char *hint,
 			    otp_strerror(rc), c, erroff, where, hint);
 		break;
 	default:
+		if (rc == OTP_EURI && strncasecmp(text, "otpauth-migration:",
+		    18) == 0)
+			hint = " (a Google Authenticator export: use otp-uri "
+			    "--from-migration)";
 		warnx("key%s: %s%s", where, otp_strerror(rc), hint);
 		break;
 	}

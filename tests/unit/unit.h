@@ -37,12 +37,16 @@ long unit_unhex(const char *hex, uint8_t *buf, size_t size);
 
 #define CHECK(cond, ...) \
 	unit_check((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
-#define CHECK_EQ_STR(got, want, what) \
-	unit_check(strcmp((got), (want)) == 0, __FILE__, __LINE__, \
-	    "%s: got \"%s\", want \"%s\"", (what), (got), (want))
-#define CHECK_EQ_INT(got, want, what) \
-	unit_check((long long)(got) == (long long)(want), __FILE__, __LINE__, \
-	    "%s: got %lld, want %lld", (what), (long long)(got), \
-	    (long long)(want))
+/* Each argument is evaluated once (a call with side effects is fine). */
+#define CHECK_EQ_STR(got, want, what) do { \
+	const char *unit_got_ = (got), *unit_want_ = (want); \
+	unit_check(strcmp(unit_got_, unit_want_) == 0, __FILE__, __LINE__, \
+	    "%s: got \"%s\", want \"%s\"", (what), unit_got_, unit_want_); \
+} while (0)
+#define CHECK_EQ_INT(got, want, what) do { \
+	long long unit_got_ = (long long)(got), unit_want_ = (long long)(want); \
+	unit_check(unit_got_ == unit_want_, __FILE__, __LINE__, \
+	    "%s: got %lld, want %lld", (what), unit_got_, unit_want_); \
+} while (0)
 
 #endif /* UNIT_H */
