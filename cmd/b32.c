@@ -67,14 +67,12 @@ wipe_all(void)
 	otp_wipe(outq, sizeof(outq));
 }
 
+/* --help; usage errors go through cli_usage_error(). */
 static void __attribute__((noreturn))
-usage(int status)
+usage(void)
 {
-	fprintf(status == 0 ? stdout : stderr,
-	    "usage: %s [-dnV] [-w cols] [--base32hex] [--hex] [--strict] "
+	printf("usage: %s [-dnV] [-w cols] [--base32hex] [--hex] [--strict] "
 	    "[file]\n", getprogname());
-	if (status != 0)
-		exit(status);
 	fputs("Encode bytes to Base32 (RFC 4648), or decode with -d; read "
 	    "file or stdin.\n"
 	    "  -d, --decode       decode Base32 to bytes\n"
@@ -380,7 +378,7 @@ main(int argc, char *argv[])
 			decoding = 1;
 			break;
 		case 'h':
-			usage(0);
+			usage();
 		case 'n':
 			flags |= OTP_B32_NOPAD;
 			break;
