@@ -255,8 +255,8 @@ opt_uint(const char *p, const struct optpos *o, uint64_t min, uint64_t max,
 	return 0;
 }
 
-/* Line 1, in the module's Base32 dialect: either case, blanks, CR and '-'
- * ignored, the look-alikes 0, 1 and 8 read as O, L and B, no padding;
+/* Line 1, in the module's Base32 dialect: either case, blanks, a final
+ * CR and '-' ignored, the look-alikes 0, 1 and 8 read as O, L and B, no padding;
  * leftover bits are dropped. */
 static int
 secret_decode(const char *p, size_t n, struct otp_key *k)
@@ -270,6 +270,10 @@ secret_decode(const char *p, size_t n, struct otp_key *k)
 		char c = p[i];
 		unsigned v;
 
+		/* A CR ends line 1 for option edits, so only as its last
+		 * byte (the module would insert options into the secret). */
+		if (c == '\r' && i + 1 != n)
+			goto bad;
 		if (is_blank(c) || c == '\r' || c == '-')
 			continue;
 		if (c == '0')
