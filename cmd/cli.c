@@ -224,8 +224,11 @@ cli_key_text(const struct cli_otp *o, const char *text, const char *what,
 		uint8_t tmp[OTP_KEY_MAX];
 		size_t n;
 
+		/* Canonical means upper case, no separators, zero trailing
+		 * bits, and padding either exact or absent (apps omit it). */
 		rc = otp_b32_decode(text, strlen(text), tmp, sizeof(tmp), &n,
-		    OTP_B32_STRICT, &erroff);
+		    OTP_B32_STRICT | (strchr(text, '=') == NULL ?
+		    OTP_B32_NOPAD : 0), &erroff);
 		otp_wipe(tmp, sizeof(tmp));
 	}
 	if (rc != 0) {

@@ -88,6 +88,12 @@ load common
 @test "--strict refuses non-canonical Base32" {
 	run otp-gen -b --strict GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ
 	assert_success
+	run otp-gen -b --strict GR6D5BR725S6VNCKV4VLHLAORE
+	assert_output 993210
+	run otp-gen -b --strict GR6D5BR725S6VNCKV4VLHLAORE======
+	assert_output 993210
+	run otp-gen -b --strict GR6D5BR725S6VNCKV4VLHLAORE==
+	assert_failure 2
 	run otp-gen -b --strict gezdgnbvgy3tqojqgezdgnbvgy3tqojq
 	assert_failure 2
 	run otp-gen -b --strict XBK55CIOSR2TO6VUZX7KB2NJX2
