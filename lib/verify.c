@@ -208,10 +208,14 @@ otp_verify_motp(const char *secret, size_t secretlen, const char *pin,
 		uint64_t d = (k + 1) / 2;
 		int neg = k % 2 == 1;
 
+		/* Only steps whose start time fits in an int64. */
 		if (neg ? tens < INT64_MIN / 10 + (int64_t)d :
 		    tens > INT64_MAX / 10 - (int64_t)d)
 			continue;
-		t = (neg ? tens - (int64_t)d : tens + (int64_t)d) * 10;
+		t = neg ? tens - (int64_t)d : tens + (int64_t)d;
+		if (t < INT64_MIN / 10)
+			continue;
+		t *= 10;
 		if ((rc = otp_motp(secret, secretlen, pin, t, got)) != 0)
 			break;
 		c = (uint64_t)0 - (uint64_t)otp_ct_equal(got, want, 6);
