@@ -67,7 +67,8 @@ struct target {
 /* One authentication: what was tried and how it ended. */
 struct attempt {
 	struct otp_state_result	r;
-	int		 checked;	/* the engine saw at least one code */
+	int		 checked;	/* the engine has seen this attempt */
+	int		 ncodes;	/* codes of the right shape checked */
 	int		 error;		/* an OTP_E* error ended it */
 	char		*rest;		/* password part of the answer that
 					 * carried the accepted code */
@@ -366,6 +367,7 @@ try_answer(pam_handle_t *pamh, const struct params *p,
     struct attempt *a)
 {
 	static const size_t lens[] = { 6, 8 };
+	struct otp_state_opts o;
 	char code[9];
 	size_t i, restlen;
 	int rc;
@@ -377,8 +379,14 @@ try_answer(pam_handle_t *pamh, const struct params *p,
 	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		if (split_answer(ans, lens[i], bare, code, &restlen) != 0)
 			continue;
+		/* The original moves a HOTP counter once per login however
+		 * many readings of the answers failed. */
+		o = p->opts;
+		if (a->ncodes > 0)
+			o.flags |= OTP_STATE_NOINCRHOTP;
 		a->checked = 1;
-		rc = otp_statefile_check(t->path, code, now, &p->opts, &a->r);
+		a->ncodes++;
+		rc = otp_statefile_check(t->path, code, now, &o, &a->r);
 		otp_wipe(code, sizeof(code));
 		if (rc != 0) {
 			a->error = rc;

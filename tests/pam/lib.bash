@@ -1,3 +1,4 @@
+# shellcheck disable=SC2154  # status and output come from bats' run
 # lib.bash - the PAM test rig, loaded by tests/pam.bats and
 # tests/pam-differential.bats after `load common`.
 #
