@@ -510,8 +510,13 @@ do_find_skew(const struct verify *v, int argc, char *argv[])
 		warnx("%d places match; the nearest is shown", rc);
 	if (u.type == OTP_TYPE_HOTP) {
 		printf("+%" PRId64 " counters: the token is at counter "
-		    "%" PRIu64 "; next expect -c %" PRIu64 "\n", m.offset,
-		    m.counter, m.counter + (uint64_t)argc - 1);
+		    "%" PRIu64, m.offset, m.counter);
+		/* The run may end at 2^64-1: then there is no next one. */
+		if (m.counter <= UINT64_MAX - (uint64_t)argc + 1)
+			printf("; next expect -c %" PRIu64 "\n", m.counter +
+			    (uint64_t)argc - 1);
+		else
+			printf("; the counter range is used up\n");
 		return 0;
 	}
 	printf("%s%" PRId64 " step%s", m.offset > 0 ? "+" : "", m.offset,

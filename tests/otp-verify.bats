@@ -688,3 +688,11 @@ long_options() {
 	    "$ROOT/completions/bash/otp-verify"
 	assert_output $'SHA1\nSHA256\nSHA512'
 }
+
+@test "--find-skew: a HOTP run that ends at 2^64-1 has no next counter" {
+	run otp-verify --find-skew -c 18446744073709551610 "$BEEF" 773352 044040
+	assert_success
+	assert_output '+4 counters: the token is at counter 18446744073709551614; the counter range is used up'
+	run otp-verify --find-skew -c 18446744073709551610 "$BEEF" 044040 057490
+	assert_failure 1
+}
