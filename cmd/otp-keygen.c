@@ -312,15 +312,18 @@ render_scratch(const uint32_t *codes, size_t n)
 }
 
 /*
- * --scratch-out: the codes are written to a temporary file beside FILE
- * (mkstemp: O_EXCL, mode 0600) and fsync'd first; finish_scratch() then
- * links it into place, which fails if FILE exists, or with -f renames it
- * over FILE.  Either way FILE is whole or absent, never half-written.
+ * --scratch-out: the codes are first written to an unnamed file in the
+ * target's directory (O_TMPFILE, mode 0600) and fsync'd; finish_scratch()
+ * then links it into place, which fails if FILE exists, or with -f links
+ * it beside FILE and renames it over.  Killed before that, nothing is
+ * left; FILE is always whole or absent.  Where O_TMPFILE is not supported
+ * a mkstemp(3) file beside FILE stands in for the unnamed one.
  */
 struct staged {
 	char	tmp[PATH_MAX];
 	char	dir[PATH_MAX];
-	int	active;
+	int	fd;		/* the unnamed file, or -1 */
+	int	active;		/* tmp names a file to remove */
 };
 
 static int
@@ -352,49 +355,73 @@ fsync_dir(const char *dir)
 }
 
 static void
+drop_scratch(struct staged *s)
+{
+	int saved = errno;
+
+	if (s->fd >= 0) {
+		(void)close(s->fd);
+		s->fd = -1;
+	}
+	if (s->active) {
+		(void)unlink(s->tmp);
+		s->active = 0;
+	}
+	errno = saved;
+}
+
+static void
 stage_scratch(struct staged *s, const char *path, const char *text,
     size_t len, int force)
 {
 	char copy[PATH_MAX];
 	struct stat sb;
-	int fd, saved;
+	int fd;
 
-	if (strlen(path) >= sizeof(copy) - 16)
+	s->fd = -1;
+	s->active = 0;
+	if (strlen(path) >= sizeof(copy) - 32)
 		errx(CLI_EXIT_ERR, "--scratch-out: %s: path too long", path);
 	memcpy(copy, path, strlen(path) + 1);
 	snprintf(s->dir, sizeof(s->dir), "%s", dirname(copy));
 	if (!force && lstat(path, &sb) == 0)
 		errx(CLI_EXIT_ERR, "--scratch-out: %s: %s (use -f to replace "
 		    "it)", path, otp_strerror(OTP_ESTATEEXIST));
-	snprintf(s->tmp, sizeof(s->tmp), "%s.XXXXXX", path);
-	if ((fd = mkostemp(s->tmp, O_CLOEXEC)) < 0)
+	fd = open(s->dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		s->fd = fd;
+	else if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL) {
+		snprintf(s->tmp, sizeof(s->tmp), "%s.XXXXXX", path);
+		if ((fd = mkostemp(s->tmp, O_CLOEXEC)) < 0)
+			err(CLI_EXIT_ERR, "--scratch-out: %s", path);
+		s->active = 1;
+	} else
 		err(CLI_EXIT_ERR, "--scratch-out: %s", path);
-	s->active = 1;
 	if (fchmod(fd, 0600) != 0 || write_all(fd, text, len) != 0 ||
-	    fsync(fd) != 0) {
-		saved = errno;
-		(void)close(fd);
-		(void)unlink(s->tmp);
-		s->active = 0;
-		errno = saved;
-		err(CLI_EXIT_ERR, "--scratch-out: %s", path);
-	}
-	if (close(fd) != 0) {
-		saved = errno;
-		(void)unlink(s->tmp);
-		s->active = 0;
-		errno = saved;
+	    fsync(fd) != 0 || (s->fd < 0 && close(fd) != 0)) {
+		if (s->fd < 0)
+			(void)close(fd);
+		drop_scratch(s);
 		err(CLI_EXIT_ERR, "--scratch-out: %s", path);
 	}
 }
 
-static void
-drop_scratch(struct staged *s)
+/* Give the unnamed file a name: path itself, or with -f a temporary name
+ * beside it (s->tmp) that is then renamed over path. */
+static int
+name_scratch(struct staged *s, const char *path, int force)
 {
-	if (s->active) {
-		(void)unlink(s->tmp);
-		s->active = 0;
-	}
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", s->fd);
+	if (!force)
+		return linkat(AT_FDCWD, proc, AT_FDCWD, path,
+		    AT_SYMLINK_FOLLOW);
+	snprintf(s->tmp, sizeof(s->tmp), "%s.%ld~", path, (long)getpid());
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, s->tmp, AT_SYMLINK_FOLLOW) != 0)
+		return -1;
+	s->active = 1;
+	return rename(s->tmp, path);
 }
 
 /* Put the staged file in place; 0, or -1 after a warning. */
@@ -403,7 +430,9 @@ finish_scratch(struct staged *s, const char *path, int force)
 {
 	int rc;
 
-	if (force)
+	if (s->fd >= 0)
+		rc = name_scratch(s, path, force);
+	else if (force)
 		rc = rename(s->tmp, path);
 	else
 		rc = link(s->tmp, path);
@@ -416,9 +445,9 @@ finish_scratch(struct staged *s, const char *path, int force)
 		drop_scratch(s);
 		return -1;
 	}
-	if (!force)
-		(void)unlink(s->tmp);
-	s->active = 0;
+	if (force)
+		s->active = 0;	/* renamed: nothing left to remove */
+	drop_scratch(s);
 	fsync_dir(s->dir);
 	return 0;
 }
@@ -446,7 +475,8 @@ generate(struct keygen *k)
 	size_t imglen = 0, linelen;
 	int rc, fresh = 0;
 
-	memset(&staged, 0, sizeof(staged));
+	staged.fd = -1;
+	staged.active = 0;
 	otp_uri_init(&sec.u);
 	sec.u.type = k->o.have_type ? k->o.type : OTP_TYPE_TOTP;
 	sec.u.alg = k->o.alg;
@@ -549,7 +579,8 @@ print_state(struct keygen *k)
 	size_t linelen;
 	int rc;
 
-	memset(&staged, 0, sizeof(staged));
+	staged.fd = -1;
+	staged.active = 0;
 	otp_state_opts_init(&opts);
 	rc = otp_statefile_load(k->print_state, &opts, &sec.st);
 	if (rc == OTP_EIO)
