@@ -23,7 +23,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define TEXT_MAX	4096
 #define BYTES_MAX	(TEXT_MAX * 5 / 8 + 8)
 
-static uint8_t whole[BYTES_MAX], streamed[BYTES_MAX], again[BYTES_MAX];
+static uint8_t whole[BYTES_MAX], streamed[BYTES_MAX];
+static uint8_t again[TEXT_MAX + 8];	/* also any raw input, decoded back */
 static uint8_t chunkout[TEXT_MAX * 5 / 8 + 8];
 static char text[TEXT_MAX + 1], enc[TEXT_MAX * 2 + 16];
 
