@@ -154,6 +154,8 @@ generate(const struct gen *g, struct otp_uri *u, const char *where)
 	struct otp_hmac h;
 	uint64_t counter, i, left = 0;
 	char code[OTP_CODE_MAX], label[2 * OTP_LABEL_MAX + 2];
+	char out[OTP_CODE_MAX + 24];
+	size_t n;
 	int rc;
 
 	if (g->steam || g->motp)
@@ -198,15 +200,20 @@ generate(const struct gen *g, struct otp_uri *u, const char *where)
 		else
 			otp_code_decimal(otp_hotp_value(&h, counter + i),
 			    u->digits, code, sizeof(code));
+		/* One unlocked write a line: a large window is mostly output. */
 		if (g->label) {
-			fputs(label, stdout);
-			putchar('\t');
+			fputs_unlocked(label, stdout);
+			putc_unlocked('\t', stdout);
 		}
-		fputs(code, stdout);
+		n = strlen(code);
+		memcpy(out, code, n);
 		if (g->remaining)
-			printf("\t%" PRIu64, left + i * u->period);
-		putchar('\n');
+			n += (size_t)snprintf(out + n, sizeof(out) - n,
+			    "\t%" PRIu64, left + i * u->period);
+		out[n++] = '\n';
+		fwrite_unlocked(out, 1, n, stdout);
 	}
+	otp_wipe(out, sizeof(out));
 	otp_wipe(code, sizeof(code));
 	if (!g->motp)
 		otp_hmac_wipe(&h);
@@ -264,33 +271,25 @@ one_operand(const struct gen *g, const char *arg)
 static int
 stdin_lines(const struct gen *g)
 {
-	char line[OTP_LINE_MAX + 2], what[32], where[40];
+	char line[OTP_LINE_MAX], what[32], where[40];
 	struct otp_uri u;
 	unsigned long lineno = 0;
-	int status = 0, keys = 0;
+	int status = 0, keys = 0, rc, c;
 
-	while (fgets(line, sizeof(line), stdin) != NULL) {
+	/* otp_key_read, not fgets: a NUL byte must fail the line, not cut
+	 * the key short at it (found by clang-tidy). */
+	while ((rc = otp_key_read("-", stdin, line, sizeof(line))) !=
+	    OTP_EEMPTY && rc != OTP_EIO) {
 		size_t n = strlen(line);
 
 		lineno++;
 		snprintf(what, sizeof(what), "line %lu", lineno);
-		if (n > 0 && line[n - 1] == '\n')
-			line[--n] = '\0';
-		else if (!feof(stdin)) {
-			int c;
-
+		if (rc != 0) {
 			warnx("standard input, %s: %s", what,
-			    otp_strerror(OTP_ETOOLONG));
+			    otp_strerror(rc));
+			/* Skip the rest of the bad line. */
 			while ((c = getchar()) != EOF && c != '\n')
 				;
-			status = -1;
-			continue;
-		}
-		if (n > 0 && line[n - 1] == '\r')
-			line[--n] = '\0';
-		if (memchr(line, '\0', n) != NULL) {
-			warnx("standard input, %s: %s", what,
-			    otp_strerror(OTP_ENUL));
 			status = -1;
 			continue;
 		}
