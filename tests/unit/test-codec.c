@@ -14,15 +14,6 @@
 #define TEXT_MAX	1024
 #define CANARY		0xa5
 
-static const struct {
-	const char	*name;
-	int		 code;
-} errnames[] = {
-	{ "EBASE32", OTP_EBASE32 }, { "EBASE32LEN", OTP_EBASE32LEN },
-	{ "EBASE32PAD", OTP_EBASE32PAD }, { "EBASE32BITS", OTP_EBASE32BITS },
-	{ "EHEX", OTP_EHEX }, { "EHEXLEN", OTP_EHEXLEN },
-};
-
 /* Undo the vector files' escapes (\s \t \n \r \v \f \xHH \\). */
 static size_t
 unescape(const char *s, char *out, size_t outsz)
@@ -75,16 +66,14 @@ static int
 parse_error(const char *s, size_t *off)
 {
 	char name[32];
-	size_t i;
+	int code;
 
 	if (s[0] != '!')
 		return 0;
-	if (sscanf(s + 1, "%31s %zu", name, off) != 2)
+	if (sscanf(s + 1, "%31s %zu", name, off) != 2 ||
+	    (code = unit_errcode(name)) == 1)
 		abort();
-	for (i = 0; i < sizeof(errnames) / sizeof(errnames[0]); i++)
-		if (strcmp(name, errnames[i].name) == 0)
-			return errnames[i].code;
-	abort();
+	return code;
 }
 
 /*

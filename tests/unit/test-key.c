@@ -18,31 +18,6 @@
 #include "otp.h"
 #include "unit.h"
 
-static const struct {
-	const char	*name;
-	int		 code;
-} codes[] = {
-	{ "EEMPTY", OTP_EEMPTY }, { "ENUL", OTP_ENUL },
-	{ "ETOOLONG", OTP_ETOOLONG }, { "EIO", OTP_EIO },
-	{ "EHEX", OTP_EHEX }, { "EHEXLEN", OTP_EHEXLEN },
-	{ "EBASE32", OTP_EBASE32 }, { "EBASE32LEN", OTP_EBASE32LEN },
-	{ "EBASE32PAD", OTP_EBASE32PAD }, { "EKEYEMPTY", OTP_EKEYEMPTY },
-	{ "EKEYLONG", OTP_EKEYLONG }, { "EURI", OTP_EURI },
-	{ "EURITYPE", OTP_EURITYPE }, { "ENOSECRET", OTP_ENOSECRET },
-};
-
-/* The error a vector names, or 1 for a value. */
-static int
-expected_code(const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
-		if (strcmp(s, codes[i].name) == 0)
-			return codes[i].code;
-	return 1;
-}
-
 /* Undo the C escapes of the vector file; returns the byte count. */
 static size_t
 unescape(const char *in, char *out, size_t outsz)
@@ -146,7 +121,7 @@ read_case(const struct unit_line *l, void *arg)
 	}
 	n = unescape(l->field[0], data, sizeof(data));
 	unescape(l->field[2], want, sizeof(want));
-	code = expected_code(l->field[2]);
+	code = unit_errcode(l->field[2]);
 	/* Exactly outsz bytes, so that ASan sees any write past them. */
 	if ((out = malloc((size_t)outsz)) == NULL)
 		exit(1);
@@ -356,7 +331,7 @@ parse_case(const struct unit_line *l, void *arg)
 	    OTP_KEYENC_HEX;
 	memset(&u, 0xa5, sizeof(u));
 	rc = otp_key_parse(l->field[1], enc, &u, &off);
-	code = expected_code(l->field[2]);
+	code = unit_errcode(l->field[2]);
 	if (code != 1) {
 		unit_check(rc == code, l->file, (int)l->lineno,
 		    "'%s': got %d, want %s", l->field[1], rc, l->field[2]);

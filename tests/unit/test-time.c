@@ -16,28 +16,6 @@
 
 #define NOW	INT64_C(1234567890)	/* "now" in the vector files */
 
-static const struct {
-	const char	*name;
-	int		 code;
-} codes[] = {
-	{ "ETIME", OTP_ETIME }, { "ETIMERANGE", OTP_ETIMERANGE },
-	{ "ETIMEFIELD", OTP_ETIMEFIELD }, { "ETIMEGAP", OTP_ETIMEGAP },
-	{ "ETIMEAMBIG", OTP_ETIMEAMBIG }, { "EDURATION", OTP_EDURATION },
-	{ "ERANGE", OTP_ERANGE },
-};
-
-/* The error code a vector names, or 1 when it is a number. */
-static int
-expected_code(const char *s)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
-		if (strcmp(s, codes[i].name) == 0)
-			return codes[i].code;
-	return 1;
-}
-
 static void
 set_tz(const char *tz)
 {
@@ -60,7 +38,7 @@ time_case(const struct unit_line *l, void *arg)
 	}
 	set_tz(l->field[0]);
 	rc = otp_time_parse(l->field[1], NOW, &got);
-	code = expected_code(l->field[2]);
+	code = unit_errcode(l->field[2]);
 	if (code != 1) {
 		unit_check(rc == code, l->file, (int)l->lineno,
 		    "TZ=%s '%s': got %d (%lld), want %s", l->field[0],
@@ -90,7 +68,7 @@ duration_case(const struct unit_line *l, void *arg)
 		return;
 	}
 	rc = otp_duration_parse(l->field[0], &got);
-	code = expected_code(l->field[1]);
+	code = unit_errcode(l->field[1]);
 	if (code != 1) {
 		unit_check(rc == code && got == 12345, l->file,
 		    (int)l->lineno, "'%s': got %d (%llu), want %s",

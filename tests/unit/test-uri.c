@@ -23,22 +23,6 @@ static const struct {
 	{ "SHORTKEY", OTP_WARN_SHORTKEY }, { "NOISSUER", OTP_WARN_NOISSUER },
 };
 
-static const struct {
-	const char	*name;
-	int		 code;
-} err_names[] = {
-	{ "EURI", OTP_EURI }, { "EURITYPE", OTP_EURITYPE },
-	{ "ENOSECRET", OTP_ENOSECRET }, { "EURIESC", OTP_EURIESC },
-	{ "EURIPARAM", OTP_EURIPARAM }, { "EURILABEL", OTP_EURILABEL },
-	{ "EUTF8", OTP_EUTF8 }, { "EURICTRL", OTP_EURICTRL },
-	{ "ENUL", OTP_ENUL }, { "ETOOLONG", OTP_ETOOLONG },
-	{ "EBASE32", OTP_EBASE32 }, { "EBASE32PAD", OTP_EBASE32PAD },
-	{ "EBASE32LEN", OTP_EBASE32LEN }, { "EKEYEMPTY", OTP_EKEYEMPTY },
-	{ "EKEYLONG", OTP_EKEYLONG }, { "EALG", OTP_EALG },
-	{ "EDIGITS", OTP_EDIGITS }, { "ECOUNTER", OTP_ECOUNTER },
-	{ "ESTEP", OTP_ESTEP },
-};
-
 /* Turn "A,B" (or "-") into bits; -1 for an unknown name. */
 static long
 flags(const char *s, int warn)
@@ -155,16 +139,14 @@ bad_case(const struct unit_line *l, void *arg)
 {
 	struct otp_uri u;
 	uint64_t want_off;
-	size_t off = 999, i;
-	int r, want = 1;
+	size_t off = 999;
+	int r, want;
 
 	(void)arg;
 	CHECK(l->nfields == 3, "%s:%u: want 3 fields", l->file, l->lineno);
 	if (l->nfields != 3)
 		return;
-	for (i = 0; i < sizeof(err_names) / sizeof(err_names[0]); i++)
-		if (strcmp(l->field[1], err_names[i].name) == 0)
-			want = err_names[i].code;
+	want = unit_errcode(l->field[1]);
 	CHECK(want != 1, "%s:%u: unknown error %s", l->file, l->lineno,
 	    l->field[1]);
 	CHECK(otp_parse_u64(l->field[2], 0, OTP_LINE_MAX, &want_off) == 0,

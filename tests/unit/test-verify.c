@@ -11,26 +11,6 @@
 #include "otp.h"
 #include "unit.h"
 
-static const struct {
-	const char	*name;
-	int		 code;
-} errnames[] = {
-	{ "ECODE", OTP_ECODE }, { "EDIGITS", OTP_EDIGITS },
-	{ "EWINDOW", OTP_EWINDOW }, { "EINVAL", OTP_EINVAL },
-	{ "EHEX", OTP_EHEX }, { "ESTEP", OTP_ESTEP },
-};
-
-static int
-errcode(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(errnames) / sizeof(errnames[0]); i++)
-		if (strcmp(errnames[i].name, name) == 0)
-			return errnames[i].code;
-	return 1;	/* no such error: the case wants a result */
-}
-
 /* The fields every vector line starts with. */
 struct vcase {
 	enum otp_window	shape;
@@ -78,8 +58,8 @@ want_match(const struct unit_line *l, int rc, const struct otp_match *m,
 	else
 		snprintf(got, sizeof(got), "error %d (%s)", rc,
 		    otp_strerror(rc));
-	if (errcode(want) != 1)
-		unit_check(rc == errcode(want), l->file, (int)l->lineno,
+	if (unit_errcode(want) != 1)
+		unit_check(rc == unit_errcode(want), l->file, (int)l->lineno,
 		    "got %s, want %s", got, want);
 	else
 		unit_check(strcmp(got, want) == 0, l->file, (int)l->lineno,
@@ -122,7 +102,7 @@ skew_case(const struct unit_line *l, void *arg)
 	rc = otp_find_skew(&v.h, codes, n, (unsigned)v.digits, v.centre,
 	    v.window, v.shape, &m);
 	/* want is "places counter offset": check the count, then the place. */
-	if (errcode(l->field[7]) == 1 && strcmp(l->field[7], "none") != 0) {
+	if (unit_errcode(l->field[7]) == 1 && strcmp(l->field[7], "none") != 0) {
 		const char *rest = strchr(l->field[7], ' ');
 
 		unit_check(rc == atoi(l->field[7]), l->file, (int)l->lineno,
@@ -324,8 +304,8 @@ diagnose_case(const struct unit_line *l, void *arg)
 	p.now = (int64_t)now;
 	n = otp_diagnose(&p, l->field[10], f, OTP_DIAG_MAX);
 
-	if (errcode(l->field[11]) != 1) {
-		unit_check(n == errcode(l->field[11]), l->file,
+	if (unit_errcode(l->field[11]) != 1) {
+		unit_check(n == unit_errcode(l->field[11]), l->file,
 		    (int)l->lineno, "got %d, want %s", n, l->field[11]);
 		return;
 	}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "otp.h"
 #include "unit.h"
 
 static unsigned long passed, failed;
@@ -105,4 +106,50 @@ unit_unhex(const char *hex, uint8_t *buf, size_t size)
 		buf[i] = (uint8_t)v;
 	}
 	return (long)(n / 2);
+}
+
+/* Every OTP_E* code by its name without the prefix ("EHEX"). */
+static const struct {
+	const char	*name;
+	int		 code;
+} errcodes[] = {
+	{ "EINVAL", OTP_EINVAL }, { "ERANGE", OTP_ERANGE },
+	{ "ENOSPACE", OTP_ENOSPACE }, { "ETOOLONG", OTP_ETOOLONG },
+	{ "EIO", OTP_EIO }, { "EEMPTY", OTP_EEMPTY }, { "ENUL", OTP_ENUL },
+	{ "ENOMEM", OTP_ENOMEM }, { "EBASE32", OTP_EBASE32 },
+	{ "EBASE32LEN", OTP_EBASE32LEN }, { "EBASE32PAD", OTP_EBASE32PAD },
+	{ "EBASE32BITS", OTP_EBASE32BITS }, { "EHEX", OTP_EHEX },
+	{ "EHEXLEN", OTP_EHEXLEN }, { "EBASE64", OTP_EBASE64 },
+	{ "EKEYEMPTY", OTP_EKEYEMPTY }, { "EKEYLONG", OTP_EKEYLONG },
+	{ "EALG", OTP_EALG }, { "EDIGITS", OTP_EDIGITS },
+	{ "ECOUNTER", OTP_ECOUNTER }, { "ESTEP", OTP_ESTEP },
+	{ "EWINDOW", OTP_EWINDOW }, { "EBEFORESTART", OTP_EBEFORESTART },
+	{ "ECODE", OTP_ECODE }, { "ETIME", OTP_ETIME },
+	{ "ETIMERANGE", OTP_ETIMERANGE }, { "EDURATION", OTP_EDURATION },
+	{ "ETIMEFIELD", OTP_ETIMEFIELD }, { "ETIMEGAP", OTP_ETIMEGAP },
+	{ "ETIMEAMBIG", OTP_ETIMEAMBIG }, { "EURI", OTP_EURI },
+	{ "EURITYPE", OTP_EURITYPE }, { "ENOSECRET", OTP_ENOSECRET },
+	{ "EURIESC", OTP_EURIESC }, { "EURIPARAM", OTP_EURIPARAM },
+	{ "EURILABEL", OTP_EURILABEL }, { "EUTF8", OTP_EUTF8 },
+	{ "EURICTRL", OTP_EURICTRL }, { "EMIGRATION", OTP_EMIGRATION },
+	{ "EPROTOBUF", OTP_EPROTOBUF },
+	{ "EMIGRATEUNSUP", OTP_EMIGRATEUNSUP },
+	{ "EMIGRATIONDATA", OTP_EMIGRATIONDATA }, { "ESTATE", OTP_ESTATE },
+	{ "ESTATESECRET", OTP_ESTATESECRET }, { "ESTATEOPT", OTP_ESTATEOPT },
+	{ "ESTATESIZE", OTP_ESTATESIZE }, { "ESTATEOWNER", OTP_ESTATEOWNER },
+	{ "ESTATEMODE", OTP_ESTATEMODE }, { "ESTATETYPE", OTP_ESTATETYPE },
+	{ "ESTATECHANGED", OTP_ESTATECHANGED },
+	{ "ESTATEEXIST", OTP_ESTATEEXIST }, { "ERATELIMIT", OTP_ERATELIMIT },
+	{ "EREADONLY", OTP_EREADONLY }, { "ELOCK", OTP_ELOCK },
+};
+
+int
+unit_errcode(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(errcodes) / sizeof(errcodes[0]); i++)
+		if (strcmp(name, errcodes[i].name) == 0)
+			return errcodes[i].code;
+	return 1;
 }
