@@ -257,8 +257,9 @@ cli_key_load(const struct cli_otp *o, const char *arg, struct otp_uri *u)
 
 	rc = otp_key_read(arg, stdin, line, sizeof(line));
 	if (rc != 0) {
+		/* An operand is the key itself: never echo it. */
 		const char *src = arg == NULL || strcmp(arg, "-") == 0 ?
-		    "standard input" : arg;
+		    "standard input" : arg[0] == '@' ? arg : "key";
 
 		otp_wipe(line, sizeof(line));
 		if (rc == OTP_EIO)

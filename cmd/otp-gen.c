@@ -250,8 +250,9 @@ one_operand(const struct gen *g, const char *arg)
 	int rc;
 
 	if ((rc = otp_key_read(arg, stdin, line, sizeof(line))) != 0) {
+		/* An operand is the key itself: never echo it. */
 		const char *src = strcmp(arg, "-") == 0 ? "standard input" :
-		    arg;
+		    arg[0] == '@' ? arg : "key";
 
 		if (rc == OTP_EIO)
 			warn("%s", src);

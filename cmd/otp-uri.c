@@ -527,29 +527,30 @@ read_lines(void)
 	char where[64];
 	unsigned long lineno = 0;
 	size_t n, limit;
-	int first = 1;
+	int first = 1, rc;
 
 	limit = opt.mode == MODE_FROM_MIGRATION ? OTP_MIGRATION_URI_MAX :
 	    OTP_LINE_MAX;
-	while (fgets(line, (int)limit + 1, stdin) != NULL) {
+	/* otp_key_read, not fgets: a NUL byte must fail the line, not cut
+	 * it short (found by the bad-input matrix). */
+	while ((rc = otp_key_read("-", stdin, line, limit)) != OTP_EEMPTY) {
 		lineno++;
-		snprintf(where, sizeof(where), " (line %lu)", lineno);
-		n = strlen(line);
-		if (n > 0 && line[n - 1] == '\n')
-			line[--n] = '\0';
-		else if (!feof(stdin))
+		if (rc == OTP_EIO)
+			err(CLI_EXIT_ERR, "standard input");
+		if (rc == OTP_ETOOLONG)
 			errx(CLI_EXIT_ERR, "line %lu: longer than %zu bytes",
 			    lineno, limit - 1);
-		if (n > 0 && line[n - 1] == '\r')
-			line[--n] = '\0';
+		if (rc != 0)
+			errx(CLI_EXIT_ERR, "line %lu: %s", lineno,
+			    otp_strerror(rc));
+		snprintf(where, sizeof(where), " (line %lu)", lineno);
+		n = strlen(line);
 		if (n == 0)
 			continue;
 		dispatch(line, where, &first);
 		if (opt.mode == MODE_GET)
 			break;
 	}
-	if (ferror(stdin))
-		err(CLI_EXIT_ERR, "standard input");
 	otp_wipe(line, sizeof(line));
 	if (lineno == 0 && opt.mode == MODE_GET)
 		errx(CLI_EXIT_ERR, "standard input: no URI");

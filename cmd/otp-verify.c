@@ -312,8 +312,9 @@ load_key(const struct verify *v, const char *arg, struct otp_uri *u)
 		return;
 	}
 	if ((rc = otp_key_read(arg, stdin, line, sizeof(line))) != 0) {
+		/* An operand is the key itself: never echo it. */
 		const char *src = strcmp(arg, "-") == 0 ? "standard input" :
-		    arg;
+		    arg[0] == '@' ? arg : "key";
 
 		otp_wipe(line, sizeof(line));
 		if (rc == OTP_EIO)
@@ -622,7 +623,7 @@ do_diagnose(const struct verify *v, int argc, char *argv[])
 		cli_usage_error("--diagnose takes its code as an operand");
 	if ((rc = otp_key_read(argv[0], stdin, line, sizeof(line))) != 0) {
 		const char *src = strcmp(argv[0], "-") == 0 ?
-		    "standard input" : argv[0];
+		    "standard input" : argv[0][0] == '@' ? argv[0] : "key";
 
 		if (rc == OTP_EIO)
 			err(CLI_EXIT_ERR, "%s", src);

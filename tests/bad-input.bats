@@ -1,0 +1,466 @@
+#!/usr/bin/env bats
+# bad-input.bats - the bad-input matrix: every tool, every input channel
+# (operand, stdin, @FILE, URI, state file, b32's FILE), fed malformed,
+# oversized, truncated, binary and hostile input.  Every case must end
+# within 10 seconds with exit 2, exactly one line on stderr (a second
+# "Try ... --help" line only for usage errors), nothing on stdout, and no
+# trace of the secret anywhere.
+#
+# The cases are a table: one line each, fields separated by '|':
+#
+#	TOOL | ARGS | STDIN | KIND
+#
+# ARGS is shell words, expanded with the fixture variables below ($F the
+# fixture directory, $S_HEX/$S_B32 the secret, $URI a good URI).  STDIN
+# is a file to redirect from ("-" for /dev/null).  KIND is "err" (one
+# line) or "usage" (a usage error: the line and "Try ... --help").
+# Adding a tool or an input is one line.
+
+bats_require_minimum_version 1.5.0
+load common
+
+# The secret that must never be echoed: hex, and the same bytes in Base32.
+S_HEX=5ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7
+S_B32=L3D6OXWH45PMPZ26Y7TV5R7HL3D6OXWH
+URI="otpauth://totp/Ex:alice?secret=$S_B32&issuer=Ex"
+
+setup_file() {
+	F=$BATS_FILE_TMPDIR/fx
+	mkdir -p "$F/dir"
+	export F S_HEX S_B32 URI
+	# Oversized: a 1 MB line, a 10 MB file, each with the secret first.
+	{ printf '%s' "$S_HEX"; head -c 1048576 /dev/zero | tr '\0' 'a'; \
+	    echo; } > "$F/line1m"
+	{ printf '%s' "$S_HEX"; head -c 10485760 /dev/zero | tr '\0' 'a'; \
+	    } > "$F/file10m"
+	{ head -c 10485760 /dev/zero | tr '\0' 'A'; printf '!\n'; } > "$F/b32-10m"
+	{ printf 'otpauth://totp/A?secret=%s' "$S_B32"; head -c 1048576 \
+	    /dev/zero | tr '\0' 'A'; echo; } > "$F/uri1m"
+	# An argument can hold 128 KiB at most (MAX_ARG_STRLEN): operands
+	# get 100 KB.
+	head -c 102400 "$F/line1m" > "$F/line100k"
+	head -c 102400 "$F/uri1m" > "$F/uri100k"
+	# Malformed, truncated and binary key text.
+	printf '%s!\n' "$S_HEX" > "$F/badchar"
+	printf '%s\n' "${S_HEX%?}" > "$F/odd"
+	printf '%s\0ff\n' "$S_HEX" > "$F/nul"
+	printf '%s\0ff' "$S_HEX" > "$F/nul-noeol"
+	printf '%s\377\376\n' "$S_HEX" > "$F/utf8"
+	printf '\n' > "$F/blank"
+	: > "$F/empty"
+	printf '%s\n' "${URI%%&*}%" > "$F/uri-trunc"
+	printf 'otpauth://totp/%%FF%%FE?secret=%s\n' "$S_B32" > "$F/uri-utf8"
+	printf 'otpauth://totp/A\001B?secret=%s\n' "$S_B32" > "$F/uri-ctrl"
+	printf 'otpauth://totp/A?secret=%s&secret=%s\n' "$S_B32" "$S_B32" \
+	    > "$F/uri-dup"
+	printf 'otpauth-migration://offline?data=%s\n' "$S_B32%%%%" \
+	    > "$F/mig-bad"
+	printf '%s\n' "$URI" > "$F/uri-good"
+	ln -s "$F/nonexistent" "$F/dangling"
+	ln -s "$F/dir" "$F/dirlink"
+	# State files: malformed ones, and safe-looking hostile ones.
+	printf '%s!\n" TOTP_AUTH\n' "$S_B32" > "$F/st-badsecret"
+	printf '%s\n" WINDOW_SIZE 1000\n" TOTP_AUTH\n' "$S_B32" > "$F/st-badopt"
+	printf '%s\n" TOTP_AUTH\n\0\n' "$S_B32" > "$F/st-nul"
+	{ printf '%s\n" TOTP_AUTH\n' "$S_B32"; head -c 70000 /dev/zero | \
+	    tr '\0' '\n'; } > "$F/st-big"
+	: > "$F/st-empty"
+	printf '%s\n" TOTP_AUTH\n' "$S_B32" > "$F/st-good"
+	cp "$F/st-good" "$F/st-perm"
+	chmod 400 "$F"/st-*
+	chmod 644 "$F/st-perm"
+	ln -s "$F/st-good" "$F/st-link"
+	mkfifo "$F/fifo"
+	# Unreadable: a good key file in a directory only root may enter; the
+	# tool runs as nobody (we are root; see the test below).
+	mkdir -p "$F/locked"
+	printf '%s\n' "$S_HEX" > "$F/locked/key"
+	chmod 700 "$F/locked"
+	chmod 755 "$BATS_FILE_TMPDIR" "$F"
+}
+
+# run_case TOOL ARGS STDIN KIND: run one case and check what it must hold.
+run_case() {
+	local tool=$1 args=$2 in=$3 kind=$4 out err rc n
+	local -a argv
+	out=$BATS_TEST_TMPDIR/out err=$BATS_TEST_TMPDIR/err
+	[ "$in" = - ] && in=/dev/null
+	eval "argv=($args)"
+	in=$(eval "printf '%s' \"$in\"")
+	rc=0
+	timeout 10 "$tool" "${argv[@]}" < "$in" > "$out" 2> "$err" || rc=$?
+	check_case "$tool $args < $in" "$kind" "$rc" "$out" "$err"
+}
+
+# check_case WHAT KIND RC OUT ERR
+check_case() {
+	local what=$1 kind=$2 rc=$3 out=$4 err=$5 n
+	n=$(wc -l < "$err")
+	if [ "$rc" -eq 124 ]; then
+		echo "HANG: $what"; return 1
+	fi
+	if [ "$rc" -ne 2 ]; then
+		echo "exit $rc, want 2: $what"; cut -c1-200 "$err"; return 1
+	fi
+	if [ -s "$out" ] && [ "$kind" != stream ]; then
+		echo "stdout not empty: $what"; head -c 300 "$out"; return 1
+	fi
+	if [ "$kind" = summary ]; then
+		if [ "$n" -ne 2 ] || ! sed -n 2p "$err" | grep -q "no export"
+		then
+			echo "want the line and a summary: $what"; cat "$err"
+			return 1
+		fi
+	elif [ "$kind" = usage ]; then
+		if [ "$n" -ne 2 ] || ! sed -n 2p "$err" | grep -q "^Try '"; then
+			echo "want a usage error and Try: $what"; cat "$err"
+			return 1
+		fi
+	elif [ "$n" -ne 1 ]; then
+		echo "want one stderr line, got $n: $what"; head -5 "$err"
+		return 1
+	fi
+	if ! head -1 "$err" | grep -q "^${what%% *}: ."; then
+		echo "message not 'PROG: ...': $what"; cat "$err"; return 1
+	fi
+	if grep -qiF -e "$S_HEX" -e "$S_B32" -e "${S_HEX:0:12}" \
+	    -e "${S_B32:0:12}" "$out" "$err"; then
+		echo "secret in the output: $what"; cut -c1-200 "$err"
+		return 1
+	fi
+}
+
+# run_table: every case on stdin; report all failures, then fail.
+run_table() {
+	local tool args in kind fails=0 count=0
+	while IFS='|' read -r tool args in kind; do
+		tool=$(echo $tool)
+		[ -z "$tool" ] || [ "${tool:0:1}" = '#' ] && continue
+		count=$((count + 1))
+		run_case "$tool" "$args" "$(echo $in)" "$(echo $kind)" ||
+		    fails=$((fails + 1))
+	done
+	echo "$count cases, $fails failed"
+	[ "$count" -gt 0 ] && [ "$fails" -eq 0 ]
+}
+
+@test "otp-gen: operand, -, @FILE, URI and stdin lines" {
+	run_table <<'EOF'
+otp-gen | "$S_HEX!"                    | -                  | err
+otp-gen | "${S_HEX%?}"                 | -                  | err
+otp-gen | -b "$S_B32!"                 | -                  | err
+otp-gen | -b "${S_B32:0:1}"            | -                  | err
+otp-gen | $'\xff\xfe'"$S_HEX"         | -                  | err
+otp-gen | ""                           | -                  | err
+otp-gen | "$(cat $F/line100k)"           | -                  | err
+otp-gen | -                            | $F/badchar         | err
+otp-gen | -                            | $F/nul             | err
+otp-gen | -                            | $F/utf8            | err
+otp-gen | -                            | $F/line1m          | err
+otp-gen | -                            | $F/empty           | err
+otp-gen | -                            | /dev/zero          | err
+otp-gen |                              | $F/nul             | err
+otp-gen |                              | $F/nul-noeol       | err
+otp-gen |                              | $F/line1m          | err
+otp-gen |                              | $F/file10m         | err
+otp-gen |                              | $F/empty           | err
+otp-gen |                              | $F/utf8            | err
+otp-gen | @$F/badchar                  | -                  | err
+otp-gen | @$F/odd                      | -                  | err
+otp-gen | @$F/nul                      | -                  | err
+otp-gen | @$F/utf8                     | -                  | err
+otp-gen | @$F/line1m                   | -                  | err
+otp-gen | @$F/file10m                  | -                  | err
+otp-gen | @$F/empty                    | -                  | err
+otp-gen | @$F/blank                    | -                  | err
+otp-gen | @$F/nonexistent              | -                  | err
+otp-gen | @$F/dir                      | -                  | err
+otp-gen | @$F/dirlink                  | -                  | err
+otp-gen | @$F/dangling                 | -                  | err
+otp-gen | @$F/../fx/dir/../nonexistent | -                  | err
+otp-gen | @/dev/zero                   | -                  | err
+otp-gen | @/dev/null                   | -                  | err
+otp-gen | @                            | -                  | err
+otp-gen | "$(cat $F/uri-trunc)"        | -                  | err
+otp-gen | "$(cat $F/uri-utf8)"         | -                  | err
+otp-gen | "$(cat $F/uri-ctrl)"         | -                  | err
+otp-gen | "$(cat $F/uri-dup)"          | -                  | err
+otp-gen | "otpauth://totp/A?secret=$S_B32&period=0" | -       | err
+otp-gen | "otpauth://totp/A?secret=$S_B32&digits=99" | -      | err
+otp-gen | "otpauth://totp/A?secret=$S_B32&algorithm=MD5" | -  | err
+otp-gen | "otpauth://spam/A?secret=$S_B32" | -              | err
+otp-gen | "otpauth://totp/A?issuer=B"  | -                  | err
+otp-gen | "$(cat $F/uri100k)"            | -                  | err
+otp-gen | @$F/uri-trunc                | -                  | err
+otp-gen | "$(cat $F/mig-bad)"          | -                  | err
+otp-gen | -c -1 "$S_HEX"               | -                  | err
+otp-gen | -c 18446744073709551616 "$S_HEX" | -              | err
+otp-gen | -d 11 "$S_HEX"               | -                  | err
+otp-gen | --totp -s 0 "$S_HEX"         | -                  | err
+otp-gen | --totp -N @1 -S @2 "$S_HEX"  | -                  | err
+otp-gen | --totp -N tomorrowish "$S_HEX" | -                | err
+otp-gen | --totp=MD5 "$S_HEX"          | -                  | err
+EOF
+}
+
+@test "otp-verify: key and OTP through every channel" {
+	run_table <<'EOF'
+otp-verify | "$S_HEX!" 123456             | -                 | err
+otp-verify | -b "$S_B32=" 123456          | -                 | err
+otp-verify | @$F/nul 123456               | -                 | err
+otp-verify | @$F/utf8 123456              | -                 | err
+otp-verify | @$F/line1m 123456            | -                 | err
+otp-verify | @$F/file10m 123456           | -                 | err
+otp-verify | @$F/dir 123456               | -                 | err
+otp-verify | @$F/dangling 123456          | -                 | err
+otp-verify | @/dev/zero 123456            | -                 | err
+otp-verify | - 123456                     | $F/nul            | err
+otp-verify | - 123456                     | $F/line1m         | err
+otp-verify | - 123456                     | /dev/zero         | err
+otp-verify | "$(cat $F/uri-trunc)" 123456 | -                 | err
+otp-verify | "$(cat $F/uri-utf8)" 123456  | -                 | err
+otp-verify | "$(cat $F/uri100k)" 123456     | -                 | err
+otp-verify | "$S_HEX" 12345a              | -                 | err
+otp-verify | "$S_HEX" 12345               | -                 | err
+otp-verify | "$S_HEX" 12345678901         | -                 | err
+otp-verify | "$S_HEX" ""                  | -                 | err
+otp-verify | "$S_HEX"                     | $F/empty          | err
+otp-verify | "$S_HEX"                     | $F/nul            | err
+otp-verify | "$S_HEX"                     | $F/line1m         | err
+otp-verify | "$S_HEX"                     | /dev/zero         | err
+otp-verify | -w 100000001 "$S_HEX" 123456 | -                 | usage
+otp-verify | --state $F/st-badsecret 123456 | -               | err
+otp-verify | --state $F/st-badopt 123456  | -                 | err
+otp-verify | --state $F/st-nul 123456     | -                 | err
+otp-verify | --state $F/st-big 123456     | -                 | err
+otp-verify | --state $F/st-empty 123456   | -                 | err
+otp-verify | --state $F/st-perm 123456    | -                 | err
+otp-verify | --state $F/st-link 123456    | -                 | err
+otp-verify | --state $F/dir 123456        | -                 | err
+otp-verify | --state $F/nonexistent 123456 | -                | err
+otp-verify | --state /dev/zero 123456     | -                 | err
+otp-verify | --state /dev/null 123456     | -                 | err
+otp-verify | --state $F/st-good           | $F/nul            | err
+otp-verify | --state $F/st-good           | $F/line1m         | err
+otp-verify | --state $F/st-good           | /dev/zero         | err
+EOF
+}
+
+@test "b32: FILE and stdin, both directions" {
+	run_table <<'EOF'
+b32 | -d                       | $F/badchar        | err
+b32 | -d                       | $F/nul            | err
+b32 | -d                       | $F/utf8           | err
+b32 | -d                       | /dev/zero         | err
+b32 | -d                       | $F/b32-10m        | stream
+b32 | -d $F/b32-10m            | -                 | stream
+b32 | -d $F/utf8               | -                 | err
+b32 | -d --strict              | $F/uri-good       | err
+b32 | --hex                    | $F/badchar        | err
+b32 | --hex                    | $F/odd            | err
+b32 | --hex                    | $F/nul            | err
+b32 | $F/dir                   | -                 | err
+b32 | -d $F/dir                | -                 | err
+b32 | $F/nonexistent           | -                 | err
+b32 | $F/dangling              | -                 | err
+b32 | $F/../fx/nonexistent     | -                 | err
+b32 | -d /dev/zero             | -                 | err
+b32 | -w -1                    | -                 | usage
+b32 | $F/st-good $F/st-good    | -                 | usage
+EOF
+}
+
+@test "otp-uri: build, parse, get, check and migration" {
+	run_table <<'EOF'
+otp-uri | "$S_B32!"                     | -                 | err
+otp-uri | -x "$S_HEX!"                  | -                 | err
+otp-uri | @$F/nul                       | -                 | err
+otp-uri | @$F/line1m                    | -                 | err
+otp-uri | @$F/dir                       | -                 | err
+otp-uri | @/dev/zero                    | -                 | err
+otp-uri | -                             | $F/nul            | err
+otp-uri | -                             | $F/line1m         | err
+otp-uri | -p 0 "$S_B32"                 | -                 | err
+otp-uri | -i "$(printf 'A\001')" "$S_B32" | -               | err
+otp-uri | -i $'\xff' "$S_B32"           | -                 | err
+otp-uri | --parse "$(cat $F/uri-trunc)" | -                 | err
+otp-uri | --parse "$(cat $F/uri-utf8)"  | -                 | err
+otp-uri | --parse "$(cat $F/uri-ctrl)"  | -                 | err
+otp-uri | --parse "$(cat $F/uri-dup)"   | -                 | err
+otp-uri | --parse "$(cat $F/uri100k)"     | -                 | err
+otp-uri | --parse                       | $F/uri-trunc      | err
+otp-uri | --parse                       | $F/nul            | err
+otp-uri | --parse                       | $F/line1m         | err
+otp-uri | --parse                       | $F/file10m        | err
+otp-uri | --parse                       | /dev/zero         | err
+otp-uri | --get=secret "$(cat $F/uri-trunc)" | -            | err
+otp-uri | --get=nosuch "$URI"           | -                 | usage
+otp-uri | --from-migration "$(cat $F/mig-bad)" | -          | err
+otp-uri | --from-migration "otpauth-migration://offline?data=" | - | err
+otp-uri | --from-migration              | $F/nul            | err
+otp-uri | --from-migration              | $F/line1m         | err
+otp-uri | --to-migration "$(cat $F/uri-trunc)" | -          | summary
+otp-uri | --to-migration                | $F/nul            | err
+otp-uri | --parse                       | $F/nul-noeol      | err
+otp-uri | --from-migration              | $F/nul-noeol      | err
+otp-uri | --qr "$(cat $F/uri100k)"        | -                 | err
+EOF
+}
+
+@test "otp-keygen: --print-state reads a state file safely" {
+	run_table <<'EOF'
+otp-keygen | --print-state=$F/st-badsecret | -            | err
+otp-keygen | --print-state=$F/st-badopt    | -            | err
+otp-keygen | --print-state=$F/st-nul       | -            | err
+otp-keygen | --print-state=$F/st-big       | -            | err
+otp-keygen | --print-state=$F/st-empty     | -            | err
+otp-keygen | --print-state=$F/st-perm      | -            | err
+otp-keygen | --print-state=$F/st-link      | -            | err
+otp-keygen | --print-state=$F/dir          | -            | err
+otp-keygen | --print-state=/dev/zero       | -            | err
+otp-keygen | --print-state=$F/fifo         | -            | err
+otp-keygen | --state=$F/dir                | -            | err
+otp-keygen | --state=$F/st-good            | -            | err
+otp-keygen | --state=$F/st-link            | -            | err
+otp-keygen | --state=$F/dangling           | -            | err
+otp-keygen | --state=$F/nonexistent/x      | -            | err
+otp-keygen | --scratch=1 --scratch-out=$F/st-good | -       | err
+otp-keygen | --scratch=1 --scratch-out=$F/dangling | -      | err
+otp-keygen | --scratch=1 --scratch-out=$F/dir | -           | err
+otp-keygen | --bytes=15                    | -            | usage
+otp-keygen | --bytes=65                    | -            | usage
+otp-keygen | --scratch=101                 | -            | usage
+otp-keygen | --state=$F/new --window-size=22 | -          | usage
+otp-keygen | --state=$F/new --rate-limit=3/x | -          | usage
+EOF
+	# Refusals leave nothing behind.
+	[ ! -e "$F/new" ]
+	[ ! -e "$F/nonexistent" ]
+}
+
+# A FIFO whose writer opens it and never writes.  A key file or b32's FILE
+# is read as cat(1) reads it: the tool waits for the writer (a slow writer
+# is legitimate: `otp-gen @<(pass show ...)`), and ends with a clear error
+# as soon as the writer goes away without a line.  A state file must be a
+# regular file: refused at once, without waiting for the writer at all.
+@test "FIFOs: keys wait for the writer and fail when it leaves; state files are refused at once" {
+	local w pid
+	for c in "otp-gen @$F/fifo" "otp-verify @$F/fifo 123456" \
+	    "otp-uri @$F/fifo" "otp-verify --motp --pin=1 @$F/fifo 123456"; do
+		# The writer holds the FIFO open for 2 s, writing nothing
+		# (bounded, in case the tool never opens it).
+		timeout 5 bash -c 'exec 3> "$1"; sleep 2' _ "$F/fifo" &
+		w=$!
+		rc=0
+		timeout 10 $c < /dev/null > "$BATS_TEST_TMPDIR/out" \
+		    2> "$BATS_TEST_TMPDIR/err" || rc=$?
+		wait "$w" || true
+		check_case "$c" err "$rc" "$BATS_TEST_TMPDIR/out" \
+		    "$BATS_TEST_TMPDIR/err"
+	done
+	for c in "otp-verify --state $F/fifo 123456" \
+	    "otp-keygen --print-state=$F/fifo"; do
+		# A writer that stays for 30 s: the tool must not wait for it.
+		timeout 30 bash -c 'exec 3> "$1"; sleep 30' _ "$F/fifo" &
+		w=$!
+		rc=0
+		SECONDS=0
+		timeout 10 $c < /dev/null > "$BATS_TEST_TMPDIR/out" \
+		    2> "$BATS_TEST_TMPDIR/err" || rc=$?
+		kill "$w" 2>/dev/null || true
+		wait "$w" 2>/dev/null || true
+		check_case "$c" err "$rc" "$BATS_TEST_TMPDIR/out" \
+		    "$BATS_TEST_TMPDIR/err"
+		[ "$SECONDS" -lt 5 ]
+	done
+	# b32 is a filter: an empty stream is empty output, exit 0, once the
+	# writer leaves.
+	timeout 5 bash -c 'exec 3> "$1"; sleep 2' _ "$F/fifo" &
+	w=$!
+	run --separate-stderr timeout 10 b32 -d "$F/fifo"
+	wait "$w" || true
+	assert_success
+	assert_output ''
+	# And with no writer at all, a state file is still refused at once.
+	run timeout 10 otp-verify --state "$F/fifo" 123456
+	assert_failure 2
+}
+
+@test "an unreadable key, state or input file: one clear line (run as nobody)" {
+	command -v setpriv > /dev/null || skip "setpriv(1) is not installed"
+	[ "$(id -u)" = 0 ] || skip "needs root to drop to nobody"
+	local nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	# The tools themselves must be reachable by nobody.
+	"${nobody[@]}" test -x "$OTP_BIN/otp-gen" ||
+	    skip "OTP_BIN is not reachable for nobody"
+	local c rc fails=0
+	for c in "otp-gen @$F/locked/key" "otp-verify @$F/locked/key 123456" \
+	    "otp-uri -x @$F/locked/key" "b32 $F/locked/key" \
+	    "otp-verify --state $F/locked/key 123456" \
+	    "otp-keygen --print-state=$F/locked/key"; do
+		rc=0
+		# shellcheck disable=SC2086
+		timeout 10 "${nobody[@]}" env PATH="$PATH" $c < /dev/null \
+		    > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" ||
+		    rc=$?
+		check_case "$c" err "$rc" "$BATS_TEST_TMPDIR/out" \
+		    "$BATS_TEST_TMPDIR/err" || fails=$((fails + 1))
+		grep -q "Permission denied" "$BATS_TEST_TMPDIR/err" ||
+		    { echo "no reason given: $c"; fails=$((fails + 1)); }
+	done
+	[ "$fails" -eq 0 ]
+}
+
+@test "the matrix can fail: a good key is not an error" {
+	# Guards the harness itself: check_case must reject a success.
+	rc=0
+	otp-gen "$S_HEX" > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" ||
+	    rc=$?
+	run check_case "otp-gen $S_HEX" err "$rc" "$BATS_TEST_TMPDIR/out" \
+	    "$BATS_TEST_TMPDIR/err"
+	assert_failure
+	# ... and a message holding the secret is caught.
+	echo "otp-gen: bad key $S_HEX" > "$BATS_TEST_TMPDIR/err"
+	: > "$BATS_TEST_TMPDIR/out"
+	run check_case "otp-gen x" err 2 "$BATS_TEST_TMPDIR/out" \
+	    "$BATS_TEST_TMPDIR/err"
+	assert_failure
+	assert_output --partial "secret in the output"
+}
+
+@test "regression: a NUL in a stdin key or URI line fails that line and only that line" {
+	# otp-gen read stdin lines with fgets(), so a NUL cut the key short:
+	# at the end of input it printed a code for the truncated key, and
+	# with a newline it also swallowed the next line.
+	run --separate-stderr otp-gen < "$F/nul-noeol"
+	assert_failure 2
+	assert_output ''
+	[[ "$stderr" == *"line 1: NUL byte"* ]]
+	run --separate-stderr bash -c "{ cat '$F/nul'; echo 00; } | otp-gen"
+	assert_failure 2
+	assert_output 328482
+	[[ "$stderr" == *"line 1: NUL byte"* ]]
+	# otp-uri read its URI lines with fgets() too: --parse printed the
+	# fields of the URI cut at the NUL.
+	run --separate-stderr bash -c "printf '%s\\0x' '$URI' | otp-uri --parse"
+	assert_failure 2
+	assert_output ''
+	[[ "$stderr" == *"line 1: NUL byte"* ]]
+}
+
+@test "regression: a key operand is never echoed in an error" {
+	# cli_key_load, otp-gen, otp-verify --motp and --diagnose named an
+	# over-long operand in their message: the operand is the key.
+	local long
+	long=$S_HEX$(head -c 9000 /dev/zero | tr '\0' a)
+	for c in "otp-gen" "otp-uri --totp" "otp-verify --motp --pin=1" \
+	    "otp-verify --diagnose"; do
+		set -- "$long" 123456
+		[ "$c" = "otp-uri --totp" ] && set -- "$long"
+		# shellcheck disable=SC2086
+		run --separate-stderr $c "$@"
+		assert_failure 2
+		[[ "$stderr" == *"key: input too long"* ]]
+		[[ "$stderr" != *"$S_HEX"* ]]
+	done
+}
