@@ -1,22 +1,13 @@
 #!/usr/bin/env bats
 # state-concurrency.bats - the state file under concurrent and killed
 # updates: nothing accepted twice, nothing lost, never a torn file.
-# Drives `otp-verify --state` (or, while that is missing, the
-# tests/unit/test-statefile driver, which calls the same library).
+# Drives `otp-verify --state`.
 
 setup() {
 	load common
 	D=$(mktemp -d)
 	KEY=2SH3V3GDW7ZNMGYE
 	T0=300000		# step 10000 at 30 s; the code there is 050548
-	DRIVER=$OTP_BIN/../tests/unit/test-statefile
-	if otp-verify --help 2>/dev/null | grep -q -- '--state'; then
-		VIA=otp-verify
-	elif [[ -x $DRIVER ]]; then
-		VIA=driver
-	else
-		skip "neither otp-verify --state nor tests/unit/test-statefile is built"
-	fi
 }
 
 teardown() {
@@ -25,11 +16,7 @@ teardown() {
 
 # vcheck FILE CODE NOW: 0 accepted, 1 refused, 2 error.
 vcheck() {
-	if [[ $VIA == otp-verify ]]; then
-		otp-verify -N "@$3" --state "$1" "$2" >/dev/null 2>&1
-	else
-		"$DRIVER" check "$1" "$2" "$3" 2>/dev/null
-	fi
+	otp-verify -N "@$3" --state "$1" "$2" >/dev/null 2>&1
 }
 
 # state FILE LINE...: a state file of KEY and the lines, mode 0400.
@@ -55,11 +42,7 @@ race() {
 
 # vexec: vcheck as one process (exec), so that a kill hits the checker.
 vexec() {
-	if [[ $VIA == otp-verify ]]; then
-		exec otp-verify -N "@$3" --state "$1" "$2" >/dev/null 2>&1
-	else
-		exec "$DRIVER" check "$1" "$2" "$3" 2>/dev/null
-	fi
+	exec otp-verify -N "@$3" --state "$1" "$2" >/dev/null 2>&1
 }
 
 no_temp_left() {
