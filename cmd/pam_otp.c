@@ -550,7 +550,7 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t)
 		if ((ans = ask(pamh, p)) == NULL)
 			goto out;
 		if (usable)
-			done = try_answer(pamh, p, t, ans, !p->forward_pass,
+			(void)try_answer(pamh, p, t, ans, !p->forward_pass,
 			    now, &a);
 	}
 	/* Nothing of the right shape: the attempt still counts against the

@@ -727,7 +727,7 @@ user_dir() {
 	for i in $(seq 50); do
 		(
 			env LD_PRELOAD="$(preload 0)" \
-			    ASAN_OPTIONS=detect_leaks=0 \
+			    ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
 			    FAKETIME="$(faketime_of "$NOW")" \
 			    DONT_FAKE_MONOTONIC=1 NO_FAKE_STAT=1 TZ=UTC \
 			    "$PAM_DRIVE" "$D/svc" t "$PAM_USER" \
@@ -758,7 +758,7 @@ user_dir() {
 	for i in $(seq 50); do
 		(
 			env LD_PRELOAD="$(preload 0)" \
-			    ASAN_OPTIONS=detect_leaks=0 \
+			    ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
 			    FAKETIME="$(faketime_of "$NOW")" \
 			    DONT_FAKE_MONOTONIC=1 NO_FAKE_STAT=1 TZ=UTC \
 			    "$PAM_DRIVE" "$D/svc" t "$PAM_USER" \

@@ -140,12 +140,16 @@ faketime_of() {
 	TZ=UTC date -u -d "@$1" '+%Y-%m-%d %H:%M:%S'
 }
 
-# preload WITH_PWRAP: the LD_PRELOAD list.
+# preload WITH_PWRAP: the LD_PRELOAD list.  Under ASan, libfaketime must
+# come before libasan (the other way round the process hangs at start-up
+# in libfaketime's constructor), so ASan's link-order check is turned off
+# (ASAN_OPTIONS in pam_run): libfaketime interposes no allocator.
 preload() {
 	local l=
-	[[ -z $ASAN_SO ]] || l="$ASAN_SO "
+	[[ -z $ASAN_SO ]] || l="$FAKETIME_SO $ASAN_SO "
 	[[ $1 == 0 ]] || l+="$PWRAP_SO "
-	printf '%s\n' "$l$SHIM_SO $FAKETIME_SO"
+	[[ -n $ASAN_SO ]] || l+="$FAKETIME_SO "
+	printf '%s\n' "$l$SHIM_SO"
 }
 
 # pam_run SERVICE INPUT [PAMTESTER-OPTION...]: pamtester authenticate at
@@ -159,7 +163,7 @@ pam_run() {
 	shift 2
 	run timeout "${PAM_TIMEOUT:-60}" env "${PAM_ENV[@]}" \
 	    LD_PRELOAD="$(preload 1)" \
-	    ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 \
+	    ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
 	    PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$D/svc" \
 	    PAM_WRAPPER_USE_SYSLOG=1 \
 	    FAKETIME="$(faketime_of "$NOW")" DONT_FAKE_MONOTONIC=1 NO_FAKE_STAT=1 TZ=UTC \
@@ -173,7 +177,7 @@ drive_run() {
 	local svc=$1 input=$2
 	shift 2
 	run timeout "${PAM_TIMEOUT:-60}" env LD_PRELOAD="$(preload 0)" \
-	    ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 \
+	    ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
 	    FAKETIME="$(faketime_of "$NOW")" DONT_FAKE_MONOTONIC=1 NO_FAKE_STAT=1 TZ=UTC \
 	    "$PAM_DRIVE" "$D/svc" "$svc" "${PAM_RUN_USER:-$PAM_USER}" "$@" \
 	    <<<"$input"
