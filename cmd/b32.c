@@ -235,7 +235,7 @@ hex_block(const char *in, size_t n, uint64_t base, uint8_t *out)
 	}
 	errx(CLI_EXIT_ERR, "invalid hex character %s at offset %llu",
 	    showbyte((unsigned char)in[i], b, sizeof(b)),
-	    (unsigned long long)(base + i));
+	    (unsigned long long)base + i);
 }
 
 static void
@@ -287,7 +287,8 @@ decode_error(int rc, uint64_t off, const char *blk, uint64_t base,
 {
 	char b[8];
 
-	if (rc == OTP_EBASE32 && off >= base && off - base < n)
+	if (rc == OTP_EBASE32 && blk != NULL && off >= base &&
+	    off - base < n)
 		errx(CLI_EXIT_ERR, "invalid Base32 character %s at offset %llu",
 		    showbyte((unsigned char)blk[off - base], b, sizeof(b)),
 		    (unsigned long long)off);

@@ -493,9 +493,9 @@ generate(struct keygen *k)
 		snprintf(sec.u.account, sizeof(sec.u.account), "%s",
 		    k->account);
 
-	if ((rc = otp_keygen(&sec.u.key, k->bytes)) != 0)
+	if (otp_keygen(&sec.u.key, k->bytes) != 0)
 		err(CLI_EXIT_ERR, "cannot get random bytes");
-	if ((rc = otp_scratch_codes(sec.scratch, (size_t)k->nscratch)) != 0)
+	if (otp_scratch_codes(sec.scratch, (size_t)k->nscratch) != 0)
 		err(CLI_EXIT_ERR, "cannot get random bytes");
 	render_key(k, &sec.u);
 	linelen = render_scratch(sec.scratch, (size_t)k->nscratch);
@@ -706,7 +706,6 @@ main(int argc, char *argv[])
 		}
 	}
 	argc -= optind;
-	argv += optind;
 	/* Not echoed: a stray operand may be a secret typed by mistake. */
 	if (argc > 0)
 		cli_usage_error("no operands are taken");

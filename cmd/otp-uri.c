@@ -477,7 +477,7 @@ to_migration_write(void)
 		return;
 	if ((out = malloc(OTP_MIGRATION_URI_MAX)) == NULL)
 		err(CLI_EXIT_ERR, NULL);
-	if ((rc = otp_random_bytes(&id, sizeof(id))) != 0)
+	if (otp_random_bytes(&id, sizeof(id)) != 0)
 		err(CLI_EXIT_ERR, "random batch id");
 	memset(&batch, 0, sizeof(batch));
 	batch.version = 1;
@@ -603,7 +603,7 @@ main(int argc, char *argv[])
 	uint64_t period;
 	char where[64];
 	size_t i;
-	int ch, rc, first = 1;
+	int ch, first = 1;
 
 	cli_init(argc, argv);
 	cli_otp_init(&o);
@@ -622,7 +622,7 @@ main(int argc, char *argv[])
 			opt.have_build = 1;
 			break;
 		case 'p':
-			if ((rc = otp_duration_parse(optarg, &period)) != 0 ||
+			if (otp_duration_parse(optarg, &period) != 0 ||
 			    period == 0 || period > UINT32_MAX)
 				errx(CLI_EXIT_ERR, "--period: '%s': must be "
 				    "1 to 4294967295 seconds", optarg);

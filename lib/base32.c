@@ -352,7 +352,9 @@ otp_b32_decoder_final(struct otp_b32_decoder *d, uint8_t *out,
 	*outlen = 0;
 	if (d->done)
 		goto out;
-	if (d->npad > 0) {
+	/* The first and third branches give the same error for different
+	 * causes; their order against the length check matters. */
+	if (d->npad > 0) {	/* NOLINT(bugprone-branch-clone) */
 		rc = OTP_EBASE32PAD;		/* too few '=' */
 		*erroff = d->offset;
 	} else if (badlen & (1u << d->ngroup)) {

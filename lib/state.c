@@ -299,14 +299,13 @@ secret_decode(const char *p, size_t n, struct otp_key *k)
 			k->buf[k->len++] = (uint8_t)(acc >> bits);
 		}
 	}
-	acc = 0;
+	otp_wipe(&acc, sizeof(acc));	/* a plain store would be dropped */
 	if (k->len == 0)
 		goto bad;
 	return 0;
 bad:
 	otp_wipe(k, sizeof(*k));
-	acc = 0;
-	(void)acc;
+	otp_wipe(&acc, sizeof(acc));
 	return OTP_ESTATESECRET;
 }
 
@@ -565,6 +564,9 @@ rate_limit(struct img *im, const struct cfg *c, int64_t now, int *exceeded)
 	int64_t lo = now - (int64_t)c->rate_secs;
 
 	*exceeded = 0;
+	/* scan() allows 1..RATE_MAX; keep[] and cap >= 2 depend on it. */
+	if (c->rate_n < 1 || c->rate_n > RATE_MAX)
+		return OTP_ESTATEOPT;
 	if (!opt_find(im->p, im->len, 0, "RATE_LIMIT", &o))
 		return 0;
 	pos = o.vstart;
@@ -891,7 +893,7 @@ accept(struct otp_state_result *r, enum otp_state_how how)
 static int
 check_scratch(struct img *im, const char *code, int *found)
 {
-	size_t pos, at, hit = 0, end;
+	size_t pos, at = 0, hit = 0, end;
 	int any = 0;
 
 	/* Look at every code, compare each in constant time. */
@@ -1088,7 +1090,7 @@ otp_state_check(const char *img, size_t len, const char *code,
 	else
 		r = check_totp(&im, &c, &h, want, now, op, res);
 	otp_hmac_wipe(&h);
-	want = 0;
+	otp_wipe(&want, sizeof(want));
 	if (r < 0)
 		goto fail;
 record:
@@ -1138,6 +1140,8 @@ put_opt(char *out, size_t outsz, size_t *n, const char *key,
 
 	line[l++] = '"';
 	line[l++] = ' ';
+	/* line is counted, not a C string: put() takes its length. */
+	/* NOLINTNEXTLINE(bugprone-not-null-terminated-result) */
 	memcpy(line + l, key, strlen(key));
 	l += strlen(key);
 	for (i = 0; i < nvals; i++) {

@@ -328,8 +328,8 @@ check_once(const char *path, const char *code, int64_t now,
 	    OTP_STATE_OUTMAX, &len);
 	if (ret < 0 || !r->changed)
 		goto out;
-	if ((ret = write_temp(path, out, len, tmp, sizeof(tmp), &tfd)) < 0)
-		goto unrecorded;
+	if (write_temp(path, out, len, tmp, sizeof(tmp), &tfd) < 0)
+		goto unrecorded;	/* which sets ret */
 	/* The module takes no lock: make sure it did not write meanwhile. */
 	if (fstatat(AT_FDCWD, path, &again, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    !seen_same(&seen, &again)) {
