@@ -1,6 +1,7 @@
 /*
  * cli.c - helpers every otp-utils tool shares (see cli.h).
  */
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 
@@ -219,6 +220,7 @@ cli_key_text(const struct cli_otp *o, const char *text, const char *what,
 
 	if (what != NULL)
 		snprintf(where, sizeof(where), " (%s)", what);
+	cli_lock(u, sizeof(*u));
 	rc = otp_key_parse(text, o->enc, u, &erroff);
 	if (rc == 0 && o->strict && !u->is_uri && o->enc == OTP_KEYENC_BASE32) {
 		uint8_t tmp[OTP_KEY_MAX];
@@ -252,9 +254,10 @@ cli_key_text(const struct cli_otp *o, const char *text, const char *what,
 void
 cli_key_load(const struct cli_otp *o, const char *arg, struct otp_uri *u)
 {
-	char line[OTP_LINE_MAX];
+	char line[OTP_LINE_MAX] = "";
 	int rc;
 
+	cli_lock(line, sizeof(line));
 	rc = otp_key_read(arg, stdin, line, sizeof(line));
 	if (rc != 0) {
 		/* An operand is the key itself: never echo it. */
@@ -271,4 +274,13 @@ cli_key_load(const struct cli_otp *o, const char *arg, struct otp_uri *u)
 	otp_wipe(line, sizeof(line));
 	if (rc != 0)
 		exit(CLI_EXIT_ERR);
+}
+
+void
+cli_lock(const void *p, size_t n)
+{
+	/* Best effort: RLIMIT_MEMLOCK or a container may refuse, and a
+	 * tool that runs for milliseconds must not fail for that. */
+	if (n > 0)
+		(void)mlock(p, n);
 }

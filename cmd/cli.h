@@ -6,6 +6,7 @@
 #ifndef CLI_H
 #define CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "otp.h"
@@ -71,6 +72,9 @@ int	cli_key_text(const struct cli_otp *o, const char *text,
 	    const char *what, struct otp_uri *u);
 /* Apply the command-line parameters of o over those of u. */
 void	cli_otp_apply(const struct cli_otp *o, struct otp_uri *u);
+/* Keep the pages of n bytes at p out of swap where the system allows it
+ * (mlock(2)); failure is ignored.  For key buffers. */
+void	cli_lock(const void *p, size_t n);
 
 /* getopt short options the shared set uses (tools append their own). */
 #define CLI_OTP_SHORTOPTS	"a:bc:d:N:s:S:w:x"

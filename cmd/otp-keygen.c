@@ -493,6 +493,7 @@ generate(struct keygen *k)
 		snprintf(sec.u.account, sizeof(sec.u.account), "%s",
 		    k->account);
 
+	cli_lock(&sec, sizeof(sec));	/* best effort: keep the key off swap */
 	if (otp_keygen(&sec.u.key, k->bytes) != 0)
 		err(CLI_EXIT_ERR, "cannot get random bytes");
 	if (otp_scratch_codes(sec.scratch, (size_t)k->nscratch) != 0)

@@ -1,0 +1,184 @@
+#!/usr/bin/env bats
+# hygiene.bats - secret hygiene of the running tools: no core dumps, not
+# dumpable (so /proc/PID/* belongs to root and other processes of the
+# same user cannot ptrace or read its memory), key buffers locked where
+# the system allows, and no secret in any message.  The tools are caught
+# alive by making them block: their stdout is a FIFO whose pipe buffer is
+# already full, so the final flush waits.
+
+bats_require_minimum_version 1.5.0
+load common
+
+S_HEX=5ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7
+S_B32=L3D6OXWH45PMPZ26Y7TV5R7HL3D6OXWH
+
+setup() {
+	D=$BATS_TEST_TMPDIR
+	chmod 755 "$D"
+	mkfifo "$D/full"
+	chmod 666 "$D/full"
+	# Hold both ends open and fill the pipe: a writer now blocks.
+	exec 8<> "$D/full"
+	head -c 65536 /dev/zero >&8
+}
+
+teardown() {
+	exec 8>&- || true
+}
+
+# catch CMD...: start CMD with stdout on the full FIFO; set PID.
+catch() {
+	"$@" > "$D/full" 2> "$D/err" &
+	PID=$!
+	# Wait until it is blocked writing (or gone).
+	for _ in $(seq 50); do
+		grep -q '^State:.*S (sleeping)' "/proc/$PID/status" 2>/dev/null &&
+		    grep -q 'pipe_w\|pipe_write' "/proc/$PID/wchan" 2>/dev/null &&
+		    return 0
+		sleep 0.1
+	done
+	kill -0 "$PID" 2>/dev/null
+}
+
+release() {
+	kill "$PID" 2>/dev/null || true
+	wait "$PID" 2>/dev/null || true
+}
+
+# One command line per tool that holds a secret, each ending in a write.
+tools() {
+	cat <<EOF
+otp-gen $S_HEX
+otp-gen --totp -b $S_B32
+otp-verify $RFC_HEX 755224
+otp-uri -i Ex -A alice $S_B32
+otp-keygen
+b32 /etc/os-release
+EOF
+}
+
+@test "every tool: core file size limit 0 and not dumpable" {
+	local line fails=0
+	while read -r line; do
+		# shellcheck disable=SC2086
+		catch $line
+		if ! grep -q '^Max core file size *0 *0 ' "/proc/$PID/limits"; then
+			echo "core dumps allowed: $line"
+			grep core "/proc/$PID/limits"
+			fails=$((fails + 1))
+		fi
+		release
+	done < <(tools)
+	[ "$fails" -eq 0 ]
+}
+
+@test "every tool, run as another user: /proc/PID belongs to root (not dumpable)" {
+	command -v setpriv > /dev/null || skip "setpriv(1) is not installed"
+	[ "$(id -u)" = 0 ] || skip "needs root to run as nobody"
+	local nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	"${nobody[@]}" test -x "$OTP_BIN/otp-gen" ||
+	    skip "OTP_BIN is not reachable for nobody"
+	# The control: an ordinary process of nobody is dumpable, and its
+	# /proc files are nobody's.  Without it this test could not fail.
+	catch "${nobody[@]}" sh -c 'echo x; exec cat /dev/zero'
+	[ "$(stat -c %u "/proc/$PID/status")" = 65534 ]
+	release
+	local line fails=0 owner
+	while read -r line; do
+		# shellcheck disable=SC2086
+		catch "${nobody[@]}" env PATH="$PATH" $line ||
+		    { echo "did not stay alive: $line"; cat "$D/err"; return 1; }
+		owner=$(stat -c %u "/proc/$PID/status")
+		if [ "$owner" != 0 ]; then
+			echo "dumpable (owner $owner): $line"
+			fails=$((fails + 1))
+		fi
+		release
+	done < <(tools)
+	[ "$fails" -eq 0 ]
+}
+
+@test "key buffers are locked in memory where the system allows it" {
+	[ "$(id -u)" = 0 ] || [ "$(ulimit -l)" = unlimited ] ||
+	    [ "$(ulimit -l)" -ge 64 ] || skip "RLIMIT_MEMLOCK too small here"
+	local line fails=0 kb
+	for line in "otp-gen $S_HEX" "otp-verify $RFC_HEX 755224" \
+	    "otp-uri $S_B32" "otp-keygen"; do
+		# shellcheck disable=SC2086
+		catch $line
+		kb=$(awk '/^VmLck:/ { print $2 }' "/proc/$PID/status")
+		if [ "${kb:-0}" -eq 0 ]; then
+			echo "nothing locked: $line"
+			fails=$((fails + 1))
+		fi
+		release
+	done
+	[ "$fails" -eq 0 ]
+}
+
+@test "locking is best effort: with RLIMIT_MEMLOCK 0 the tools still work" {
+	command -v prlimit > /dev/null || skip "prlimit(1) is not installed"
+	command -v setpriv > /dev/null || skip "setpriv(1) is not installed"
+	# As nobody (no CAP_IPC_LOCK) and a zero limit, mlock(2) fails.
+	local nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	run prlimit --memlock=0:0 "${nobody[@]}" env PATH="$PATH" \
+	    otp-gen "$RFC_HEX"
+	assert_success
+	assert_output 755224
+	run prlimit --memlock=0:0 "${nobody[@]}" env PATH="$PATH" \
+	    otp-keygen --bytes=16
+	assert_success
+	[ "${#output}" -eq 26 ]
+}
+
+@test "a crash on purpose leaves no core file with the key" {
+	# SIGSEGV's default action dumps core unless RLIMIT_CORE is 0; we
+	# allow cores in the shell and point them at a file in our directory.
+	local pattern
+	pattern=$(cat /proc/sys/kernel/core_pattern)
+	[[ "$pattern" == /* ]] || [[ "$pattern" == core* ]] ||
+	    skip "core_pattern pipes to a helper: $pattern"
+	cd "$D"
+	ulimit -c unlimited
+	catch otp-gen "$S_HEX"
+	kill -SEGV "$PID"
+	wait "$PID" || true
+	# No core anywhere the kernel would put one for us.
+	run bash -c "ls $D | grep -i core"
+	assert_failure
+	if [[ "$pattern" == /* ]]; then
+		run bash -c "grep -rlF '$S_HEX' '$(dirname "$pattern")' 2>/dev/null"
+		assert_failure
+	fi
+}
+
+@test "no secret in any message: errors, warnings and --help" {
+	local c fails=0
+	while read -r c; do
+		# shellcheck disable=SC2086
+		run --separate-stderr $c
+		if [[ "$output$stderr" == *"$S_HEX"* ]] ||
+		    [[ "${output,,}$stderr" == *"${S_B32,,}"* ]] ||
+		    [[ "$stderr" == *"${S_HEX:0:10}"* ]]; then
+			echo "secret shown by: $c"
+			fails=$((fails + 1))
+		fi
+	done <<EOF
+otp-gen -d 5 $S_HEX
+otp-gen -b $S_B32!
+otp-gen ${S_HEX}0
+otp-gen --bogus $S_HEX
+otp-verify $S_HEX 12345
+otp-verify $S_HEX 000000
+otp-verify -b ${S_B32}1
+otp-verify --diagnose $S_HEX 000000
+otp-uri --parse otpauth://totp/A?secret=${S_B32}%
+otp-uri --check otpauth://totp/A?secret=${S_B32}&digits=7
+otp-uri --parse otpauth://totp/A?secret=${S_B32}&issuer=B&issuer=C
+otp-uri --to-migration otpauth://totp/A?secret=${S_B32}&period=45
+otp-keygen $S_HEX
+otp-keygen --bogus $S_B32
+b32 -d --strict --no-padding $S_B32===
+EOF
+	[ "$fails" -eq 0 ]
+}
