@@ -464,3 +464,80 @@ EOF
 		[[ "$stderr" != *"$S_HEX"* ]]
 	done
 }
+
+# pad N: N spaces (lenient Base32 skips them).
+pad() { head -c "$1" /dev/zero | tr '\0' ' '; }
+
+@test "documented bounds: just under is accepted, just over is one clear error" {
+	local k
+	# Key bytes: OTP_KEY_MAX = 256.
+	k=$(head -c 256 /dev/zero | tr '\0' 'a')$(head -c 256 /dev/zero | tr '\0' 'a')
+	run otp-gen "$k"
+	assert_success
+	run --separate-stderr otp-gen "${k}aa"
+	assert_failure 2
+	[[ "$stderr" == *"too long"* ]]
+	# A line of key text: OTP_LINE_MAX - 1 = 8191 characters, as an
+	# operand, from @FILE and from stdin.
+	k=JBSWY3DPEHPK3PXP$(pad $((8191 - 16)))
+	run otp-gen -b "$k"
+	assert_success
+	printf '%s\n' "$k" > "$BATS_TEST_TMPDIR/k"
+	run otp-gen -b "@$BATS_TEST_TMPDIR/k"
+	assert_success
+	run otp-gen -b < "$BATS_TEST_TMPDIR/k"
+	assert_success
+	run --separate-stderr otp-gen -b "$k "
+	assert_failure 2
+	[[ "$stderr" == "otp-gen: key: input too long" ]]
+	printf '%s \n' "$k" > "$BATS_TEST_TMPDIR/k"
+	run --separate-stderr otp-gen -b "@$BATS_TEST_TMPDIR/k"
+	assert_failure 2
+	[[ "$stderr" == *"too long"* ]]
+	run --separate-stderr otp-gen -b < "$BATS_TEST_TMPDIR/k"
+	assert_failure 2
+	[[ "$stderr" == *"too long"* ]]
+	# A URI line for otp-uri: the same 8191.
+	k="otpauth://totp/A?secret=JBSWY3DPEHPK3PXP&issuer="
+	k=$k$(head -c $((8191 - ${#k})) /dev/zero | tr '\0' 'x')
+	printf '%s\n' "$k" > "$BATS_TEST_TMPDIR/u"
+	run --separate-stderr otp-uri -q --get=secret < "$BATS_TEST_TMPDIR/u"
+	[[ "$stderr" != *"longer than"* ]]
+	printf '%sx\n' "$k" > "$BATS_TEST_TMPDIR/u"
+	run --separate-stderr otp-uri -q --get=secret < "$BATS_TEST_TMPDIR/u"
+	assert_failure 2
+	[[ "$stderr" == *"longer than 8191 bytes"* ]]
+	# A migration URI line: OTP_MIGRATION_URI_MAX - 1 = 73727.
+	k="otpauth-migration://offline?data="
+	k=$k$(head -c $((73727 - ${#k})) /dev/zero | tr '\0' 'A')
+	printf '%s\n' "$k" > "$BATS_TEST_TMPDIR/m"
+	run --separate-stderr otp-uri --from-migration < "$BATS_TEST_TMPDIR/m"
+	[[ "$stderr" != *"longer than"* ]]
+	printf '%sA\n' "$k" > "$BATS_TEST_TMPDIR/m"
+	run --separate-stderr otp-uri --from-migration < "$BATS_TEST_TMPDIR/m"
+	assert_failure 2
+	[[ "$stderr" == *"longer than 73727 bytes"* ]]
+	# A state file: OTP_STATE_MAX = 65536 bytes.
+	k=$(printf '%s\n" TOTP_AUTH\n' "$S_B32")
+	{ printf '%s\n' "$k"; head -c $((65536 - ${#k} - 1)) /dev/zero |
+	    tr '\0' '\n'; } > "$BATS_TEST_TMPDIR/st"
+	[ "$(stat -c %s "$BATS_TEST_TMPDIR/st")" -eq 65536 ]
+	chmod 400 "$BATS_TEST_TMPDIR/st"
+	run otp-keygen --print-state="$BATS_TEST_TMPDIR/st"
+	assert_success
+	chmod 600 "$BATS_TEST_TMPDIR/st"
+	printf '\n' >> "$BATS_TEST_TMPDIR/st"
+	chmod 400 "$BATS_TEST_TMPDIR/st"
+	run --separate-stderr otp-keygen --print-state="$BATS_TEST_TMPDIR/st"
+	assert_failure 2
+	[[ "$stderr" == *"64 KiB"* ]]
+	run --separate-stderr otp-verify --state "$BATS_TEST_TMPDIR/st" 123456
+	assert_failure 2
+	[[ "$stderr" == *"64 KiB"* ]]
+	# The window: OTP_WINDOW_MAX = 10^8.  Running the largest window
+	# takes 15 s here (every candidate is compared), so only the refusal
+	# is run.
+	run --separate-stderr otp-verify -w 100000001 "$RFC_HEX" 755224
+	assert_failure 2
+	[[ "$stderr" == *"at most 100000000"* ]]
+}
