@@ -541,3 +541,50 @@ pad() { head -c "$1" /dev/zero | tr '\0' ' '; }
 	assert_failure 2
 	[[ "$stderr" == *"at most 100000000"* ]]
 }
+
+@test "pam_otp.so: hostile state files are refused, without a hang or the secret in any output" {
+	[ -n "${OTP_LIBDIR:-}" ] && [ -f "$OTP_LIBDIR/pam_otp.so" ] ||
+	    skip "OTP_LIBDIR has no pam_otp.so"
+	load pam/lib
+	pam_setup_file
+	pam_setup
+	PAM_ENV=()
+	PAM_TIMEOUT=10
+	MOD=otp
+	NOW=300000
+	otp_service
+	local s=$D/otp/state c fails=0 w=
+	for c in st-badsecret st-badopt st-nul st-big st-empty st-perm \
+	    st-link dir dangling fifo devzero; do
+		rm -rf "$s"
+		case $c in
+		st-link) ln -s "$F/st-good" "$s" ;;
+		dir) mkdir "$s" ;;
+		dangling) ln -s "$F/nonexistent" "$s" ;;
+		fifo)
+			mkfifo "$s"
+			timeout 30 bash -c 'exec 3> "$1"; sleep 30' _ "$s" &
+			w=$! ;;
+		devzero) ln -s /dev/zero "$s" ;;
+		*) cp -p "$F/$c" "$s" ;;
+		esac
+		pam_run t 123456
+		if [ "$status" -ne 1 ] ||
+		    [[ "$output" != *"Authentication failure"* ]]; then
+			echo "not refused ($status): $c"; fails=$((fails + 1))
+		fi
+		if [[ "$output" == *"$S_B32"* ]] ||
+		    [[ "$output" == *"${S_B32:0:12}"* ]] ||
+		    [[ "$output" == *"AddressSanitizer"* ]] ||
+		    [[ "$output" == *"runtime error:"* ]]; then
+			echo "secret or sanitizer report: $c"
+			fails=$((fails + 1))
+		fi
+		if [ -n "$w" ]; then
+			kill "$w" 2>/dev/null || true
+			wait "$w" 2>/dev/null || true
+			w=
+		fi
+	done
+	[ "$fails" -eq 0 ]
+}
