@@ -613,6 +613,10 @@ struct otp_state {
 #define OTP_STATE_NOINCRHOTP	0x02	/* no HOTP counter move on failure */
 #define OTP_STATE_NOSTRICTOWNER	0x04	/* skip the owner check */
 #define OTP_STATE_ALLOWRO	0x08	/* accept even if not recorded */
+#define OTP_STATE_FOLLOWUP	0x10	/* a later reading of one login: no
+					 * grace period, no RATE_LIMIT record */
+#define OTP_STATE_HOTPOWED	0x20	/* move the HOTP counter by one unless
+					 * a code is accepted by it */
 
 struct otp_state_opts {
 	unsigned	flags;		/* OTP_STATE_* above */
@@ -651,6 +655,8 @@ struct otp_state_result {
 	int64_t		skew;		/* TIME_SKEW in force afterwards */
 	int		changed;	/* the image was changed */
 	int		recorded;	/* statefile: the change was written */
+	int		hotp_miss;	/* a 6-digit code missed the HOTP
+					 * counters (moved unless NOINCRHOTP) */
 };
 
 /* Defaults: no flags, allowed_perm 0600, uid geteuid(), no grace. */
@@ -667,7 +673,18 @@ int otp_state_parse(const char *img, size_t len, struct otp_state *st);
  * does; out (outsz >= OTP_STATE_OUTMAX) gets the updated image, *outlen
  * its length, r the outcome (r->changed when out differs from img).
  * Refusals return 0 with r->accepted 0; errors are OTP_E* (OTP_ESTATESIZE
- * if the result would exceed OTP_STATE_MAX). */
+ * if the result would exceed OTP_STATE_MAX).
+ *
+ * One login, several readings (PAM_AUTHTOK then the prompt; the 6- and the
+ * 8-digit end of a forward_pass answer), checked as the original checks
+ * them, recording one attempt: (1) code "" alone: grace period and
+ * RATE_LIMIT only (BYGRACE, or WHY_RATELIMIT: the login is over, or a
+ * WHY_SHAPE refusal: go on); (2) each reading with OTP_STATE_FOLLOWUP |
+ * OTP_STATE_NOINCRHOTP, up to an accept or a WHY_REUSED or WHY_SKEW
+ * refusal, which end the login; (3) if a reading set hotp_miss and none
+ * was accepted by HOTP, code "" with OTP_STATE_FOLLOWUP |
+ * OTP_STATE_HOTPOWED (not under no_increment_hotp): the counter moves
+ * once per login. */
 int otp_state_check(const char *img, size_t len, const char *code,
     int64_t now, const struct otp_state_opts *o, struct otp_state_result *r,
     char *out, size_t outsz, size_t *outlen);

@@ -914,10 +914,11 @@ check_scratch(struct img *im, const char *code, int *found)
 	return splice(im, hit, end - hit, NULL, 0);
 }
 
+/* A miss only sets res->hotp_miss: the caller moves the counter, once
+ * per login (see settle_hotp). */
 static int
 check_hotp(struct img *im, const struct cfg *c, struct otp_hmac *h,
-    uint32_t want, const struct otp_state_opts *op,
-    struct otp_state_result *res)
+    uint32_t want, struct otp_state_result *res)
 {
 	char val[24];
 	unsigned i, hit = 0;
@@ -939,8 +940,28 @@ check_hotp(struct img *im, const struct cfg *c, struct otp_hmac *h,
 		return opt_set(im, "HOTP_COUNTER", val, n);
 	}
 	refuse(res, OTP_STATE_WHY_WRONG);
-	/* A failed attempt uses up the counter, unless no_increment_hotp. */
-	if (op->flags & OTP_STATE_NOINCRHOTP)
+	res->hotp_miss = 1;
+	return 0;
+}
+
+/* A login that missed the HOTP counters uses one up, however many of its
+ * readings missed (the original's guard against guessing), unless
+ * no_increment_hotp; a scratch code accepted after a miss does not spare
+ * it, as in the original.  A HOTP accept has set the counter past its
+ * match already.  OTP_STATE_HOTPOWED: an earlier call of the login missed
+ * under OTP_STATE_NOINCRHOTP and left the move to this one. */
+static int
+settle_hotp(struct img *im, const struct cfg *c,
+    const struct otp_state_opts *op, const struct otp_state_result *res)
+{
+	char val[24];
+	size_t n;
+
+	if (c->mode != OTP_STATE_HOTP ||
+	    (res->accepted && res->how == OTP_STATE_BYCODE))
+		return 0;
+	if (!(op->flags & OTP_STATE_HOTPOWED) &&
+	    !(res->hotp_miss && !(op->flags & OTP_STATE_NOINCRHOTP)))
 		return 0;
 	n = fmt_i64(val, (int64_t)(c->counter + 1), 0);
 	return opt_set(im, "HOTP_COUNTER", val, n);
@@ -1048,12 +1069,15 @@ otp_state_check(const char *img, size_t len, const char *code,
 	im.dirty = 0;
 
 	/* The module looks at the grace period first and, when it applies,
-	 * writes nothing, not even the rate-limit record. */
-	if (within_grace(&im, op, now)) {
+	 * writes nothing, not even the rate-limit record.  Both belong to a
+	 * login's first call only: a later reading (OTP_STATE_FOLLOWUP) is
+	 * the same attempt, and a grace record written meanwhile by another
+	 * login must not let a wrong code through. */
+	if (!(op->flags & OTP_STATE_FOLLOWUP) && within_grace(&im, op, now)) {
 		accept(res, OTP_STATE_BYGRACE);
 		goto done;
 	}
-	if (c.rate) {
+	if (!(op->flags & OTP_STATE_FOLLOWUP) && c.rate) {
 		if ((r = rate_limit(&im, &c, now, &exceeded)) < 0)
 			goto fail;
 		if (exceeded) {
@@ -1063,7 +1087,7 @@ otp_state_check(const char *img, size_t len, const char *code,
 	}
 	if (otp_state_code_shape(code) < 0) {
 		refuse(res, OTP_STATE_WHY_SHAPE);
-		goto done;
+		goto settle;
 	}
 	clen = strlen(code);
 	/* Scratch codes first (8 digits only: no 6-digit text matches). */
@@ -1075,7 +1099,7 @@ otp_state_check(const char *img, size_t len, const char *code,
 		else
 			refuse(res, c.mode == OTP_STATE_SCRATCHONLY ?
 			    OTP_STATE_WHY_NOCODE : OTP_STATE_WHY_WRONG);
-		goto record;
+		goto settle;
 	}
 	if (c.mode == OTP_STATE_SCRATCHONLY) {
 		refuse(res, OTP_STATE_WHY_NOCODE);
@@ -1086,17 +1110,20 @@ otp_state_check(const char *img, size_t len, const char *code,
 	if ((r = otp_hmac_init(&h, OTP_ALG_SHA1, c.key.buf, c.key.len)) < 0)
 		goto fail;
 	if (c.mode == OTP_STATE_HOTP)
-		r = check_hotp(&im, &c, &h, want, op, res);
+		r = check_hotp(&im, &c, &h, want, res);
 	else
 		r = check_totp(&im, &c, &h, want, now, op, res);
 	otp_hmac_wipe(&h);
 	otp_wipe(&want, sizeof(want));
 	if (r < 0)
 		goto fail;
-record:
+settle:
+	if ((r = settle_hotp(&im, &c, op, res)) < 0)
+		goto fail;
 	/* The module records the login host only when it writes the file
-	 * anyway (1.08 never marks LASTn alone as a change): so do we. */
-	if (res->accepted && im.dirty && op->grace_period != 0 &&
+	 * anyway (1.08 never marks LASTn alone as a change): so do we.
+	 * With RATE_LIMIT the login's first call has written it. */
+	if (res->accepted && (im.dirty || c.rate) && op->grace_period != 0 &&
 	    op->rhost != NULL && host_ok(op->rhost)) {
 		if ((r = last_record(&im, op, now)) < 0)
 			goto fail;

@@ -425,6 +425,148 @@ test_rules(void)
 	}
 }
 
+/* One call of a login on the image in img, as pam_otp.so makes it; the
+ * result becomes the image. */
+static int
+login_call(const char *code, unsigned flags, const char *rhost,
+    struct otp_state_result *r)
+{
+	struct otp_state_opts o;
+	size_t outlen;
+	int ret;
+
+	otp_state_opts_init(&o);
+	o.flags = flags;
+	if (rhost != NULL) {
+		o.grace_period = 600;
+		o.rhost = rhost;
+	}
+	ret = otp_state_check(img, imglen, code, 300000, &o, r, out,
+	    sizeof(out), &outlen);
+	if (ret == 0) {
+		memcpy(img, out, outlen);
+		imglen = outlen;
+		img[imglen] = '\0';
+	}
+	return ret;
+}
+
+static void
+login_file(const char *text)
+{
+	imglen = strlen(text);
+	memcpy(img, text, imglen + 1);
+}
+
+#define FU	OTP_STATE_FOLLOWUP
+#define NI	OTP_STATE_NOINCRHOTP
+#define OWED	OTP_STATE_HOTPOWED
+
+/* One login, one attempt: the opening call, follow-up readings, the HOTP
+ * settlement (otp.h).  Final images are what Debian's
+ * pam_google_authenticator.so left for the same logins. */
+static void
+test_login(void)
+{
+	struct otp_state_result r;
+
+	/* The opening call ("") records the attempt and checks nothing. */
+	login_file("2SH3V3GDW7ZNMGYE\n\" RATE_LIMIT 3 30\n\" TOTP_AUTH\n");
+	CHECK(login_call("", 0, NULL, &r) == 0 && !r.accepted &&
+	    r.why == OTP_STATE_WHY_SHAPE && r.changed, "opening call");
+	CHECK_EQ_STR(img, "2SH3V3GDW7ZNMGYE\n\" RATE_LIMIT 3 30 300000\n"
+	    "\" TOTP_AUTH\n", "one attempt recorded");
+	/* Follow-ups neither record nor count: even at the limit. */
+	login_file("2SH3V3GDW7ZNMGYE\n\" RATE_LIMIT 1 30 300000\n"
+	    "\" TOTP_AUTH\n");
+	CHECK(login_call("050548", FU, NULL, &r) == 0 && r.accepted &&
+	    !r.changed, "follow-up at the limit accepted, nothing written");
+	CHECK(login_call("050548", 0, NULL, &r) == 0 && !r.accepted &&
+	    r.why == OTP_STATE_WHY_RATELIMIT, "a new login is limited");
+
+	/* The grace period belongs to the opening call: a follow-up with a
+	 * wrong code is refused even for a host in its grace period. */
+	login_file("2SH3V3GDW7ZNMGYE\n\" LAST0 10.0.0.1 299990\n"
+	    "\" TOTP_AUTH\n");
+	CHECK(login_call("", 0, "10.0.0.1", &r) == 0 && r.accepted &&
+	    r.how == OTP_STATE_BYGRACE, "opening call: grace");
+	CHECK(login_call("999999", FU, "10.0.0.1", &r) == 0 && !r.accepted &&
+	    r.why == OTP_STATE_WHY_WRONG, "follow-up: no grace");
+
+	/* With RATE_LIMIT the opening call wrote the file, so an accept
+	 * that changes nothing more still records its host. */
+	login_file("2SH3V3GDW7ZNMGYE\n\" RATE_LIMIT 5 30\n\" TOTP_AUTH\n");
+	CHECK(login_call("", 0, "10.0.0.1", &r) == 0 && !r.accepted,
+	    "open");
+	CHECK(login_call("050548", FU, "10.0.0.1", &r) == 0 && r.accepted &&
+	    r.changed, "accepted, host recorded");
+	CHECK_EQ_STR(img, "2SH3V3GDW7ZNMGYE\n\" LAST0 10.0.0.1 300000\n"
+	    "\" RATE_LIMIT 5 30 300000\n\" TOTP_AUTH\n", "grace record");
+	login_file("2SH3V3GDW7ZNMGYE\n\" TOTP_AUTH\n");
+	CHECK(login_call("050548", FU, "10.0.0.1", &r) == 0 && r.accepted &&
+	    !r.changed, "nothing else written: no host record");
+
+	/* A HOTP miss under NOINCRHOTP is reported, not written; HOTPOWED
+	 * settles it with one move. */
+	login_file("2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 3\n");
+	CHECK(login_call("000000", FU | NI, NULL, &r) == 0 && !r.accepted &&
+	    r.hotp_miss && !r.changed, "miss reported, counter left");
+	CHECK(login_call("12345678", FU | NI, NULL, &r) == 0 &&
+	    !r.hotp_miss, "an 8-digit reading misses no counter");
+	CHECK(login_call("", FU | OWED, NULL, &r) == 0 && r.changed,
+	    "settled");
+	CHECK_EQ_STR(img, "2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 4\n",
+	    "one move");
+	/* A miss of its own plus HOTPOWED is still one move. */
+	CHECK(login_call("000000", FU | OWED, NULL, &r) == 0 && r.hotp_miss,
+	    "miss and owed");
+	CHECK_EQ_STR(img, "2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 5\n",
+	    "still one move");
+	/* A HOTP accept sets the counter past the match, no more. */
+	CHECK(login_call("932068", FU | OWED, NULL, &r) == 0 && r.accepted &&
+	    r.how == OTP_STATE_BYCODE, "HOTP accept while owed");
+	CHECK_EQ_STR(img, "2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 6\n",
+	    "past the match");
+	/* No HOTP counter, nothing to settle. */
+	login_file("2SH3V3GDW7ZNMGYE\n\" TOTP_AUTH\n");
+	CHECK(login_call("", FU | OWED, NULL, &r) == 0 && !r.changed,
+	    "TOTP: nothing owed");
+
+	/* forward_pass "hunter12000000" against HOTP_COUNTER 1 and scratch
+	 * code 12000000: "000000" misses, "12000000" is accepted, the
+	 * counter still moves. */
+	login_file("2SH3V3GDW7ZNMGYE\n\" RATE_LIMIT 5 30\n"
+	    "\" HOTP_COUNTER 1\n12000000\n");
+	CHECK(login_call("", 0, NULL, &r) == 0 && !r.accepted, "open");
+	CHECK(login_call("000000", FU | NI, NULL, &r) == 0 && r.hotp_miss,
+	    "6-digit reading");
+	CHECK(login_call("12000000", FU | NI, NULL, &r) == 0 && r.accepted &&
+	    r.how == OTP_STATE_BYSCRATCH, "8-digit reading");
+	CHECK(login_call("", FU | OWED, NULL, &r) == 0, "settle");
+	CHECK_EQ_STR(img, "2SH3V3GDW7ZNMGYE\n\" RATE_LIMIT 5 30 300000\n"
+	    "\" HOTP_COUNTER 2\n", "as the original left it");
+
+	/* try_first_pass: PAM_AUTHTOK "000000" misses counter 3, the
+	 * prompt's code for counter 3 is still good. */
+	login_file("2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 3\n");
+	CHECK(login_call("", 0, NULL, &r) == 0, "open");
+	CHECK(login_call("000000", FU | NI, NULL, &r) == 0 && r.hotp_miss,
+	    "PAM_AUTHTOK");
+	CHECK(login_call("464407", FU | NI, NULL, &r) == 0 && r.accepted,
+	    "prompt: counter 3");
+	CHECK_EQ_STR(img, "2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 4\n",
+	    "as the original left it");
+
+	/* Without the flags a call is a login of its own, as before. */
+	login_file("2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 3\n");
+	CHECK(login_call("000000", 0, NULL, &r) == 0 && r.hotp_miss &&
+	    r.changed, "single-call miss moves the counter");
+	CHECK_EQ_STR(img, "2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 4\n",
+	    "moved");
+	CHECK(login_call("000000", NI, NULL, &r) == 0 && r.hotp_miss &&
+	    !r.changed, "no_increment_hotp");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -442,5 +584,6 @@ main(int argc, char **argv)
 	    3, "state-build.txt");
 	test_build_ranges();
 	test_rules();
+	test_login();
 	return unit_done();
 }
