@@ -66,9 +66,9 @@ struct target {
 
 /* One authentication: what was tried and how it ended. */
 struct attempt {
-	struct otp_state_result	r;
-	int		 checked;	/* the engine has seen this attempt */
-	int		 ncodes;	/* codes of the right shape checked */
+	struct otp_state_result	r;	/* the last engine call's outcome */
+	int		 owed;		/* a reading missed the HOTP counter,
+					 * which is still to move */
 	int		 error;		/* an OTP_E* error ended it */
 	char		*rest;		/* password part of the answer that
 					 * carried the accepted code */
@@ -359,8 +359,14 @@ split_answer(const char *ans, size_t len, int bare, char code[9],
 	return 0;
 }
 
-/* Try the codes one answer can hold (6 digits, then 8); stop at the first
- * accepted one or at an error.  Returns 1 when the attempt is over. */
+/*
+ * Try the codes one answer can hold (6 digits, then 8), as later readings
+ * of the login open_login() opened: the attempt is recorded already, and
+ * a HOTP counter that a reading misses moves once, after the last reading
+ * (settle).  Stop at the first accepted code, at an error, or where the
+ * original stops: a code already used (DISALLOW_REUSE) or one that skew
+ * learning recorded.  Returns 1 when the login is over.
+ */
 static int
 try_answer(pam_handle_t *pamh, const struct params *p,
     const struct target *t, const char *ans, int bare, int64_t now,
@@ -379,19 +385,16 @@ try_answer(pam_handle_t *pamh, const struct params *p,
 	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		if (split_answer(ans, lens[i], bare, code, &restlen) != 0)
 			continue;
-		/* The original moves a HOTP counter once per login however
-		 * many readings of the answers failed. */
 		o = p->opts;
-		if (a->ncodes > 0)
-			o.flags |= OTP_STATE_NOINCRHOTP;
-		a->checked = 1;
-		a->ncodes++;
+		o.flags |= OTP_STATE_FOLLOWUP | OTP_STATE_NOINCRHOTP;
 		rc = otp_statefile_check(t->path, code, now, &o, &a->r);
 		otp_wipe(code, sizeof(code));
 		if (rc != 0) {
 			a->error = rc;
 			return 1;
 		}
+		if (a->r.hotp_miss)
+			a->owed = 1;
 		if (a->r.accepted) {
 			if ((a->rest = strndup(ans, restlen)) == NULL) {
 				a->error = OTP_ENOMEM;
@@ -403,10 +406,33 @@ try_answer(pam_handle_t *pamh, const struct params *p,
 			pam_syslog(pamh, LOG_DEBUG, "debug: %d-digit code "
 			    "refused: %s", (int)lens[i],
 			    otp_state_why_text(a->r.why));
-		if (a->r.why == OTP_STATE_WHY_RATELIMIT)
+		if (a->r.why == OTP_STATE_WHY_REUSED ||
+		    a->r.why == OTP_STATE_WHY_SKEW ||
+		    a->r.why == OTP_STATE_WHY_RATELIMIT)
 			return 1;
 	}
 	return 0;
+}
+
+/*
+ * The original moves a HOTP counter once per login, after its last
+ * reading, however many readings missed it (not at all under
+ * no_increment_hotp); a scratch code accepted after a miss does not spare
+ * it.  Returns 0 or an OTP_E* error.
+ */
+static int
+settle(const struct params *p, const struct target *t, int64_t now,
+    const struct attempt *a)
+{
+	struct otp_state_opts o;
+	struct otp_state_result r;
+
+	if (!a->owed || (p->opts.flags & OTP_STATE_NOINCRHOTP) ||
+	    (a->r.accepted && a->r.how == OTP_STATE_BYCODE))
+		return 0;
+	o = p->opts;
+	o.flags |= OTP_STATE_FOLLOWUP | OTP_STATE_HOTPOWED;
+	return otp_statefile_check(t->path, "", now, &o, &r);
 }
 
 /* Ask for the code; NULL when the conversation failed. */
@@ -438,30 +464,33 @@ free_secret_str(char *s)
 }
 
 /*
- * Check that the file is there and sound before asking for anything, so
- * that a missing file with nullok is PAM_IGNORE without a prompt.  Returns
- * 1 when it can be checked, 0 when it cannot (logged), -1 when it is
- * missing and nullok applies.
+ * Open the login before asking for anything, as the original does: check
+ * that the file is there and sound (a missing file with nullok is
+ * PAM_IGNORE without a prompt), and let the engine apply the grace period
+ * and record the attempt against RATE_LIMIT, once per login.  a->r says
+ * whether that decided the login already.  Returns 1 when codes can be
+ * checked, 0 when the file cannot be used (logged), -1 when it is missing
+ * and nullok applies.
  */
 static int
-precheck(pam_handle_t *pamh, const struct params *p, const struct target *t)
+open_login(pam_handle_t *pamh, const struct params *p,
+    const struct target *t, int64_t now, struct attempt *a)
 {
-	struct otp_state *st;
 	int rc, e;
 
-	if ((st = calloc(1, sizeof(*st))) == NULL) {
-		pam_syslog(pamh, LOG_ERR, "out of memory");
-		return 0;
-	}
 	errno = 0;
-	rc = otp_statefile_load(t->path, &p->opts, st);
+	rc = otp_statefile_check(t->path, "", now, &p->opts, &a->r);
 	e = errno;
-	otp_wipe(st, sizeof(*st));
-	free(st);
 	if (rc == 0) {
 		if (p->debug)
 			pam_syslog(pamh, LOG_DEBUG, "debug: \"%s\" read",
 			    t->path);
+		return 1;
+	}
+	if (rc == OTP_EREADONLY) {
+		/* Sound, but the attempt cannot be recorded: refused with
+		 * the write error, without a prompt. */
+		a->error = rc;
 		return 1;
 	}
 	if (rc == OTP_EIO && e == ENOENT) {
@@ -508,7 +537,8 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t)
 	uid_t old_uid = 0;
 	gid_t old_gid = 0;
 	int64_t now = (int64_t)time(NULL);
-	int usable = 0, switched = 0, done = 0, rc = PAM_AUTH_ERR;
+	int usable = 0, switched = 0, done = 0, noanswer = 0;
+	int rc = PAM_AUTH_ERR;
 
 	memset(&a, 0, sizeof(a));
 	p->opts.uid = (unsigned long)t->uid;
@@ -516,7 +546,13 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t)
 		if (become(pamh, t, &old_uid, &old_gid) != 0)
 			return PAM_AUTH_ERR;
 		switched = 1;
-		usable = precheck(pamh, p, t);
+		/* grace_period looks at the remote host when the login is
+		 * opened. */
+		if (p->opts.grace_period > 0 &&
+		    pam_get_item(pamh, PAM_RHOST, &item) == PAM_SUCCESS &&
+		    item != NULL)
+			p->opts.rhost = item;
+		usable = open_login(pamh, p, t, now, &a);
 		if (usable < 0) {
 			rc = PAM_IGNORE;
 			goto out;
@@ -525,41 +561,30 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t)
 	if (!usable)
 		pam_syslog(pamh, LOG_WARNING, "no usable secret for \"%s\"; "
 		    "asking for a code anyway", t->user);
-	if (usable && p->opts.grace_period > 0 &&
-	    pam_get_item(pamh, PAM_RHOST, &item) == PAM_SUCCESS &&
-	    item != NULL) {
-		p->opts.rhost = item;
-		/* A recent login from this host needs no code: ask the
-		 * engine before prompting.  An empty code is never a match,
-		 * so anything but a grace-period accept is a refusal. */
-		if ((a.error = otp_statefile_check(t->path, "", now, &p->opts,
-		    &a.r)) == 0) {
-			a.checked = 1;
-			done = a.r.accepted ||
-			    a.r.why == OTP_STATE_WHY_RATELIMIT;
-		}
-	}
+	/* Decided before any question, as in the original: a recent login
+	 * from this host, too many attempts, an attempt that cannot be
+	 * recorded. */
+	if (usable)
+		done = a.error != 0 || a.r.accepted ||
+		    a.r.why == OTP_STATE_WHY_RATELIMIT;
 
 	/* PAM_AUTHTOK first (try_first_pass, use_first_pass), then our own
 	 * prompt (default, try_first_pass); the first accepted code wins. */
-	if (!done && a.error == 0 && p->pass != PASS_PROMPT &&
+	if (!done && p->pass != PASS_PROMPT &&
 	    pam_get_item(pamh, PAM_AUTHTOK, &item) == PAM_SUCCESS &&
 	    item != NULL && usable)
 		done = try_answer(pamh, p, t, item, 0, now, &a);
 	if (!done && a.error == 0 && p->pass != PASS_USE) {
 		if ((ans = ask(pamh, p)) == NULL)
-			goto out;
-		if (usable)
+			noanswer = 1;	/* logged */
+		else if (usable)
 			(void)try_answer(pamh, p, t, ans, !p->forward_pass,
 			    now, &a);
 	}
-	/* Nothing of the right shape: the attempt still counts against the
-	 * rate limit, as in the original module. */
-	if (usable && !a.checked && a.error == 0) {
-		if ((a.error = otp_statefile_check(t->path, "", now, &p->opts,
-		    &a.r)) == 0)
-			a.checked = 1;
-	}
+	if (usable && a.error == 0)
+		a.error = settle(p, t, now, &a);
+	if (noanswer && a.error == 0)
+		goto out;
 
 	if (a.error != 0) {
 		if (a.error == OTP_EREADONLY) {
@@ -587,8 +612,8 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t)
 	}
 	if (rc == PAM_SUCCESS)
 		pam_syslog(pamh, LOG_INFO, "accepted %s for \"%s\"%s",
-		    how_text(a.r.how), t->user, a.r.recorded ? "" :
-		    " (not recorded: allow_readonly)");
+		    how_text(a.r.how), t->user, !a.r.changed ||
+		    a.r.recorded ? "" : " (not recorded: allow_readonly)");
 	else if (usable && a.error == 0)
 		pam_syslog(pamh, LOG_ERR, "invalid verification code for "
 		    "\"%s\": %s", t->user, otp_state_why_text(a.r.why));
