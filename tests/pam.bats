@@ -156,8 +156,11 @@ MODS=${PAM_MODS:-ga otp}
 		refused
 		pam_run t "$(wrong "$c")"
 		refused
+		prompted
+		# Over the limit: refused without asking, as the original.
 		pam_run t "$c"
 		refused
+		not_prompted
 		grep -q '^" RATE_LIMIT 2 30 300000 300000' "$D/$MOD/state"
 		NOW=$((T0 + 31))
 		pam_run t "$(totp $NOW)"
