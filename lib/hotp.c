@@ -172,14 +172,21 @@ otp_code_modulus(unsigned digits)
 int
 otp_code_decimal(uint32_t value, unsigned digits, char *out, size_t outsz)
 {
-	uint64_t v;
+	static const uint32_t pow10[] = {
+		1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+		100000000, 1000000000
+	};
+	uint32_t v;
 	unsigned i;
 
 	if (digits < OTP_DIGITS_MIN || digits > OTP_DIGITS_MAX)
 		return OTP_EDIGITS;
 	if (outsz <= digits)
 		return OTP_ENOSPACE;
-	v = value % otp_code_modulus(digits);
+	/* RFC 4226 §5.3: value mod 10^digits; a 31-bit value has at most
+	 * 10 digits, so 10 digits is the value itself.  32-bit arithmetic
+	 * throughout: this runs once per code. */
+	v = digits < 10 ? value % pow10[digits] : value;
 	for (i = digits; i > 0; i--) {
 		out[i - 1] = (char)('0' + v % 10);
 		v /= 10;
