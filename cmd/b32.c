@@ -406,7 +406,9 @@ main(int argc, char *argv[])
 		default:
 			if (optopt != 0)
 				cli_usage_error("unknown option '-%c'", optopt);
-			cli_usage_error("unknown option '%s'", argv[optind - 1]);
+			/* Not past '=': a mistyped option may carry a key. */
+			cli_usage_error("unknown option '%.*s'",
+			    (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
 		}
 	}
 	argc -= optind;

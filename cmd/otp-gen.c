@@ -322,6 +322,7 @@ main(int argc, char *argv[])
 	int ch, i, status = 0;
 
 	cli_init(argc, argv);
+	opterr = 0;	/* one message, ours, naming the option */
 	memset(&g, 0, sizeof(g));
 	cli_otp_init(&g.o);
 	while ((ch = getopt_long(argc, argv, CLI_OTP_SHORTOPTS "hlrVv",
@@ -352,7 +353,15 @@ main(int argc, char *argv[])
 		case 'V':
 			cli_version();
 		default:
-			cli_usage_error("unknown option");
+			/* getopt is silent (opterr = 0): one line, ours.  A
+			 * short option in a cluster leaves optind on it. */
+			if (optopt > 0 && optopt < 128)
+				cli_usage_error("unknown option or missing "
+				    "argument: '-%c'", optopt);
+			/* Not past '=': a mistyped option may carry a key. */
+			cli_usage_error("unknown option or missing "
+			    "argument: '%.*s'", (int)strcspn(argv[optind - 1],
+			    "="), argv[optind - 1]);
 		}
 	}
 	argc -= optind;

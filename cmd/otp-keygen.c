@@ -631,6 +631,7 @@ main(int argc, char *argv[])
 	int ch;
 
 	cli_init(argc, argv);
+	opterr = 0;	/* one message, ours, naming the option */
 	if (atexit(wipe_secrets) != 0)
 		errx(CLI_EXIT_ERR, "atexit failed");
 	memset(&k, 0, sizeof(k));
@@ -703,7 +704,15 @@ main(int argc, char *argv[])
 			    GA_WINDOW_MIN, GA_WINDOW_MAX);
 			break;
 		default:
-			cli_usage_error("unknown option");
+			/* getopt is silent (opterr = 0): one line, ours.  A
+			 * short option in a cluster leaves optind on it. */
+			if (optopt > 0 && optopt < 128)
+				cli_usage_error("unknown option or missing "
+				    "argument: '-%c'", optopt);
+			/* Not past '=': a mistyped option may carry a key. */
+			cli_usage_error("unknown option or missing "
+			    "argument: '%.*s'", (int)strcspn(argv[optind - 1],
+			    "="), argv[optind - 1]);
 		}
 	}
 	argc -= optind;

@@ -606,6 +606,7 @@ main(int argc, char *argv[])
 	int ch, first = 1;
 
 	cli_init(argc, argv);
+	opterr = 0;	/* one message, ours, naming the option */
 	cli_otp_init(&o);
 	/* What apps use: TOTP, and keys as Base32. */
 	o.type = OTP_TYPE_TOTP;
@@ -676,7 +677,15 @@ main(int argc, char *argv[])
 			set_mode(MODE_TO_MIGRATION);
 			break;
 		default:
-			cli_usage_error("unknown option");
+			/* getopt is silent (opterr = 0): one line, ours.  A
+			 * short option in a cluster leaves optind on it. */
+			if (optopt > 0 && optopt < 128)
+				cli_usage_error("unknown option or missing "
+				    "argument: '-%c'", optopt);
+			/* Not past '=': a mistyped option may carry a key. */
+			cli_usage_error("unknown option or missing "
+			    "argument: '%.*s'", (int)strcspn(argv[optind - 1],
+			    "="), argv[optind - 1]);
 		}
 	}
 	argc -= optind;

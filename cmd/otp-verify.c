@@ -866,8 +866,9 @@ main(int argc, char *argv[])
 			/* A short option in a cluster leaves optind on it. */
 			if (optopt > 0 && optopt < 128)
 				cli_usage_error("unknown option '-%c'", optopt);
-			cli_usage_error("unknown option '%s'",
-			    argv[optind - 1]);
+			/* Not past '=': a mistyped option may carry a key. */
+			cli_usage_error("unknown option '%.*s'",
+			    (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
 		}
 	}
 	argc -= optind;

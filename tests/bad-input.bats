@@ -200,6 +200,9 @@ otp-gen | --totp -s 0 "$S_HEX"         | -                  | err
 otp-gen | --totp -N @1 -S @2 "$S_HEX"  | -                  | err
 otp-gen | --totp -N tomorrowish "$S_HEX" | -                | err
 otp-gen | --totp=MD5 "$S_HEX"          | -                  | err
+otp-gen | --bogus "$S_HEX"             | -                  | usage
+otp-gen | --key="$S_HEX"              | -                  | usage
+otp-gen | "$S_HEX" -c                 | -                  | usage
 EOF
 }
 
@@ -221,6 +224,8 @@ otp-verify | "$(cat $F/uri-trunc)" 123456 | -                 | err
 otp-verify | "$(cat $F/uri-utf8)" 123456  | -                 | err
 otp-verify | "$(cat $F/uri100k)" 123456     | -                 | err
 otp-verify | "$S_HEX" 12345a              | -                 | err
+otp-verify | --bogus "$S_HEX" 123456     | -                 | usage
+otp-verify | --key="$S_HEX" 123456      | -                 | usage
 otp-verify | "$S_HEX" 12345               | -                 | err
 otp-verify | "$S_HEX" 12345678901         | -                 | err
 otp-verify | "$S_HEX" ""                  | -                 | err
@@ -266,6 +271,7 @@ b32 | $F/dangling              | -                 | err
 b32 | $F/../fx/nonexistent     | -                 | err
 b32 | -d /dev/zero             | -                 | err
 b32 | -w -1                    | -                 | usage
+b32 | --key="$S_B32"           | -                 | usage
 b32 | $F/st-good $F/st-good    | -                 | usage
 EOF
 }
@@ -295,6 +301,8 @@ otp-uri | --parse                       | $F/file10m        | err
 otp-uri | --parse                       | /dev/zero         | err
 otp-uri | --get=secret "$(cat $F/uri-trunc)" | -            | err
 otp-uri | --get=nosuch "$URI"           | -                 | usage
+otp-uri | --bogus "$S_B32"              | -                 | usage
+otp-uri | --secret="$S_B32"             | -                 | usage
 otp-uri | --from-migration "$(cat $F/mig-bad)" | -          | err
 otp-uri | --from-migration "otpauth-migration://offline?data=" | - | err
 otp-uri | --from-migration              | $F/nul            | err
@@ -328,6 +336,8 @@ otp-keygen | --scratch=1 --scratch-out=$F/st-good | -       | err
 otp-keygen | --scratch=1 --scratch-out=$F/dangling | -      | err
 otp-keygen | --scratch=1 --scratch-out=$F/dir | -           | err
 otp-keygen | --bytes=15                    | -            | usage
+otp-keygen | --bogus                       | -            | usage
+otp-keygen | --key="$S_B32"                | -            | usage
 otp-keygen | --bytes=65                    | -            | usage
 otp-keygen | --scratch=101                 | -            | usage
 otp-keygen | --state=$F/new --window-size=22 | -          | usage
