@@ -7,6 +7,7 @@
 
 #include <err.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,17 @@ cli_usage_error(const char *fmt, ...)
 	fprintf(stderr, "\nTry '%s --help' for more information.\n",
 	    getprogname());
 	exit(CLI_EXIT_ERR);
+}
+
+void
+cli_bad_option(char *argv[])
+{
+	/* A short option in a cluster leaves optind on its word. */
+	if (optopt > 0 && optopt < 128)
+		cli_usage_error("unknown option or missing argument: '-%c'",
+		    optopt);
+	cli_usage_error("unknown option or missing argument: '%.*s'",
+	    (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
 }
 
 void

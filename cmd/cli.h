@@ -53,6 +53,11 @@ void	cli_exit(int status) __attribute__((noreturn));
 void	cli_usage_error(const char *fmt, ...)
 	    __attribute__((noreturn, format(printf, 1, 2)));
 
+/* The usage error for getopt_long's '?' (call with opterr = 0): one line
+ * naming the option, never past its '=' (a mistyped option may carry a
+ * key). */
+void	cli_bad_option(char *argv[]) __attribute__((noreturn));
+
 /* Set the defaults: HOTP, SHA1, 6 digits, step 30, start 0, now = time(). */
 void	cli_otp_init(struct cli_otp *o);
 /* Handle one of the shared options (ch from getopt_long; see

@@ -704,15 +704,7 @@ main(int argc, char *argv[])
 			    GA_WINDOW_MIN, GA_WINDOW_MAX);
 			break;
 		default:
-			/* getopt is silent (opterr = 0): one line, ours.  A
-			 * short option in a cluster leaves optind on it. */
-			if (optopt > 0 && optopt < 128)
-				cli_usage_error("unknown option or missing "
-				    "argument: '-%c'", optopt);
-			/* Not past '=': a mistyped option may carry a key. */
-			cli_usage_error("unknown option or missing "
-			    "argument: '%.*s'", (int)strcspn(argv[optind - 1],
-			    "="), argv[optind - 1]);
+			cli_bad_option(argv);
 		}
 	}
 	argc -= optind;
