@@ -10,6 +10,12 @@
 
 #include "cli.h"
 
+/* Codes computed per otp_hotp_values call, the output buffer, and the
+ * longest line: label, tab, code, tab, seconds left, newline. */
+#define GEN_BATCH	256
+#define GEN_OUT_SIZE	32768
+#define GEN_LINE_MAX	(2 * OTP_LABEL_MAX + 2 + OTP_CODE_MAX + 24)
+
 enum {
 	OPT_PIN = CLI_OPT_TOOL_BASE,
 };
@@ -152,10 +158,11 @@ static int
 generate(const struct gen *g, struct otp_uri *u, const char *where)
 {
 	struct otp_hmac h;
-	uint64_t counter, i, left = 0;
+	uint64_t counter, i, j, nv, left = 0;
+	uint32_t values[GEN_BATCH];
 	char code[OTP_CODE_MAX], label[2 * OTP_LABEL_MAX + 2];
-	char out[OTP_CODE_MAX + 24];
-	size_t n;
+	char out[GEN_OUT_SIZE];
+	size_t n = 0;
 	int rc;
 
 	if (g->steam || g->motp)
@@ -189,32 +196,46 @@ generate(const struct gen *g, struct otp_uri *u, const char *where)
 		print_verbose(g, u, counter);
 	if (g->label)
 		label_of(u, label, sizeof(label));
-	for (i = 0; i <= g->o.window; i++) {
-		if (g->motp)
-			/* mOTP hashes the time in tens of seconds. */
-			otp_motp((const char *)u->key.buf, u->key.len, g->pin,
-			    (int64_t)((counter + i) * u->period) +
-			    g->o.start, code);
-		else if (g->steam)
-			otp_code_steam(otp_hotp_value(&h, counter + i), code);
-		else
-			otp_code_decimal(otp_hotp_value(&h, counter + i),
-			    u->digits, code, sizeof(code));
-		/* One unlocked write a line: a large window is mostly output. */
-		if (g->label) {
-			fputs_unlocked(label, stdout);
-			putc_unlocked('\t', stdout);
+	/* Codes in batches, lines into one buffer written when nearly full:
+	 * a large window costs the hashing alone. */
+	for (i = 0; i <= g->o.window; i += nv) {
+		nv = g->o.window - i < GEN_BATCH ? g->o.window - i + 1 :
+		    GEN_BATCH;
+		if (!g->motp)
+			otp_hotp_values(&h, counter + i, values, nv);
+		for (j = 0; j < nv; j++) {
+			if (sizeof(out) - n < GEN_LINE_MAX) {
+				fwrite_unlocked(out, 1, n, stdout);
+				n = 0;
+			}
+			if (g->label) {
+				n += strlcpy(out + n, label, sizeof(out) - n);
+				out[n++] = '\t';
+			}
+			if (g->motp) {
+				/* mOTP hashes the time in tens of seconds. */
+				otp_motp((const char *)u->key.buf, u->key.len,
+				    g->pin, (int64_t)((counter + i + j) *
+				    u->period) + g->o.start, code);
+				n += strlcpy(out + n, code, sizeof(out) - n);
+			} else if (g->steam) {
+				otp_code_steam(values[j], code);
+				n += strlcpy(out + n, code, sizeof(out) - n);
+			} else {
+				otp_code_decimal(values[j], u->digits,
+				    out + n, sizeof(out) - n);
+				n += u->digits;
+			}
+			if (g->remaining)
+				n += (size_t)snprintf(out + n, sizeof(out) - n,
+				    "\t%" PRIu64, left + (i + j) * u->period);
+			out[n++] = '\n';
 		}
-		n = strlen(code);
-		memcpy(out, code, n);
-		if (g->remaining)
-			n += (size_t)snprintf(out + n, sizeof(out) - n,
-			    "\t%" PRIu64, left + i * u->period);
-		out[n++] = '\n';
-		fwrite_unlocked(out, 1, n, stdout);
 	}
+	fwrite_unlocked(out, 1, n, stdout);
 	otp_wipe(out, sizeof(out));
 	otp_wipe(code, sizeof(code));
+	otp_wipe(values, sizeof(values));
 	if (!g->motp)
 		otp_hmac_wipe(&h);
 	return 0;

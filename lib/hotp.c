@@ -78,84 +78,121 @@ otp_hmac_wipe(struct otp_hmac *h)
 	otp_wipe(h, sizeof(*h));
 }
 
+static void
+store_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static void
+store_be64(uint8_t *p, uint64_t v)
+{
+	store_be32(p, (uint32_t)(v >> 32));
+	store_be32(p + 4, (uint32_t)v);
+}
+
+/* RFC 4226 §5.3: dynamic truncation, the offset from the last byte. */
+static uint32_t
+truncate_mac(const uint8_t *mac, size_t maclen)
+{
+	unsigned off = mac[maclen - 1] & 0x0f;
+
+	return (uint32_t)(mac[off] & 0x7f) << 24 |
+	    (uint32_t)mac[off + 1] << 16 | (uint32_t)mac[off + 2] << 8 |
+	    (uint32_t)mac[off + 3];
+}
+
 /*
- * HMAC-SHA1 of an 8-byte message in exactly two compression calls, from
- * the inner and outer states nettle saved at set-key time (RFC 2104):
- * both final blocks are padded here once, and no hash context is copied.
- * This is the whole cost of a code; nettle's general digest path spends
- * a third again on context copies and buffering.
+ * HMAC-SHA1 of 8-byte messages in exactly two compression calls each,
+ * from the inner and outer states nettle saved at set-key time (RFC 2104).
+ * Both final blocks are padded once per batch; only the counter (inner)
+ * and the inner digest (outer) change from one code to the next.  This is
+ * the whole cost of a code: nettle's general digest path spends a third
+ * again on context copies and buffering.
  */
 static void
-hmac_sha1_short(const struct hmac_sha1_ctx *ctx, const uint8_t msg[8],
-    uint8_t mac[SHA1_DIGEST_SIZE])
+sha1_values(const struct hmac_sha1_ctx *ctx, uint64_t first,
+    uint32_t *values, size_t n)
 {
 	uint32_t st[5];
-	uint8_t block[SHA1_BLOCK_SIZE];
-	unsigned i;
+	uint8_t inner[SHA1_BLOCK_SIZE], outer[SHA1_BLOCK_SIZE];
+	uint8_t mac[SHA1_DIGEST_SIZE];
+	size_t i;
+	unsigned j;
 
-	/* Inner: msg, 0x80, zeros, bit length of ipad block + msg (576). */
-	memset(block, 0, sizeof(block));
-	memcpy(block, msg, 8);
-	block[8] = 0x80;
-	block[62] = 0x02;
-	block[63] = 0x40;
-	memcpy(st, ctx->inner.state, sizeof(st));
-	nettle_sha1_compress(st, block);
-	/* Outer: the inner digest, 0x80, zeros, bit length 672. */
-	memset(block, 0, sizeof(block));
-	for (i = 0; i < 5; i++) {
-		block[4 * i] = (uint8_t)(st[i] >> 24);
-		block[4 * i + 1] = (uint8_t)(st[i] >> 16);
-		block[4 * i + 2] = (uint8_t)(st[i] >> 8);
-		block[4 * i + 3] = (uint8_t)st[i];
-	}
-	block[20] = 0x80;
-	block[62] = 0x02;
-	block[63] = 0xa0;
-	memcpy(st, ctx->outer.state, sizeof(st));
-	nettle_sha1_compress(st, block);
-	for (i = 0; i < 5; i++) {
-		mac[4 * i] = (uint8_t)(st[i] >> 24);
-		mac[4 * i + 1] = (uint8_t)(st[i] >> 16);
-		mac[4 * i + 2] = (uint8_t)(st[i] >> 8);
-		mac[4 * i + 3] = (uint8_t)st[i];
+	/* Inner: counter, 0x80, zeros, bit length of ipad block + 8 bytes
+	 * (576).  Outer: the inner digest, 0x80, zeros, bit length 672. */
+	memset(inner, 0, sizeof(inner));
+	inner[8] = 0x80;
+	inner[62] = 0x02;
+	inner[63] = 0x40;
+	memset(outer, 0, sizeof(outer));
+	outer[SHA1_DIGEST_SIZE] = 0x80;
+	outer[62] = 0x02;
+	outer[63] = 0xa0;
+	for (i = 0; i < n; i++) {
+		store_be64(inner, first + i);
+		memcpy(st, ctx->inner.state, sizeof(st));
+		nettle_sha1_compress(st, inner);
+		for (j = 0; j < 5; j++)
+			store_be32(outer + 4 * j, st[j]);
+		memcpy(st, ctx->outer.state, sizeof(st));
+		nettle_sha1_compress(st, outer);
+		for (j = 0; j < 5; j++)
+			store_be32(mac + 4 * j, st[j]);
+		values[i] = truncate_mac(mac, sizeof(mac));
 	}
 	otp_wipe(st, sizeof(st));
-	otp_wipe(block, sizeof(block));
+	otp_wipe(inner, sizeof(inner));
+	otp_wipe(outer, sizeof(outer));
+	otp_wipe(mac, sizeof(mac));
+}
+
+void
+otp_hotp_values(struct otp_hmac *h, uint64_t first, uint32_t *values,
+    size_t n)
+{
+	uint8_t msg[8], mac[SHA512_DIGEST_SIZE];
+	size_t i;
+
+	/* RFC 4226 §5.2: each counter as 8 big-endian bytes.  nettle's
+	 * digest restarts the context from the saved inner pad. */
+	switch (h->alg) {
+	case OTP_ALG_SHA1:
+		sha1_values(&h->u.sha1, first, values, n);
+		return;
+	case OTP_ALG_SHA256:
+		for (i = 0; i < n; i++) {
+			store_be64(msg, first + i);
+			hmac_sha256_update(&h->u.sha256, sizeof(msg), msg);
+			hmac_sha256_digest(&h->u.sha256, SHA256_DIGEST_SIZE,
+			    mac);
+			values[i] = truncate_mac(mac, SHA256_DIGEST_SIZE);
+		}
+		break;
+	case OTP_ALG_SHA512:
+		for (i = 0; i < n; i++) {
+			store_be64(msg, first + i);
+			hmac_sha512_update(&h->u.sha512, sizeof(msg), msg);
+			hmac_sha512_digest(&h->u.sha512, SHA512_DIGEST_SIZE,
+			    mac);
+			values[i] = truncate_mac(mac, SHA512_DIGEST_SIZE);
+		}
+		break;
+	}
+	otp_wipe(msg, sizeof(msg));
+	otp_wipe(mac, sizeof(mac));
 }
 
 uint32_t
 otp_hotp_value(struct otp_hmac *h, uint64_t counter)
 {
-	uint8_t msg[8], mac[SHA512_DIGEST_SIZE];
-	size_t maclen = 0;
-	unsigned off, i;
 	uint32_t v;
 
-	/* RFC 4226 §5.2: the counter as 8 big-endian bytes. */
-	for (i = 0; i < 8; i++)
-		msg[i] = (uint8_t)(counter >> (56 - 8 * i));
-	switch (h->alg) {
-	case OTP_ALG_SHA1:
-		hmac_sha1_short(&h->u.sha1, msg, mac);
-		maclen = SHA1_DIGEST_SIZE;
-		break;
-	case OTP_ALG_SHA256:
-		hmac_sha256_update(&h->u.sha256, sizeof(msg), msg);
-		hmac_sha256_digest(&h->u.sha256, SHA256_DIGEST_SIZE, mac);
-		maclen = SHA256_DIGEST_SIZE;
-		break;
-	case OTP_ALG_SHA512:
-		hmac_sha512_update(&h->u.sha512, sizeof(msg), msg);
-		hmac_sha512_digest(&h->u.sha512, SHA512_DIGEST_SIZE, mac);
-		maclen = SHA512_DIGEST_SIZE;
-		break;
-	}
-	/* RFC 4226 §5.3: dynamic truncation, offset from the last byte. */
-	off = mac[maclen - 1] & 0x0f;
-	v = (uint32_t)(mac[off] & 0x7f) << 24 | (uint32_t)mac[off + 1] << 16 |
-	    (uint32_t)mac[off + 2] << 8 | (uint32_t)mac[off + 3];
-	otp_wipe(mac, sizeof(mac));
+	otp_hotp_values(h, counter, &v, 1);
 	return v;
 }
 

@@ -207,6 +207,11 @@ void otp_hmac_wipe(struct otp_hmac *h);
 /* HMAC(key, counter as 8 big-endian bytes), dynamically truncated to a
  * 31-bit value (RFC 4226 §5.3). */
 uint32_t otp_hotp_value(struct otp_hmac *h, uint64_t counter);
+/* The same for the n counters first, first+1, ..., first+n-1 (which must
+ * not pass 2^64-1) into values[0..n-1]: a large window costs the hashing
+ * alone.  The values are codes: wipe them after use. */
+void otp_hotp_values(struct otp_hmac *h, uint64_t first, uint32_t *values,
+    size_t n);
 /* Render a truncated value as a zero-padded decimal code of digits
  * (6..10) characters into out (then NUL). */
 int otp_code_decimal(uint32_t value, unsigned digits, char *out,
