@@ -39,24 +39,33 @@ otp_code_check(const char *code, unsigned digits)
  * choice of the winner is folded in with masks, so the time taken depends
  * on the window only, never on where (or whether) the code matched.
  *
- * Candidate k (k = 0, 1, 2, ...) of the AROUND shape is the centre, then
- * centre-1, centre+1, centre-2, centre+2, ...: the first match in that
- * order is the nearest, earlier step first on a tie.  A client that shows
- * the code of the previous step (the user read it, then typed it) is far
- * more common than one running ahead.  AHEAD is centre, centre+1, ...
+ * The winner is the match nearest the centre, the earlier step on a tie:
+ * a client that shows the code of the previous step (the user read it,
+ * then typed it) is far more common than one running ahead.  The window
+ * is hashed in ascending batches, so a candidate replaces the one held
+ * only when strictly nearer: below the centre each match is nearer than
+ * the last, and at equal distance the earlier one is already held.  AHEAD
+ * is centre, centre+1, ...; AROUND reaches as far below the centre.
  */
 struct scan {
 	uint64_t	found;		/* all-ones once something matched */
-	uint64_t	counter;	/* the first match */
+	uint64_t	counter;	/* the best match so far */
 	uint64_t	negative;	/* all-ones when it lies below centre */
 	uint64_t	distance;	/* its distance from centre */
 };
+
+/* All-ones when a < b, for a, b < 2^63, without a branch on the values. */
+static uint64_t
+lt_mask(uint64_t a, uint64_t b)
+{
+	return (uint64_t)0 - ((a - b) >> 63);
+}
 
 static void
 scan_take(struct scan *s, uint64_t match, uint64_t counter, uint64_t neg,
     uint64_t distance)
 {
-	uint64_t take = match & ~s->found;
+	uint64_t take = match & (~s->found | lt_mask(distance, s->distance));
 
 	s->counter = (s->counter & ~take) | (counter & take);
 	s->negative = (s->negative & ~take) | (neg & take);
@@ -84,10 +93,10 @@ struct want {
 	char		text[6];
 };
 
+/* All-ones when the truncated value v gives the wanted code. */
 static uint64_t
-candidate(struct otp_hmac *h, const struct want *w, uint64_t counter)
+candidate(uint32_t v, const struct want *w)
 {
-	uint32_t v = otp_hotp_value(h, counter);
 	char text[6];
 	uint64_t r;
 
@@ -99,33 +108,41 @@ candidate(struct otp_hmac *h, const struct want *w, uint64_t counter)
 	return r;
 }
 
+#define SCAN_BATCH	256
+
 static int
 scan_window(struct otp_hmac *h, const struct want *w, uint64_t centre,
     uint64_t window, enum otp_window shape, struct otp_match *m)
 {
 	struct scan s = { 0, 0, 0, 0 };
-	uint64_t k;
+	uint32_t v[SCAN_BATCH];
+	uint64_t lo, hi, c, n, i;
 	int rc;
 
 	if (window > OTP_WINDOW_MAX)
 		return OTP_EWINDOW;
 	if (shape != OTP_WINDOW_AHEAD && shape != OTP_WINDOW_AROUND)
 		return OTP_EINVAL;
-	scan_take(&s, candidate(h, w, centre), centre, 0, 0);
-	for (k = 1; k <= window; k++) {
-		/* The edges are public: clamping branches on the window, not
-		 * on the code.  No counter wraps past 0 or 2^64-1. */
-		if (shape == OTP_WINDOW_AROUND && centre >= k)
-			scan_take(&s, candidate(h, w, centre - k), centre - k,
-			    ~(uint64_t)0, k);
-		if (centre <= UINT64_MAX - k)
-			scan_take(&s, candidate(h, w, centre + k), centre + k,
-			    0, k);
-		else if (shape == OTP_WINDOW_AHEAD || centre < k)
+	/* The edges are public: clamping branches on the window, not on the
+	 * code.  No counter wraps past 0 or 2^64-1. */
+	lo = shape == OTP_WINDOW_AHEAD ? centre :
+	    centre >= window ? centre - window : 0;
+	hi = centre <= UINT64_MAX - window ? centre + window : UINT64_MAX;
+	for (c = lo;; c += n) {
+		n = hi - c < SCAN_BATCH ? hi - c + 1 : SCAN_BATCH;
+		otp_hotp_values(h, c, v, (size_t)n);
+		for (i = 0; i < n; i++) {
+			uint64_t k = c + i, neg = k < centre ? ~(uint64_t)0 : 0;
+
+			scan_take(&s, candidate(v[i], w), k, neg,
+			    neg ? centre - k : k - centre);
+		}
+		if (hi - c < SCAN_BATCH)
 			break;
 	}
 	rc = scan_result(&s, m);
 	otp_wipe(&s, sizeof(s));
+	otp_wipe(v, sizeof(v));
 	return rc;
 }
 
