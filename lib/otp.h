@@ -678,7 +678,9 @@ int otp_state_parse(const char *img, size_t len, struct otp_state *st);
  * does; out (outsz >= OTP_STATE_OUTMAX) gets the updated image, *outlen
  * its length, r the outcome (r->changed when out differs from img).
  * Refusals return 0 with r->accepted 0; errors are OTP_E* (OTP_ESTATESIZE
- * if the result would exceed OTP_STATE_MAX).
+ * if the result would exceed OTP_STATE_MAX).  Nothing is left in out past
+ * out[*outlen] (after an error, nothing at all): wiping out[0..*outlen)
+ * is enough.
  *
  * One login, several readings (PAM_AUTHTOK then the prompt; the 6- and the
  * 8-digit end of a forward_pass answer), checked as the original checks

@@ -23,11 +23,13 @@
 #define RATE_MAX	100	/* RATE_LIMIT tries, as the module allows */
 #define LINE_MAX_	2048	/* one option line we compose */
 
-/* The image being edited: p[0..len) within cap bytes, no NUL inside. */
+/* The image being edited: p[0..len) within cap bytes, no NUL inside;
+ * p[0..high) is all that was ever written. */
 struct img {
 	char	*p;
 	size_t	 len;
 	size_t	 cap;
+	size_t	 high;
 	int	 dirty;		/* edited: the module would write it */
 };
 
@@ -137,6 +139,8 @@ splice(struct img *im, size_t at, size_t del, const char *ins, size_t n)
 		memcpy(im->p + at, ins, n);
 	if (newlen < im->len)
 		otp_wipe(im->p + newlen, im->len - newlen);
+	if (newlen > im->high)
+		im->high = newlen;
 	im->len = newlen;
 	im->dirty = 1;
 	return 0;
@@ -1066,6 +1070,7 @@ otp_state_check(const char *img, size_t len, const char *code,
 	im.p = out;
 	im.len = len;
 	im.cap = outsz;
+	im.high = len;
 	im.dirty = 0;
 
 	/* The module looks at the grace period first and, when it applies,
@@ -1139,7 +1144,7 @@ done:
 	return 0;
 fail:
 	otp_wipe(&c, sizeof(c));
-	otp_wipe(out, outsz);
+	otp_wipe(out, im.high);
 	memset(res, 0, sizeof(*res));
 	refuse(res, OTP_STATE_WHY_WRONG);
 	return r;
