@@ -10,9 +10,13 @@
 
 #include "cli.h"
 
-/* Codes computed per otp_hotp_values call, the output buffer, and the
- * longest line: label, tab, code, tab, seconds left, newline. */
+/* Codes computed per otp_hotp_values call; from GEN_PAR_MIN codes on,
+ * GEN_CHUNK codes at a time on every CPU the process may use.  Then the
+ * output buffer, and the longest line: label, tab, code, tab, seconds
+ * left, newline. */
 #define GEN_BATCH	256
+#define GEN_PAR_MIN	16384
+#define GEN_CHUNK	65536
 #define GEN_OUT_SIZE	32768
 #define GEN_LINE_MAX	(2 * OTP_LABEL_MAX + 2 + OTP_CODE_MAX + 24)
 
@@ -154,16 +158,106 @@ check_combination(const struct gen *g, const struct otp_uri *u,
 }
 
 /* Print the codes of one key; returns 0, or -1 after a warning. */
+/* Output lines, gathered into one buffer written when nearly full. */
+struct lines {
+	char	buf[GEN_OUT_SIZE];
+	size_t	n;
+	char	code[OTP_CODE_MAX];
+	char	label[2 * OTP_LABEL_MAX + 2];
+};
+
+/* The lines of the nv codes at window positions i, i+1, ...: values[]
+ * holds their truncated HMACs (unused for mOTP). */
+static void
+emit(const struct gen *g, const struct otp_uri *u, uint64_t counter,
+    uint64_t left, uint64_t i, const uint32_t *values, uint64_t nv,
+    struct lines *l)
+{
+	uint64_t j;
+
+	for (j = 0; j < nv; j++) {
+		if (sizeof(l->buf) - l->n < GEN_LINE_MAX) {
+			fwrite_unlocked(l->buf, 1, l->n, stdout);
+			l->n = 0;
+		}
+		if (g->label) {
+			l->n += strlcpy(l->buf + l->n, l->label,
+			    sizeof(l->buf) - l->n);
+			l->buf[l->n++] = '\t';
+		}
+		if (g->motp) {
+			/* mOTP hashes the time in tens of seconds. */
+			otp_motp((const char *)u->key.buf, u->key.len, g->pin,
+			    (int64_t)((counter + i + j) * u->period) +
+			    g->o.start, l->code);
+			l->n += strlcpy(l->buf + l->n, l->code,
+			    sizeof(l->buf) - l->n);
+		} else if (g->steam) {
+			otp_code_steam(values[j], l->code);
+			l->n += strlcpy(l->buf + l->n, l->code,
+			    sizeof(l->buf) - l->n);
+		} else {
+			otp_code_decimal(values[j], u->digits, l->buf + l->n,
+			    sizeof(l->buf) - l->n);
+			l->n += u->digits;
+		}
+		if (g->remaining)
+			l->n += (size_t)snprintf(l->buf + l->n,
+			    sizeof(l->buf) - l->n, "\t%" PRIu64,
+			    left + (i + j) * u->period);
+		l->buf[l->n++] = '\n';
+	}
+}
+
+/*
+ * A large window on several CPUs: the threads hash the next chunk while
+ * this one writes the lines of the last, so the output costs no time of
+ * its own.  Returns -1, having written nothing, when the chunks cannot
+ * be allocated.
+ */
+static int
+emit_parallel(const struct gen *g, const struct otp_uri *u,
+    const struct otp_hmac *h, uint64_t counter, uint64_t left,
+    unsigned threads, struct lines *l)
+{
+	struct otp_hotp_job job;
+	uint32_t *chunks;
+	uint64_t i, nv, next, w = g->o.window;
+	unsigned k;
+	int last;
+
+	if ((chunks = malloc(2 * GEN_CHUNK * sizeof(*chunks))) == NULL)
+		return -1;
+	nv = w < GEN_CHUNK ? w + 1 : GEN_CHUNK;
+	otp_hotp_job_start(&job, h, counter, chunks, nv, threads);
+	for (i = 0, k = 0;; i = next, k ^= 1) {
+		nv = w - i < GEN_CHUNK ? w - i + 1 : GEN_CHUNK;
+		next = i + nv;		/* 0 past a window of 2^64 codes */
+		last = next > w || next == 0;
+		otp_hotp_job_wait(&job);
+		if (!last)
+			otp_hotp_job_start(&job, h, counter + next,
+			    chunks + (k ^ 1) * GEN_CHUNK,
+			    w - next < GEN_CHUNK ? w - next + 1 : GEN_CHUNK,
+			    threads);
+		emit(g, u, counter, left, i, chunks + k * GEN_CHUNK, nv, l);
+		if (last)
+			break;
+	}
+	otp_wipe(chunks, 2 * GEN_CHUNK * sizeof(*chunks));
+	free(chunks);
+	return 0;
+}
+
 static int
 generate(const struct gen *g, struct otp_uri *u, const char *where)
 {
 	struct otp_hmac h;
-	uint64_t counter, i, j, nv, left = 0;
+	struct lines l;
+	uint64_t counter, i, nv, left = 0;
 	uint32_t values[GEN_BATCH];
-	char code[OTP_CODE_MAX], label[2 * OTP_LABEL_MAX + 2];
-	char out[GEN_OUT_SIZE];
-	size_t n = 0;
-	int rc;
+	unsigned threads;
+	int rc, done = 0;
 
 	if (g->steam || g->motp)
 		u->type = OTP_TYPE_TOTP;
@@ -194,47 +288,23 @@ generate(const struct gen *g, struct otp_uri *u, const char *where)
 	}
 	if (g->verbose)
 		print_verbose(g, u, counter);
+	l.n = 0;
 	if (g->label)
-		label_of(u, label, sizeof(label));
-	/* Codes in batches, lines into one buffer written when nearly full:
-	 * a large window costs the hashing alone. */
-	for (i = 0; i <= g->o.window; i += nv) {
+		label_of(u, l.label, sizeof(l.label));
+	/* A large window costs the hashing alone, shared among the CPUs;
+	 * otherwise codes in batches of GEN_BATCH. */
+	if (!g->motp && g->o.window >= GEN_PAR_MIN - 1 &&
+	    (threads = otp_cpus()) > 1)
+		done = emit_parallel(g, u, &h, counter, left, threads, &l) == 0;
+	for (i = 0; !done && i <= g->o.window; i += nv) {
 		nv = g->o.window - i < GEN_BATCH ? g->o.window - i + 1 :
 		    GEN_BATCH;
 		if (!g->motp)
 			otp_hotp_values(&h, counter + i, values, nv);
-		for (j = 0; j < nv; j++) {
-			if (sizeof(out) - n < GEN_LINE_MAX) {
-				fwrite_unlocked(out, 1, n, stdout);
-				n = 0;
-			}
-			if (g->label) {
-				n += strlcpy(out + n, label, sizeof(out) - n);
-				out[n++] = '\t';
-			}
-			if (g->motp) {
-				/* mOTP hashes the time in tens of seconds. */
-				otp_motp((const char *)u->key.buf, u->key.len,
-				    g->pin, (int64_t)((counter + i + j) *
-				    u->period) + g->o.start, code);
-				n += strlcpy(out + n, code, sizeof(out) - n);
-			} else if (g->steam) {
-				otp_code_steam(values[j], code);
-				n += strlcpy(out + n, code, sizeof(out) - n);
-			} else {
-				otp_code_decimal(values[j], u->digits,
-				    out + n, sizeof(out) - n);
-				n += u->digits;
-			}
-			if (g->remaining)
-				n += (size_t)snprintf(out + n, sizeof(out) - n,
-				    "\t%" PRIu64, left + (i + j) * u->period);
-			out[n++] = '\n';
-		}
+		emit(g, u, counter, left, i, values, nv, &l);
 	}
-	fwrite_unlocked(out, 1, n, stdout);
-	otp_wipe(out, sizeof(out));
-	otp_wipe(code, sizeof(code));
+	fwrite_unlocked(l.buf, 1, l.n, stdout);
+	otp_wipe(&l, sizeof(l));
 	otp_wipe(values, sizeof(values));
 	if (!g->motp)
 		otp_hmac_wipe(&h);

@@ -108,15 +108,63 @@ candidate(uint32_t v, const struct want *w)
 	return r;
 }
 
+/* Candidates hashed per otp_hotp_values call.  Windows of SCAN_PAR_MIN
+ * candidates or more are cut into one share per CPU the process may use,
+ * each scanned on a thread of its own (a login's window of a few codes
+ * never starts a thread). */
 #define SCAN_BATCH	256
+#define SCAN_PAR_MIN	16384
+
+/* One share's scan, a cache line of its own: each thread writes its
+ * result as it goes. */
+struct scan_slot {
+	struct scan	s;
+	char		pad[64];
+};
+
+struct scan_job {
+	const struct otp_hmac	*h;
+	const struct want	*w;
+	uint64_t		 centre;
+	struct scan_slot	 slot[OTP_THREADS_MAX];
+};
+
+/* Scan counters first..first+n-1 into slot k. */
+static void
+scan_share(void *arg, unsigned k, uint64_t first, uint64_t n)
+{
+	struct scan_job *sj = arg;
+	struct otp_hmac h = *sj->h;
+	struct scan s = { 0, 0, 0, 0 };
+	uint32_t v[SCAN_BATCH];
+	uint64_t c, i, m, centre = sj->centre;
+
+	for (c = 0; c < n; c += m) {
+		m = n - c < SCAN_BATCH ? n - c : SCAN_BATCH;
+		otp_hotp_values(&h, first + c, v, (size_t)m);
+		for (i = 0; i < m; i++) {
+			uint64_t x = first + c + i;
+			uint64_t neg = x < centre ? ~(uint64_t)0 : 0;
+
+			scan_take(&s, candidate(v[i], sj->w), x, neg,
+			    neg ? centre - x : x - centre);
+		}
+	}
+	sj->slot[k].s = s;
+	otp_wipe(&s, sizeof(s));
+	otp_wipe(v, sizeof(v));
+	otp_hmac_wipe(&h);
+}
 
 static int
 scan_window(struct otp_hmac *h, const struct want *w, uint64_t centre,
     uint64_t window, enum otp_window shape, struct otp_match *m)
 {
+	struct scan_job sj;
+	struct otp_job job;
 	struct scan s = { 0, 0, 0, 0 };
-	uint32_t v[SCAN_BATCH];
-	uint64_t lo, hi, c, n, i;
+	uint64_t lo, hi;
+	unsigned k, n;
 	int rc;
 
 	if (window > OTP_WINDOW_MAX)
@@ -128,21 +176,22 @@ scan_window(struct otp_hmac *h, const struct want *w, uint64_t centre,
 	lo = shape == OTP_WINDOW_AHEAD ? centre :
 	    centre >= window ? centre - window : 0;
 	hi = centre <= UINT64_MAX - window ? centre + window : UINT64_MAX;
-	for (c = lo;; c += n) {
-		n = hi - c < SCAN_BATCH ? hi - c + 1 : SCAN_BATCH;
-		otp_hotp_values(h, c, v, (size_t)n);
-		for (i = 0; i < n; i++) {
-			uint64_t k = c + i, neg = k < centre ? ~(uint64_t)0 : 0;
-
-			scan_take(&s, candidate(v[i], w), k, neg,
-			    neg ? centre - k : k - centre);
-		}
-		if (hi - c < SCAN_BATCH)
-			break;
-	}
+	sj.h = h;
+	sj.w = w;
+	sj.centre = centre;
+	/* hi - lo + 1 <= 2 * OTP_WINDOW_MAX + 1: no overflow. */
+	n = otp_job_split(&job, lo, hi - lo + 1, hi - lo >= SCAN_PAR_MIN - 1 ?
+	    otp_cpus() : 1, scan_share, &sj);
+	otp_job_start(&job, 1);
+	otp_job_run(&job, 0);
+	otp_job_wait(&job);
+	/* The shares in ascending order: the same choice as one pass. */
+	for (k = 0; k < n; k++)
+		scan_take(&s, sj.slot[k].s.found, sj.slot[k].s.counter,
+		    sj.slot[k].s.negative, sj.slot[k].s.distance);
 	rc = scan_result(&s, m);
 	otp_wipe(&s, sizeof(s));
-	otp_wipe(v, sizeof(v));
+	otp_wipe(&sj, sizeof(sj));
 	return rc;
 }
 

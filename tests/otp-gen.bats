@@ -221,6 +221,22 @@ load common
 	assert_output "$(oathtool -c 1000000 "$RFC_HEX")"
 }
 
+@test "a large window gives the same lines on one CPU and on all of them" {
+	command -v taskset >/dev/null || skip "no taskset"
+	local uri="otpauth://totp/Ex:al?secret=$RFC_B32&issuer=Ex"
+	for args in "-w 70000 $RFC_HEX" "--totp=SHA512 -w 70000 -r -l $uri" \
+	    "--steam -w 20000 $RFC_HEX" "-c 18446744073709500000 -w 51615 $RFC_HEX"; do
+		# shellcheck disable=SC2086
+		taskset -c 0 otp-gen $args > "$BATS_TEST_TMPDIR/one"
+		# shellcheck disable=SC2086
+		otp-gen $args > "$BATS_TEST_TMPDIR/all"
+		cmp "$BATS_TEST_TMPDIR/one" "$BATS_TEST_TMPDIR/all"
+	done
+	# And the same as oathtool's, across chunk edges.
+	run bash -c "otp-gen -w 140000 $RFC_HEX | sha256sum"
+	assert_output "$(oathtool -w 140000 "$RFC_HEX" | sha256sum)"
+}
+
 @test "-v prints oathtool's block (TOTP)" {
 	run otp-gen -v --totp -d 8 -N @2000000000 "$RFC_HEX"
 	assert_success

@@ -91,6 +91,22 @@ state_file() {
 	assert_failure 1
 }
 
+@test "a large window finds the same match on one CPU and on all of them" {
+	command -v taskset >/dev/null || skip "no taskset"
+	local far near
+	far=$(oathtool -c 199999 "$RFC_HEX")
+	run taskset -c 0 otp-verify -w 200000 "$RFC_HEX" "$far"
+	assert_success
+	local one=$output
+	run otp-verify -w 200000 "$RFC_HEX" "$far"
+	assert_success
+	assert_output "$one"
+	near=$(oathtool --totp -N @1700000000 "$RFC_HEX")
+	run otp-verify --totp -N @1700000000 -w 100000 "$RFC_HEX" "$near"
+	assert_success
+	assert_output 0
+}
+
 @test "HOTP: counters clamp at 2^64-1 and never wrap to 0" {
 	run otp-verify -c "$MAXC" -w 5 "$BEEF" 044040
 	assert_success

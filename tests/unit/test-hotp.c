@@ -196,6 +196,49 @@ edges(void)
 	CHECK_EQ_INT(c, 10, "leading zero is decimal");
 }
 
+/* The parallel forms give the serial values, whatever the thread count
+ * and however the run divides among the threads. */
+static void
+parallel(void)
+{
+	static const size_t sizes[] = { 0, 1, 4095, 8192, 8193, 70001 };
+	static const unsigned threads[] = { 1, 2, 3, 7, 16, 99 };
+	static const uint8_t key[] = "threads";
+	struct otp_hmac h;
+	struct otp_hotp_job job;
+	uint32_t *want = malloc(70001 * sizeof(*want));
+	uint32_t *got = malloc(70001 * sizeof(*got));
+	size_t z, t;
+
+	CHECK(want != NULL && got != NULL, "malloc");
+	if (want == NULL || got == NULL)
+		return;
+	CHECK(otp_cpus() >= 1 && otp_cpus() <= OTP_THREADS_MAX, "cpus");
+	CHECK(otp_hmac_init(&h, OTP_ALG_SHA256, key, sizeof(key) - 1) == 0,
+	    "init");
+	otp_hotp_values(&h, 123456789, want, 70001);
+	for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+		for (t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
+			memset(got, 0, 70001 * sizeof(*got));
+			otp_hotp_values_parallel(&h, 123456789, got, sizes[z],
+			    threads[t]);
+			CHECK(memcmp(got, want, sizes[z] * sizeof(*got)) == 0,
+			    "parallel: %zu codes, %u threads", sizes[z],
+			    threads[t]);
+			memset(got, 0, 70001 * sizeof(*got));
+			otp_hotp_job_start(&job, &h, 123456789, got, sizes[z],
+			    threads[t]);
+			otp_hotp_job_wait(&job);
+			CHECK(memcmp(got, want, sizes[z] * sizeof(*got)) == 0,
+			    "job: %zu codes, %u threads", sizes[z],
+			    threads[t]);
+		}
+	}
+	otp_hmac_wipe(&h);
+	free(want);
+	free(got);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -207,5 +250,6 @@ main(int argc, char *argv[])
 	unit_vectors(dir, "motp.txt", motp_case, NULL);
 	edges();
 	batches();
+	parallel();
 	return unit_done();
 }

@@ -4,6 +4,7 @@
  * hand-made cases.
  */
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,6 +343,138 @@ diagnose_case(const struct unit_line *l, void *arg)
 	}
 }
 
+/* Pin the process to one CPU (serial scans) or give it back all of them. */
+static int
+pin(const cpu_set_t *set)
+{
+	return sched_setaffinity(0, sizeof(*set), set);
+}
+
+/* Verify the 6-digit code of counter lo + i serially and in parallel;
+ * both must give the nearest of its matches in v[0..n). */
+static void
+check_one(struct otp_hmac *h, const cpu_set_t *all, const cpu_set_t *one,
+    const uint32_t *v, uint64_t n, uint64_t lo, uint64_t centre,
+    uint64_t window, uint64_t i, unsigned *multi)
+{
+	struct otp_match m1, mp;
+	uint32_t want = v[i] % 1000000;
+	uint64_t j, best = 0, bestd = UINT64_MAX;
+	char code[OTP_CODE_MAX];
+	int r1, rp, found = 0;
+
+	/* Ascending: a strictly nearer match replaces, so a tie keeps the
+	 * earlier step. */
+	for (j = 0; j < n; j++) {
+		uint64_t c = lo + j, d = c < centre ? centre - c : c - centre;
+
+		if (v[j] % 1000000 != want)
+			continue;
+		found++;
+		if (d < bestd) {
+			best = c;
+			bestd = d;
+		}
+	}
+	*multi += found > 1;
+	snprintf(code, sizeof(code), "%06u", (unsigned)want);
+	CHECK(pin(one) == 0, "pin to one CPU");
+	r1 = otp_verify(h, code, 6, centre, window, OTP_WINDOW_AROUND, &m1);
+	CHECK(pin(all) == 0, "unpin");
+	rp = otp_verify(h, code, 6, centre, window, OTP_WINDOW_AROUND, &mp);
+	CHECK(r1 == 1 && rp == 1, "code %s found", code);
+	CHECK(m1.counter == best && mp.counter == best, "code %s: nearest %"
+	    PRIu64 ", serial %" PRIu64 ", parallel %" PRIu64, code, best,
+	    m1.counter, mp.counter);
+	CHECK(m1.offset == mp.offset, "code %s offset", code);
+}
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Windows large enough to be scanned by several threads give what one
+ * pass gives, and what a plain search says: the nearest match, the
+ * earlier step on a tie.  The codes: every 997th counter's, those around
+ * the share edges for 2 to 4 threads, and codes that occur more than once
+ * in the window.
+ */
+static void
+check_parallel(void)
+{
+	static const uint8_t key[] = "parallel scans, one answer";
+	enum { W = 10000, N = 2 * W + 1 };
+	struct otp_hmac h;
+	cpu_set_t all, one;
+	uint32_t *v = malloc(N * sizeof(*v)), *sorted = malloc(N * sizeof(*v));
+	uint32_t *v2 = malloc(N * sizeof(*v));
+	uint64_t centre = 1000000, lo = centre - W, i, e;
+	unsigned multi = 0, dups = 0, ties = 0, t;
+	size_t cpu;
+
+	CHECK(v != NULL && sorted != NULL && v2 != NULL, "malloc");
+	if (v == NULL || sorted == NULL || v2 == NULL)
+		return;
+	CHECK(sched_getaffinity(0, sizeof(all), &all) == 0, "affinity");
+	CPU_ZERO(&one);
+	for (cpu = 0; cpu + 1 < CPU_SETSIZE && !CPU_ISSET(cpu, &all); cpu++)
+		continue;
+	CPU_SET(cpu, &one);
+	CHECK(otp_hmac_init(&h, OTP_ALG_SHA1, key, sizeof(key) - 1) == 0,
+	    "init");
+	otp_hotp_values(&h, lo, v, N);
+	for (i = 0; i < N; i += 997)
+		check_one(&h, &all, &one, v, N, lo, centre, W, i, &multi);
+	for (t = 2; t <= 4; t++) {
+		for (e = 1; e < t; e++) {
+			check_one(&h, &all, &one, v, N, lo, centre, W,
+			    e * (N / t) - 1, &multi);
+			check_one(&h, &all, &one, v, N, lo, centre, W,
+			    e * (N / t), &multi);
+		}
+	}
+	/* Codes found twice or more: look each up by its first counter. */
+	for (i = 0; i < N; i++)
+		sorted[i] = v[i] % 1000000;
+	qsort(sorted, N, sizeof(*sorted), cmp_u32);
+	for (i = 1; i < N && (dups < 8 || ties < 3); i++) {
+		uint64_t f, g;
+
+		if (sorted[i] != sorted[i - 1])
+			continue;
+		for (f = 0; f < N && v[f] % 1000000 != sorted[i]; f++)
+			continue;
+		for (g = f + 1; g < N && v[g] % 1000000 != sorted[i]; g++)
+			continue;
+		if (dups < 8) {
+			check_one(&h, &all, &one, v, N, lo, centre, W, f,
+			    &multi);
+			dups++;
+		}
+		/* A tie: the same code at both ends, the centre between
+		 * them, which is where two threads' shares meet. */
+		if (ties < 3 && g < N && (f + g) % 2 == 0) {
+			uint64_t c2 = lo + (f + g) / 2;
+
+			otp_hotp_values(&h, c2 - W, v2, N);
+			check_one(&h, &all, &one, v2, N, c2 - W, c2, W,
+			    f + W - (f + g) / 2, &multi);
+			ties++;
+		}
+	}
+	CHECK(dups == 8 && multi >= 8, "%u codes found twice or more", multi);
+	CHECK(ties == 3, "%u ties", ties);
+	otp_hmac_wipe(&h);
+	free(v);
+	free(v2);
+	free(sorted);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -352,5 +485,6 @@ main(int argc, char *argv[])
 	unit_vectors(dir, "verify-diagnose.txt", diagnose_case, NULL);
 	check_code_shape();
 	check_steam_motp();
+	check_parallel();
 	return unit_done();
 }
