@@ -15,7 +15,7 @@ now_ns() { date +%s%N; }
 # hyperfine_ns JSON: the median of a hyperfine --export-json file, in ns.
 hyperfine_ns() {
 	sed -n 's/.*"median": *\([0-9.eE+-]*\).*/\1/p' "$1" | head -n 1 |
-	    awk '{ printf "%d\n", $1 * 1e9 }'
+	    awk '{ printf "%.0f\n", $1 * 1e9 }'
 }
 
 # median_ns CMD [PREPARE]: median wall time of BENCH_RUNS runs of CMD, with
