@@ -101,5 +101,12 @@ for d in "$dir" $shm; do
 	row "  the same code without a state file" "$base" "$theirs"
 	awk -v w="$where" -v o="$ours" -v b="$base" 'BEGIN {
 	    printf "  the state file adds, on %s: %.2f ms\n", w, (o - b) / 1e6 }'
+	# The same check inside one process, timed around the library call.
+	if [ -x "${OTP_STATE_LOOP:-}" ]; then
+		"$OTP_STATE_LOOP" "$d" "$runs" | awk -v w="$where" -v r="$runs" '{
+		    printf "  in one process (otp_statefile_check), %s: " \
+		    "median %.2f ms, 90th percentile %.2f ms of %d\n",
+		    w, $1, $2, r }'
+	fi
 done
 echo "(reference: one stateless oathtool --totp validation)"
