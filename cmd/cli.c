@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <readpassphrase.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -263,6 +264,46 @@ cli_key_text(const struct cli_otp *o, const char *text, const char *what,
 	return 0;
 }
 
+/* The key from the terminal, without echo. */
+static int
+key_from_tty(char *out, size_t outsz)
+{
+	char prompt[64];
+	size_t n;
+
+	snprintf(prompt, sizeof(prompt), "%s: key: ", getprogname());
+	if (readpassphrase(prompt, out, outsz, RPP_REQUIRE_TTY) == NULL)
+		return OTP_EIO;
+	n = strlen(out);
+	/* readpassphrase cuts a long line short without saying so. */
+	if (n + 1 >= outsz)
+		return OTP_ETOOLONG;
+	return n == 0 ? OTP_EEMPTY : 0;
+}
+
+int
+cli_key_read(const char *arg, char *out, size_t outsz)
+{
+	int rc, tty = (arg == NULL || strcmp(arg, "-") == 0) &&
+	    isatty(STDIN_FILENO);
+	/* An operand is the key itself: never echo it. */
+	const char *src = arg == NULL || strcmp(arg, "-") == 0 ?
+	    (tty ? "terminal" : "standard input") :
+	    arg[0] == '@' ? arg : "key";
+
+	rc = tty ? key_from_tty(out, outsz) : otp_key_read(arg, stdin, out,
+	    outsz);
+	if (rc == 0)
+		return 0;
+	otp_wipe(out, outsz);
+	if (rc == OTP_EIO)
+		warn("%s", src);
+	else
+		warnx("%s: %s", src, rc == OTP_EEMPTY ? "no key" :
+		    otp_strerror(rc));
+	return -1;
+}
+
 void
 cli_key_load(const struct cli_otp *o, const char *arg, struct otp_uri *u)
 {
@@ -270,18 +311,8 @@ cli_key_load(const struct cli_otp *o, const char *arg, struct otp_uri *u)
 	int rc;
 
 	cli_lock(line, sizeof(line));
-	rc = otp_key_read(arg, stdin, line, sizeof(line));
-	if (rc != 0) {
-		/* An operand is the key itself: never echo it. */
-		const char *src = arg == NULL || strcmp(arg, "-") == 0 ?
-		    "standard input" : arg[0] == '@' ? arg : "key";
-
-		otp_wipe(line, sizeof(line));
-		if (rc == OTP_EIO)
-			err(CLI_EXIT_ERR, "%s", src);
-		errx(CLI_EXIT_ERR, "%s: %s", src, rc == OTP_EEMPTY ?
-		    "no key" : otp_strerror(rc));
-	}
+	if (cli_key_read(arg, line, sizeof(line)) != 0)
+		exit(CLI_EXIT_ERR);
 	rc = cli_key_text(o, line, NULL, u);
 	otp_wipe(line, sizeof(line));
 	if (rc != 0)

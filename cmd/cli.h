@@ -64,6 +64,12 @@ void	cli_otp_init(struct cli_otp *o);
  * CLI_OTP_SHORTOPTS); returns 1 when handled, 0 when not ours.  Bad values
  * exit 2 with a message naming the option. */
 int	cli_otp_option(struct cli_otp *o, int ch, const char *arg);
+/* Read a key argument's text into out: the operand itself, a line of
+ * FILE for "@FILE", a line of standard input for "-" or NULL.  When
+ * standard input is a terminal, "-" asks on the terminal and reads
+ * without echo (readpassphrase(3)), so that the key is not shown.
+ * Returns 0, or -1 after a warning that names the source, never the key. */
+int	cli_key_read(const char *arg, char *out, size_t outsz);
 /* Fill u from a key argument (operand, "-", "@FILE"; NULL reads stdin),
  * decoding it per o->enc unless it is an otpauth URI, then apply the
  * command-line overrides.  Errors exit 2; the message never holds key

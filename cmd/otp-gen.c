@@ -336,22 +336,13 @@ load_text(const struct gen *g, const char *text, const char *what,
 static int
 one_operand(const struct gen *g, const char *arg)
 {
-	char line[OTP_LINE_MAX];
+	char line[OTP_LINE_MAX] = "";
 	struct otp_uri u;
 	int rc;
 
-	if ((rc = otp_key_read(arg, stdin, line, sizeof(line))) != 0) {
-		/* An operand is the key itself: never echo it. */
-		const char *src = strcmp(arg, "-") == 0 ? "standard input" :
-		    arg[0] == '@' ? arg : "key";
-
-		if (rc == OTP_EIO)
-			warn("%s", src);
-		else
-			warnx("%s: %s", src, rc == OTP_EEMPTY ? "no key" :
-			    otp_strerror(rc));
+	cli_lock(line, sizeof(line));
+	if (cli_key_read(arg, line, sizeof(line)) != 0)
 		return -1;
-	}
 	rc = load_text(g, line, NULL, &u) == 0 ? generate(g, &u, "") : -1;
 	otp_wipe(line, sizeof(line));
 	otp_wipe(&u, sizeof(u));

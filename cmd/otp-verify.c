@@ -303,25 +303,16 @@ read_code(const char *arg, char *buf, size_t size)
 static void
 load_key(const struct verify *v, const char *arg, struct otp_uri *u)
 {
-	char line[OTP_LINE_MAX];
+	char line[OTP_LINE_MAX] = "";
 	size_t n;
-	int rc;
 
 	if (!v->motp) {
 		cli_key_load(&v->o, arg, u);
 		return;
 	}
-	if ((rc = otp_key_read(arg, stdin, line, sizeof(line))) != 0) {
-		/* An operand is the key itself: never echo it. */
-		const char *src = strcmp(arg, "-") == 0 ? "standard input" :
-		    arg[0] == '@' ? arg : "key";
-
-		otp_wipe(line, sizeof(line));
-		if (rc == OTP_EIO)
-			err(CLI_EXIT_ERR, "%s", src);
-		errx(CLI_EXIT_ERR, "%s: %s", src, rc == OTP_EEMPTY ?
-		    "no key" : otp_strerror(rc));
-	}
+	cli_lock(line, sizeof(line));
+	if (cli_key_read(arg, line, sizeof(line)) != 0)
+		exit(CLI_EXIT_ERR);
 	otp_uri_init(u);
 	cli_otp_apply(&v->o, u);
 	n = strlen(line);
@@ -613,23 +604,17 @@ do_diagnose(const struct verify *v, int argc, char *argv[])
 	struct otp_finding f[OTP_DIAG_MAX];
 	struct otp_diag_params p;
 	struct otp_uri u;
-	char line[OTP_LINE_MAX];
+	char line[OTP_LINE_MAX] = "";
 	size_t erroff;
-	int rc, n, i;
+	int n, i;
 
 	if (argc != 2)
 		cli_usage_error("--diagnose wants KEY and one code");
 	if (strcmp(argv[1], "-") == 0)
 		cli_usage_error("--diagnose takes its code as an operand");
-	if ((rc = otp_key_read(argv[0], stdin, line, sizeof(line))) != 0) {
-		const char *src = strcmp(argv[0], "-") == 0 ?
-		    "standard input" : argv[0][0] == '@' ? argv[0] : "key";
-
-		if (rc == OTP_EIO)
-			err(CLI_EXIT_ERR, "%s", src);
-		errx(CLI_EXIT_ERR, "%s: %s", src, rc == OTP_EEMPTY ?
-		    "no key" : otp_strerror(rc));
-	}
+	cli_lock(line, sizeof(line));
+	if (cli_key_read(argv[0], line, sizeof(line)) != 0)
+		exit(CLI_EXIT_ERR);
 	/* The parameters: a URI's, overridden by the command line.  A key
 	 * that decodes only the other way is one of the mistakes looked
 	 * for; one that decodes neither way gets the usual message. */

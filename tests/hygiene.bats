@@ -184,3 +184,30 @@ b32 -d --strict --no-padding $S_B32===
 EOF
 	[ "$fails" -eq 0 ]
 }
+
+@test "a key typed at a terminal is asked for and not echoed" {
+	local pty=$BATS_TEST_DIRNAME/pty-answer.py
+	run "$pty" 'key: ' "$S_HEX" otp-gen -c 0 -
+	assert_success
+	assert_output --partial "otp-gen: key: "
+	assert_output --partial "$(oathtool -c 0 "$S_HEX")"
+	refute_output --partial "$S_HEX"
+	run "$pty" 'key: ' "$S_B32" otp-verify -b -c 0 - \
+	    "$(oathtool -c 0 "$S_HEX")"
+	assert_success
+	assert_output --partial "otp-verify: key: "
+	refute_output --partial "$S_B32"
+	run "$pty" 'key: ' "$S_B32" otp-uri -A acct
+	assert_success
+	assert_output --partial "otp-uri: key: "
+	assert_output --partial "otpauth://totp/acct?secret=$S_B32"
+	# The URI is the output; only the prompt's line lacks the key.
+	[ "$(printf '%s\n' "$output" | grep -c "$S_B32")" -eq 1 ]
+	# An empty answer is no key; a pipe is read as before, no prompt.
+	run "$pty" 'key: ' '' otp-gen -
+	assert_failure 2
+	assert_output --partial "otp-gen: terminal: no key"
+	run --separate-stderr bash -c "echo $S_HEX | otp-gen -c 0 -"
+	assert_success
+	[ "$stderr" = "" ]
+}
