@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -454,8 +455,10 @@ main(int argc, char *argv[])
 	if (g.o.have_step && g.o.step > INT64_MAX / 2)
 		cli_usage_error("--time-step-size: too large");
 
+	/* At a terminal, no operand is one key asked for without echo. */
 	if (argc == 0)
-		status = stdin_lines(&g);
+		status = isatty(STDIN_FILENO) ? one_operand(&g, "-") :
+		    stdin_lines(&g);
 	for (i = 0; i < argc; i++)
 		if (one_operand(&g, argv[i]) != 0)
 			status = -1;

@@ -203,6 +203,10 @@ EOF
 	assert_output --partial "otpauth://totp/acct?secret=$S_B32"
 	# The URI is the output; only the prompt's line lacks the key.
 	[ "$(printf '%s\n' "$output" | grep -c "$S_B32")" -eq 1 ]
+	run "$pty" 'key: ' "$S_HEX" otp-gen -c 0
+	assert_success
+	assert_output --partial "$(oathtool -c 0 "$S_HEX")"
+	refute_output --partial "$S_HEX"
 	# An empty answer is no key; a pipe is read as before, no prompt.
 	run "$pty" 'key: ' '' otp-gen -
 	assert_failure 2
