@@ -373,6 +373,11 @@ int otp_key_parse(const char *text, enum otp_keyenc enc, struct otp_uri *u,
 int otp_uri_parse(const char *uri, struct otp_uri *u, size_t *erroff);
 /* Build the canonical URI for u into out (then NUL). */
 int otp_uri_build(const struct otp_uri *u, char *out, size_t outsz);
+/* 1 when a and b are the same account: type, algorithm, digits, the
+ * counter of a HOTP or the period of a TOTP account, issuer, account name
+ * and key (compared in constant time); what a URI carries, not how it
+ * was read (have, warn, is_uri). */
+int otp_uri_equal(const struct otp_uri *a, const struct otp_uri *b);
 
 /* ---- Google Authenticator migration payloads (lib/migration.c) ------- */
 

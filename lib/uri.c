@@ -30,6 +30,19 @@ otp_uri_init(struct otp_uri *u)
 	u->period = 30;
 }
 
+int
+otp_uri_equal(const struct otp_uri *a, const struct otp_uri *b)
+{
+	return a->type == b->type && a->alg == b->alg &&
+	    a->digits == b->digits &&
+	    (a->type != OTP_TYPE_HOTP || a->counter == b->counter) &&
+	    (a->type != OTP_TYPE_TOTP || a->period == b->period) &&
+	    strcmp(a->issuer, b->issuer) == 0 &&
+	    strcmp(a->account, b->account) == 0 &&
+	    a->key.len == b->key.len &&
+	    otp_ct_equal(a->key.buf, b->key.buf, a->key.len);
+}
+
 static int
 hexval(unsigned char c)
 {

@@ -23,18 +23,6 @@ static uint8_t payload[OTP_MIGRATION_PAYLOAD_MAX];
 static char uri[OTP_MIGRATION_URI_MAX];
 
 static int
-same(const struct otp_uri *a, const struct otp_uri *b)
-{
-	return a->type == b->type && a->alg == b->alg &&
-	    a->digits == b->digits && a->period == b->period &&
-	    (a->type == OTP_TYPE_TOTP || a->counter == b->counter) &&
-	    a->key.len == b->key.len &&
-	    memcmp(a->key.buf, b->key.buf, a->key.len) == 0 &&
-	    strcmp(a->issuer, b->issuer) == 0 &&
-	    strcmp(a->account, b->account) == 0;
-}
-
-static int
 collect(void *arg, size_t index, const struct otp_uri *u)
 {
 	struct seen *s = arg;
@@ -64,7 +52,7 @@ one_account(void *arg, size_t index, const struct otp_uri *u)
 		abort();
 	memset(&back, 0, sizeof(back));
 	if (otp_migration_payload_decode(buf, n, NULL, collect, &back,
-	    NULL) != 0 || back.n != 1 || !same(&back.u[0], u))
+	    NULL) != 0 || back.n != 1 || !otp_uri_equal(&back.u[0], u))
 		abort();
 	return 0;
 }
@@ -89,7 +77,7 @@ whole_batch(const struct seen *s, const struct otp_migration_batch *b)
 	    b2.batch_index != b->batch_index || b2.batch_id != b->batch_id)
 		abort();
 	for (i = 0; i < s->n; i++)
-		if (!same(&back.u[i], &s->u[i]))
+		if (!otp_uri_equal(&back.u[i], &s->u[i]))
 			abort();
 }
 

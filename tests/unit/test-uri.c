@@ -55,20 +55,6 @@ dash(const char *s)
 	return strcmp(s, "-") == 0 ? "" : s;
 }
 
-/* The fields that survive a build: the parameters of the URI's type. */
-static int
-same(const struct otp_uri *a, const struct otp_uri *b)
-{
-	return a->type == b->type && a->alg == b->alg &&
-	    a->digits == b->digits &&
-	    (a->type != OTP_TYPE_HOTP || a->counter == b->counter) &&
-	    (a->type != OTP_TYPE_TOTP || a->period == b->period) &&
-	    strcmp(a->issuer, b->issuer) == 0 &&
-	    strcmp(a->account, b->account) == 0 &&
-	    a->key.len == b->key.len &&
-	    memcmp(a->key.buf, b->key.buf, a->key.len) == 0;
-}
-
 static void
 roundtrip(const struct otp_uri *u, const char *what)
 {
@@ -85,7 +71,8 @@ roundtrip(const struct otp_uri *u, const char *what)
 	CHECK(r == 0, "%s: reparse %s: %s at %zu", what, out, otp_strerror(r),
 	    off);
 	if (r == 0)
-		CHECK(same(u, &v), "%s: round trip changed %s", what, out);
+		CHECK(otp_uri_equal(u, &v), "%s: round trip changed %s", what,
+		    out);
 }
 
 static void
@@ -412,6 +399,45 @@ test_random_roundtrip(void)
 	CHECK(built > 15000, "random cases built: %d", built);
 }
 
+/* otp_uri_equal sees every field a URI carries, and only those. */
+static void
+test_equal(void)
+{
+	struct otp_uri a, b;
+
+	otp_uri_init(&a);
+	a.type = OTP_TYPE_TOTP;
+	snprintf(a.issuer, sizeof(a.issuer), "Example");
+	snprintf(a.account, sizeof(a.account), "alice");
+	a.key.len = 3;
+	memcpy(a.key.buf, "key", 3);
+	b = a;
+	CHECK(otp_uri_equal(&a, &b), "equal");
+	b.have = ~0u;
+	b.warn = ~0u;
+	b.is_uri = 1;
+	b.counter = 99;		/* not a TOTP parameter */
+	CHECK(otp_uri_equal(&a, &b), "bookkeeping and counter ignored");
+#define DIFFER(field, value, what) do { \
+	b = a; field = value; \
+	CHECK(!otp_uri_equal(&a, &b), "a different %s", what); \
+} while (0)
+	DIFFER(b.type, OTP_TYPE_HOTP, "type");
+	DIFFER(b.alg, OTP_ALG_SHA256, "algorithm");
+	DIFFER(b.digits, 8, "digits");
+	DIFFER(b.period, 60, "period");
+	DIFFER(b.issuer[0], 'e', "issuer");
+	DIFFER(b.account[4], 'a', "account");
+	DIFFER(b.key.len, 2, "key length");
+	DIFFER(b.key.buf[2], 'Y', "key");
+	a.type = b.type = OTP_TYPE_HOTP;
+	DIFFER(b.counter, 1, "counter");
+#undef DIFFER
+	b = a;
+	b.period = 60;		/* not a HOTP parameter */
+	CHECK(otp_uri_equal(&a, &b), "HOTP: period ignored");
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -426,5 +452,6 @@ main(int argc, char *argv[])
 	test_build_limits();
 	test_parse_limits();
 	test_random_roundtrip();
+	test_equal();
 	return unit_done();
 }
