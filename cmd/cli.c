@@ -264,7 +264,8 @@ cli_key_text(const struct cli_otp *o, const char *text, const char *what,
 	return 0;
 }
 
-/* The key from the terminal, without echo. */
+/* The key from the terminal, without echo; 1 when the process has no
+ * controlling terminal (setsid), for the caller to read stdin as it is. */
 static int
 key_from_tty(char *out, size_t outsz)
 {
@@ -273,7 +274,7 @@ key_from_tty(char *out, size_t outsz)
 
 	snprintf(prompt, sizeof(prompt), "%s: key: ", getprogname());
 	if (readpassphrase(prompt, out, outsz, RPP_REQUIRE_TTY) == NULL)
-		return OTP_EIO;
+		return errno == ENOTTY || errno == ENXIO ? 1 : OTP_EIO;
 	n = strlen(out);
 	/* readpassphrase cuts a long line short without saying so. */
 	if (n + 1 >= outsz)
@@ -291,8 +292,9 @@ cli_key_read(const char *arg, char *out, size_t outsz)
 	    (tty ? "terminal" : "standard input") :
 	    arg[0] == '@' ? arg : "key";
 
-	rc = tty ? key_from_tty(out, outsz) : otp_key_read(arg, stdin, out,
-	    outsz);
+	rc = tty ? key_from_tty(out, outsz) : 1;
+	if (rc == 1)
+		rc = otp_key_read(arg, stdin, out, outsz);
 	if (rc == 0)
 		return 0;
 	otp_wipe(out, outsz);

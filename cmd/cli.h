@@ -66,7 +66,7 @@ void	cli_otp_init(struct cli_otp *o);
 int	cli_otp_option(struct cli_otp *o, int ch, const char *arg);
 /* Read a key argument's text into out: the operand itself, a line of
  * FILE for "@FILE", a line of standard input for "-" or NULL.  When
- * standard input is a terminal, "-" asks on the terminal and reads
+ * standard input is a terminal, "-" and NULL ask on the terminal and read
  * without echo (readpassphrase(3)), so that the key is not shown.
  * Returns 0, or -1 after a warning that names the source, never the key. */
 int	cli_key_read(const char *arg, char *out, size_t outsz);

@@ -207,6 +207,11 @@ EOF
 	assert_success
 	assert_output --partial "$(oathtool -c 0 "$S_HEX")"
 	refute_output --partial "$S_HEX"
+	# Without a controlling terminal there is nothing to ask on: the
+	# line is read from standard input as before.
+	run "$pty" '' "$S_HEX" setsid -w otp-gen -c 0 -
+	assert_success
+	assert_output --partial "$(oathtool -c 0 "$S_HEX")"
 	# An empty answer is no key; a pipe is read as before, no prompt.
 	run "$pty" 'key: ' '' otp-gen -
 	assert_failure 2
