@@ -61,7 +61,9 @@ usage(void)
 	    "or an\n"
 	    "otpauth:// URI; \"-\" reads a line of stdin, @FILE a line of "
 	    "FILE).\n"
-	    "Without KEY, every line of standard input is a key.\n"
+	    "Without KEY, every line of standard input is a key (at a "
+	    "terminal, one key\n"
+	    "is asked for, without echo).\n"
 	    "\n"
 	    "  --hotp                 event-based codes (default)\n"
 	    "  --totp[=ALG]           time-based codes; ALG SHA1, SHA256 or "
@@ -158,7 +160,6 @@ check_combination(const struct gen *g, const struct otp_uri *u,
 	return 0;
 }
 
-/* Print the codes of one key; returns 0, or -1 after a warning. */
 /* Output lines, gathered into one buffer written when nearly full. */
 struct lines {
 	char	buf[GEN_OUT_SIZE];
@@ -168,8 +169,10 @@ struct lines {
 };
 
 /* The lines of the nv codes at window positions i, i+1, ...: values[]
- * holds their truncated HMACs (unused for mOTP). */
-static void
+ * holds their truncated HMACs (unused for mOTP).  Returns -1 once
+ * standard output has failed: the rest of a window is not worth
+ * computing (cli_exit reports the error). */
+static int
 emit(const struct gen *g, const struct otp_uri *u, uint64_t counter,
     uint64_t left, uint64_t i, const uint32_t *values, uint64_t nv,
     struct lines *l)
@@ -180,6 +183,8 @@ emit(const struct gen *g, const struct otp_uri *u, uint64_t counter,
 		if (sizeof(l->buf) - l->n < GEN_LINE_MAX) {
 			fwrite_unlocked(l->buf, 1, l->n, stdout);
 			l->n = 0;
+			if (ferror(stdout))
+				return -1;
 		}
 		if (g->label) {
 			l->n += strlcpy(l->buf + l->n, l->label,
@@ -208,6 +213,7 @@ emit(const struct gen *g, const struct otp_uri *u, uint64_t counter,
 			    left + (i + j) * u->period);
 		l->buf[l->n++] = '\n';
 	}
+	return 0;
 }
 
 /*
@@ -241,7 +247,12 @@ emit_parallel(const struct gen *g, const struct otp_uri *u,
 			    chunks + (k ^ 1) * GEN_CHUNK,
 			    w - next < GEN_CHUNK ? w - next + 1 : GEN_CHUNK,
 			    threads);
-		emit(g, u, counter, left, i, chunks + k * GEN_CHUNK, nv, l);
+		if (emit(g, u, counter, left, i, chunks + k * GEN_CHUNK, nv,
+		    l) != 0) {
+			if (!last)
+				otp_hotp_job_wait(&job);
+			break;
+		}
 		if (last)
 			break;
 	}
@@ -250,6 +261,7 @@ emit_parallel(const struct gen *g, const struct otp_uri *u,
 	return 0;
 }
 
+/* Print the codes of one key; returns 0, or -1 after a warning. */
 static int
 generate(const struct gen *g, struct otp_uri *u, const char *where)
 {
@@ -295,14 +307,15 @@ generate(const struct gen *g, struct otp_uri *u, const char *where)
 	/* A large window costs the hashing alone, shared among the CPUs;
 	 * otherwise codes in batches of GEN_BATCH. */
 	if (!g->motp && g->o.window >= GEN_PAR_MIN - 1 &&
-	    (threads = otp_cpus()) > 1)
+	    (threads = otp_threads()) > 1)
 		done = emit_parallel(g, u, &h, counter, left, threads, &l) == 0;
 	for (i = 0; !done && i <= g->o.window; i += nv) {
 		nv = g->o.window - i < GEN_BATCH ? g->o.window - i + 1 :
 		    GEN_BATCH;
 		if (!g->motp)
 			otp_hotp_values(&h, counter + i, values, nv);
-		emit(g, u, counter, left, i, values, nv, &l);
+		if (emit(g, u, counter, left, i, values, nv, &l) != 0)
+			break;
 	}
 	fwrite_unlocked(l.buf, 1, l.n, stdout);
 	otp_wipe(&l, sizeof(l));

@@ -218,9 +218,11 @@ void otp_hotp_values(struct otp_hmac *h, uint64_t first, uint32_t *values,
 
 #define OTP_THREADS_MAX	16
 
-/* How many CPUs this process may run on (its affinity mask), 1 to
+/* How many threads a long run may use: OTP_THREADS from the environment
+ * when it is 1 to OTP_THREADS_MAX (not in a set-id process), else the
+ * CPUs this process may run on (its affinity mask), at most
  * OTP_THREADS_MAX. */
-unsigned otp_cpus(void);
+unsigned otp_threads(void);
 
 /* A run of counters cut into contiguous shares, in order, one per thread:
  * fn(arg, k, first, n) does share k.  A thread is started only for 4,096
@@ -253,12 +255,10 @@ void otp_job_run(struct otp_job *j, unsigned k);
 /* Wait for the started shares. */
 void otp_job_wait(struct otp_job *j);
 
-/* otp_hotp_values on up to threads threads, the caller's one of them,
- * each with its own copy of h: the values of the serial call. */
-void otp_hotp_values_parallel(struct otp_hmac *h, uint64_t first,
-    uint32_t *values, size_t n, unsigned threads);
-/* The same in the background, so that the caller can use the previous
- * batch meanwhile; h and values must stay put until wait returns. */
+/* otp_hotp_values on up to threads threads in the background, each with
+ * its own copy of h, so that the caller can use the previous batch
+ * meanwhile; the values are those of the serial call.  h and values must
+ * stay put until wait returns. */
 struct otp_hotp_job {
 	struct otp_job		 job;
 	const struct otp_hmac	*h;
@@ -535,8 +535,10 @@ int otp_code_check(const char *code, unsigned digits);
  * every candidate of the window around counter in constant time; the
  * match nearest the centre wins (AHEAD: lowest counter; AROUND: smallest
  * |offset|, and on a tie the earlier step).  Counters are clamped to
- * 0..2^64-1.  Returns 1 and fills m on a match, 0 for none, OTP_ECODE,
- * OTP_EDIGITS or OTP_EWINDOW (window > OTP_WINDOW_MAX). */
+ * 0..2^64-1.  A window of 16,384 candidates or more is scanned on
+ * otp_threads() threads (threads are started and joined here; the answer
+ * is the same on one).  Returns 1 and fills m on a match, 0 for none,
+ * OTP_ECODE, OTP_EDIGITS or OTP_EWINDOW (window > OTP_WINDOW_MAX). */
 int otp_verify(struct otp_hmac *h, const char *code, unsigned digits,
     uint64_t counter, uint64_t window, enum otp_window shape,
     struct otp_match *m);

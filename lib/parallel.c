@@ -7,6 +7,7 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "otp.h"
@@ -15,13 +16,19 @@
 #define SHARE_MIN	4096
 
 unsigned
-otp_cpus(void)
+otp_threads(void)
 {
 	cpu_set_t set;
+	const char *env;
+	uint64_t v;
 	int n;
 
-	/* The CPUs this process may use (taskset, cgroup cpusets), not
-	 * the machine's. */
+	/* OTP_THREADS first (ignored in a set-id process, and when it is
+	 * not a number from 1 to OTP_THREADS_MAX); then the CPUs this
+	 * process may use (taskset, cgroup cpusets), not the machine's. */
+	if ((env = secure_getenv("OTP_THREADS")) != NULL &&
+	    otp_parse_u64(env, 1, OTP_THREADS_MAX, &v) == 0)
+		return (unsigned)v;
 	if (sched_getaffinity(0, sizeof(set), &set) != 0 ||
 	    (n = CPU_COUNT(&set)) < 1)
 		return 1;
@@ -125,22 +132,4 @@ void
 otp_hotp_job_wait(struct otp_hotp_job *hj)
 {
 	otp_job_wait(&hj->job);
-}
-
-void
-otp_hotp_values_parallel(struct otp_hmac *h, uint64_t first,
-    uint32_t *values, size_t n, unsigned threads)
-{
-	struct otp_hotp_job hj;
-
-	hj.h = h;
-	hj.first = first;
-	hj.values = values;
-	if (otp_job_split(&hj.job, first, n, threads, hotp_share, &hj) == 1) {
-		otp_hotp_values(h, first, values, n);
-		return;
-	}
-	otp_job_start(&hj.job, 1);
-	otp_job_run(&hj.job, 0);
-	otp_job_wait(&hj.job);
 }

@@ -41,11 +41,14 @@ otp_code_check(const char *code, unsigned digits)
  *
  * The winner is the match nearest the centre, the earlier step on a tie:
  * a client that shows the code of the previous step (the user read it,
- * then typed it) is far more common than one running ahead.  The window
- * is hashed in ascending batches, so a candidate replaces the one held
- * only when strictly nearer: below the centre each match is nearer than
- * the last, and at equal distance the earlier one is already held.  AHEAD
- * is centre, centre+1, ...; AROUND reaches as far below the centre.
+ * then typed it) is far more common than one running ahead.  A candidate
+ * replaces the one held only when strictly nearer, so any order in which
+ * an earlier step comes before a later one at the same distance gives
+ * that answer: the window is hashed in ascending batches (below the
+ * centre each match is nearer than the last), the shares of several
+ * threads are merged in ascending order, and Mobile-OTP goes centre, -1,
+ * +1, -2, ...  AHEAD is centre, centre+1, ...; AROUND reaches as far
+ * below the centre.
  */
 struct scan {
 	uint64_t	found;		/* all-ones once something matched */
@@ -109,24 +112,19 @@ candidate(uint32_t v, const struct want *w)
 }
 
 /* Candidates hashed per otp_hotp_values call.  Windows of SCAN_PAR_MIN
- * candidates or more are cut into one share per CPU the process may use,
- * each scanned on a thread of its own (a login's window of a few codes
- * never starts a thread). */
+ * candidates or more are cut into otp_threads() shares, each scanned on
+ * a thread of its own (a login's window of a few codes never starts a
+ * thread). */
 #define SCAN_BATCH	256
 #define SCAN_PAR_MIN	16384
 
-/* One share's scan, a cache line of its own: each thread writes its
- * result as it goes. */
-struct scan_slot {
-	struct scan	s;
-	char		pad[64];
-};
-
+/* Each thread scans into a local struct scan and stores it in its slot
+ * once, at the end. */
 struct scan_job {
 	const struct otp_hmac	*h;
 	const struct want	*w;
 	uint64_t		 centre;
-	struct scan_slot	 slot[OTP_THREADS_MAX];
+	struct scan		 slot[OTP_THREADS_MAX];
 };
 
 /* Scan counters first..first+n-1 into slot k. */
@@ -150,7 +148,7 @@ scan_share(void *arg, unsigned k, uint64_t first, uint64_t n)
 			    neg ? centre - x : x - centre);
 		}
 	}
-	sj->slot[k].s = s;
+	sj->slot[k] = s;
 	otp_wipe(&s, sizeof(s));
 	otp_wipe(v, sizeof(v));
 	otp_hmac_wipe(&h);
@@ -181,14 +179,14 @@ scan_window(struct otp_hmac *h, const struct want *w, uint64_t centre,
 	sj.centre = centre;
 	/* hi - lo + 1 <= 2 * OTP_WINDOW_MAX + 1: no overflow. */
 	n = otp_job_split(&job, lo, hi - lo + 1, hi - lo >= SCAN_PAR_MIN - 1 ?
-	    otp_cpus() : 1, scan_share, &sj);
+	    otp_threads() : 1, scan_share, &sj);
 	otp_job_start(&job, 1);
 	otp_job_run(&job, 0);
 	otp_job_wait(&job);
 	/* The shares in ascending order: the same choice as one pass. */
 	for (k = 0; k < n; k++)
-		scan_take(&s, sj.slot[k].s.found, sj.slot[k].s.counter,
-		    sj.slot[k].s.negative, sj.slot[k].s.distance);
+		scan_take(&s, sj.slot[k].found, sj.slot[k].counter,
+		    sj.slot[k].negative, sj.slot[k].distance);
 	rc = scan_result(&s, m);
 	otp_wipe(&s, sizeof(s));
 	otp_wipe(&sj, sizeof(sj));

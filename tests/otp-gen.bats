@@ -221,23 +221,34 @@ load common
 	assert_output "$(oathtool -c 1000000 "$RFC_HEX")"
 }
 
-@test "a large window gives the same lines on one CPU and on all of them" {
-	command -v taskset >/dev/null || skip "no taskset"
-	local uri="otpauth://totp/Ex:al?secret=$RFC_B32&issuer=Ex"
-	# TOTP at a fixed time: the two runs must not straddle a step.
+@test "a large window gives the same lines on one thread and on several" {
+	local uri="otpauth://totp/Ex:al?secret=$RFC_B32&issuer=Ex" n
+	# TOTP at a fixed time: the runs must not straddle a step.
 	for args in "-w 70000 $RFC_HEX" \
 	    "--totp=SHA512 -N @1700000005 -w 70000 -r -l $uri" \
 	    "--steam -N @1700000005 -w 20000 $RFC_HEX" \
 	    "-c 18446744073709500000 -w 51615 $RFC_HEX"; do
 		# shellcheck disable=SC2086
-		taskset -c 0 otp-gen $args > "$BATS_TEST_TMPDIR/one"
-		# shellcheck disable=SC2086
-		otp-gen $args > "$BATS_TEST_TMPDIR/all"
-		cmp "$BATS_TEST_TMPDIR/one" "$BATS_TEST_TMPDIR/all"
+		OTP_THREADS=1 otp-gen $args > "$BATS_TEST_TMPDIR/one"
+		for n in 2 3 16; do
+			# shellcheck disable=SC2086
+			OTP_THREADS=$n otp-gen $args > "$BATS_TEST_TMPDIR/n"
+			cmp "$BATS_TEST_TMPDIR/one" "$BATS_TEST_TMPDIR/n"
+		done
 	done
 	# And the same as oathtool's, across chunk edges.
-	run bash -c "otp-gen -w 140000 $RFC_HEX | sha256sum"
+	run bash -c "OTP_THREADS=3 otp-gen -w 140000 $RFC_HEX | sha256sum"
 	assert_output "$(oathtool -w 140000 "$RFC_HEX" | sha256sum)"
+}
+
+@test "a write error stops a large window at once" {
+	local n
+	for n in 1 2; do
+		run bash -c "OTP_THREADS=$n timeout 10 otp-gen -w 100000000 \
+		    $RFC_HEX >/dev/full"
+		assert_failure 2
+		assert_output --partial "write error"
+	done
 }
 
 @test "-v prints oathtool's block (TOTP)" {
