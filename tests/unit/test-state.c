@@ -115,12 +115,18 @@ step_case(const struct unit_line *l, void *arg)
 		return;
 	CHECK(otp_parse_u64(l->field[2], 0, INT64_MAX, &now) == 0, "now");
 	set_flags(l->field[3], &o, host, sizeof(host));
+	memset(out, 0, sizeof(out));
 	ret = otp_state_check(img, imglen, l->field[1], (int64_t)now, &o, &r,
 	    out, sizeof(out), &outlen);
 	unit_check(ret == 0, l->file, (int)l->lineno, "check: %s",
 	    otp_strerror(ret));
 	if (ret != 0)
 		return;
+	/* The callers wipe out[0..outlen) only: nothing may lie beyond. */
+	unit_check(memchr(out + outlen, '\0', 1) != NULL &&
+	    memcmp(out + outlen, out + outlen + 1,
+	    sizeof(out) - outlen - 1) == 0, l->file, (int)l->lineno,
+	    "bytes left past the image");
 	unit_check(strcmp(outcome(&r), l->field[4]) == 0, l->file,
 	    (int)l->lineno, "outcome %s, want %s", outcome(&r), l->field[4]);
 	if (strcmp(l->field[5], "=") == 0) {
