@@ -21,15 +21,11 @@ bench "TOTP SHA512, -w 1000000" \
 
 # CPU time too: a window this large is shared among the CPUs, so the wall
 # clock shows the speed a user sees and the CPU time the work done.
-cpu() { /usr/bin/time -f '%U %S' sh -c "$1" 2>&1 >/dev/null | tail -n 1 |
-    awk '{ print $1 + $2 }'; }
 printf '\n== the same, CPU seconds (user+sys) of one run\n'
 for alg in SHA1 SHA256 SHA512; do
-	o=$(cpu "otp-gen --totp=$alg -w 1000000 $KEY")
-	t=$(cpu "oathtool --totp=$alg -w 1000000 $KEY")
-	awk -v n="TOTP $alg, -w 1000000" -v o="$o" -v t="$t" 'BEGIN {
-	    printf "%-52s %10.2f s  %10.2f s  %7.2fx\n", n, o, t,
-	    (o > 0 ? t / o : 0) }'
+	bench_cpu "TOTP $alg, -w 1000000" \
+	    "otp-gen --totp=$alg -w 1000000 $KEY" \
+	    "oathtool --totp=$alg -w 1000000 $KEY"
 done
 
 bench_header "otp-gen vs oathtool: start-up, many keys"

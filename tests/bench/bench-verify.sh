@@ -43,9 +43,8 @@ for alg in SHA1 SHA256 SHA512; do
 	    "oathtool --totp=$alg -N @$N -w $W $K $none"
 done
 
-# CPU time as well: wall-clock ratios shrink when the machine is busy.
-cpu() { /usr/bin/time -f '%U %S' sh -c "$1" 2>&1 >/dev/null | tail -n 1 |
-    awk '{ print $1 + $2 }'; }
+# CPU time as well: wall-clock ratios shrink when the machine is busy,
+# and grow with the threads of a large window.
 printf '\n== the same, CPU seconds (user+sys) of one run\n'
 farh=$(oathtool -d 8 -c $W $K)
 fart=$(oathtool --totp -d 8 -N @$((N - W * 30)) $K)
@@ -54,11 +53,8 @@ for c in "-w $W" "--totp -N @$N -w $W"; do
 	--totp*) code=$fart ;;
 	*) code=$farh ;;
 	esac
-	o=$(cpu "otp-verify $c $K $code")
-	t=$(cpu "oathtool $c $K $code")
-	awk -v n="$c, match at the far end" -v o="$o" -v t="$t" 'BEGIN {
-	    printf "%-52s %10.2f s  %10.2f s  %7.2fx\n", n, o, t,
-	    (o > 0 ? t / o : 0) }'
+	bench_cpu "$c, match at the far end" "otp-verify $c $K $code" \
+	    "oathtool $c $K $code"
 done
 
 # State mode: a fresh copy of a TOTP file with DISALLOW_REUSE before each

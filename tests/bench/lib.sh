@@ -62,6 +62,20 @@ bench() {
 	row "$1" "$(median_ns "$2")" "$(median_ns "$3")"
 }
 
+# bench_cpu NAME OURS THEIRS: one run of each command, its CPU seconds
+# (user + sys) side by side: the work done, whatever the threads did to
+# the wall clock.
+bench_cpu() {
+	local o t
+	o=$(/usr/bin/time -f '%U %S' sh -c "$2" 2>&1 >/dev/null | tail -n 1 |
+	    awk '{ print $1 + $2 }')
+	t=$(/usr/bin/time -f '%U %S' sh -c "$3" 2>&1 >/dev/null | tail -n 1 |
+	    awk '{ print $1 + $2 }')
+	awk -v n="$1" -v o="$o" -v t="$t" 'BEGIN {
+	    printf "%-52s %10.2f s  %10.2f s  %7.2fx\n", n, o, t,
+	    (o > 0 ? t / o : 0) }'
+}
+
 # bench_header TITLE: the column heads.
 bench_header() {
 	printf '\n== %s\n%-52s %13s %13s %8s\n' "$1" "case" "otp-utils" \
