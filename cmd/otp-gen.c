@@ -12,9 +12,9 @@
 #include "cli.h"
 
 /* Codes computed per otp_hotp_values call; from GEN_PAR_MIN codes on,
- * GEN_CHUNK codes at a time on every CPU the process may use.  Then the
- * output buffer, and the longest line: label, tab, code, tab, seconds
- * left, newline. */
+ * GEN_CHUNK codes at a time on otp_threads() threads.  Then the output
+ * buffer, and the longest line: label, tab, code, tab, seconds left,
+ * newline. */
 #define GEN_BATCH	256
 #define GEN_PAR_MIN	16384
 #define GEN_CHUNK	65536
@@ -217,7 +217,7 @@ emit(const struct gen *g, const struct otp_uri *u, uint64_t counter,
 }
 
 /*
- * A large window on several CPUs: the threads hash the next chunk while
+ * A large window on several threads: they hash the next chunk while
  * this one writes the lines of the last, so the output costs no time of
  * its own.  Returns -1, having written nothing, when the chunks cannot
  * be allocated.
@@ -304,8 +304,9 @@ generate(const struct gen *g, struct otp_uri *u, const char *where)
 	l.n = 0;
 	if (g->label)
 		label_of(u, l.label, sizeof(l.label));
-	/* A large window costs the hashing alone, shared among the CPUs;
-	 * otherwise codes in batches of GEN_BATCH. */
+	/* A large window costs the hashing alone, shared among threads;
+	 * otherwise (or if the chunks cannot be allocated) codes in batches
+	 * of GEN_BATCH. */
 	if (!g->motp && g->o.window >= GEN_PAR_MIN - 1 &&
 	    (threads = otp_threads()) > 1)
 		done = emit_parallel(g, u, &h, counter, left, threads, &l) == 0;
