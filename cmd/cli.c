@@ -285,11 +285,10 @@ key_from_tty(char *out, size_t outsz)
 int
 cli_key_read(const char *arg, char *out, size_t outsz)
 {
-	int rc, tty = (arg == NULL || strcmp(arg, "-") == 0) &&
-	    isatty(STDIN_FILENO);
+	int rc, in = arg == NULL || strcmp(arg, "-") == 0;
+	int tty = in && isatty(STDIN_FILENO);
 	/* An operand is the key itself: never echo it. */
-	const char *src = arg == NULL || strcmp(arg, "-") == 0 ?
-	    (tty ? "terminal" : "standard input") :
+	const char *src = tty ? "terminal" : in ? "standard input" :
 	    arg[0] == '@' ? arg : "key";
 
 	rc = tty ? key_from_tty(out, outsz) : 1;

@@ -316,7 +316,6 @@ check_once(const char *path, const char *code, int64_t now,
 	char tmp[PATH_MAX];
 	struct stat st, again;
 	struct seen seen;
-	size_t len = 0;
 	int fd = -1, tfd = -1, ret, e;
 
 	if ((ret = open_state(path, o, 1, &fd, &st)) < 0)
@@ -327,10 +326,9 @@ check_once(const char *path, const char *code, int64_t now,
 		goto out;
 	ret = otp_state_check(in, (size_t)st.st_size, code, now, o, r, out,
 	    OTP_STATE_OUTMAX, outlen);
-	len = *outlen;
 	if (ret < 0 || !r->changed)
 		goto out;
-	if (write_temp(path, out, len, tmp, sizeof(tmp), &tfd) < 0)
+	if (write_temp(path, out, *outlen, tmp, sizeof(tmp), &tfd) < 0)
 		goto unrecorded;	/* which sets ret */
 	/* The module takes no lock: make sure it did not write meanwhile. */
 	if (fstatat(AT_FDCWD, path, &again, AT_SYMLINK_NOFOLLOW) < 0 ||
