@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "otp.h"
+#include "sys.h"
 
 #define CLI_EXIT_ERR	2	/* every error, as cmp(1) */
 

@@ -494,9 +494,9 @@ generate(struct keygen *k)
 		    k->account);
 
 	cli_lock(&sec, sizeof(sec));	/* best effort: keep the key off swap */
-	if (otp_keygen(&sec.u.key, k->bytes) != 0)
+	if (sys_keygen(&sec.u.key, k->bytes) != 0)
 		err(CLI_EXIT_ERR, "cannot get random bytes");
-	if (otp_scratch_codes(sec.scratch, (size_t)k->nscratch) != 0)
+	if (sys_scratch_codes(sec.scratch, (size_t)k->nscratch) != 0)
 		err(CLI_EXIT_ERR, "cannot get random bytes");
 	render_key(k, &sec.u);
 	linelen = render_scratch(sec.scratch, (size_t)k->nscratch);

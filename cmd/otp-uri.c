@@ -477,7 +477,7 @@ to_migration_write(void)
 		return;
 	if ((out = malloc(OTP_MIGRATION_URI_MAX)) == NULL)
 		err(CLI_EXIT_ERR, NULL);
-	if (otp_random_bytes(&id, sizeof(id)) != 0)
+	if (sys_random_bytes(&id, sizeof(id)) != 0)
 		err(CLI_EXIT_ERR, "random batch id");
 	memset(&batch, 0, sizeof(batch));
 	batch.version = 1;

@@ -611,7 +611,7 @@ struct otp_finding {
 int otp_diagnose(const struct otp_diag_params *p, const char *code,
     struct otp_finding *out, size_t max);
 
-/* ---- randomness: keys and scratch codes (lib/random.c) --------------- */
+/* ---- scratch codes from random words (lib/random.c) ------------------ */
 
 /* Key bytes: at least 128 bits, 160 recommended (RFC 4226 §4 R6); past
  * SHA-512's 64-byte output a longer key adds nothing (RFC 2104 §3). */
@@ -625,13 +625,6 @@ int otp_diagnose(const struct otp_diag_params *p, const char *code,
 /* A source of uniform 32-bit words: 0, or a negative OTP_E* code. */
 typedef int (*otp_word_fn)(void *arg, uint32_t *word);
 
-/* Fill buf with n bytes from the kernel's generator (getrandom(2)),
- * retrying interrupted and short reads; OTP_EIO with errno set when it
- * fails.  There is no fallback to a weaker source. */
-int otp_random_bytes(void *buf, size_t n);
-/* A new random key of n bytes (OTP_KEYGEN_MIN..OTP_KEYGEN_MAX) in key;
- * OTP_ERANGE for any other n. */
-int otp_keygen(struct otp_key *key, size_t n);
 /* Map a uniform 32-bit word to a uniform scratch code, or to 0 when the
  * word lies past the last whole multiple of the range and must be drawn
  * again (rejection sampling: no modulo bias). */
@@ -640,8 +633,6 @@ uint32_t otp_scratch_map(uint32_t word);
  * fn; fn's error, or OTP_EIO when it yields no new code for too long. */
 int otp_scratch_codes_from(uint32_t *codes, size_t n, otp_word_fn fn,
     void *arg);
-/* otp_scratch_codes_from over the kernel's generator. */
-int otp_scratch_codes(uint32_t *codes, size_t n);
 
 /* ---- Google Authenticator state file (lib/state.c, lib/statefile.c) -- */
 

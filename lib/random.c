@@ -1,9 +1,7 @@
 /*
- * random.c - keys and emergency scratch codes from the kernel's random
- * generator.
+ * random.c - uniform emergency scratch codes from any source of random
+ * words (the kernel's is in lib/sys/random.c).
  */
-#include <sys/random.h>
-
 #include <errno.h>
 #include <string.h>
 
@@ -19,48 +17,6 @@
  * broken.  A working source fails one draw in about 66; a thousand in a
  * row never happens. */
 #define SCRATCH_STUCK	1000
-/* Words fetched from the kernel at once: 256 bytes, the most getrandom(2)
- * returns without the risk of an interrupted, short read. */
-#define KERNEL_WORDS	64
-
-int
-otp_random_bytes(void *buf, size_t n)
-{
-	uint8_t *p = buf;
-	size_t left = n;
-	ssize_t r;
-
-	while (left > 0) {
-		/* Flags 0: the urandom pool, but blocking until the kernel
-		 * has seeded it, never returning weak early-boot bytes. */
-		r = getrandom(p, left, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			if (r == 0)
-				errno = EIO;
-			otp_wipe(buf, n);
-			return OTP_EIO;
-		}
-		p += r;
-		left -= (size_t)r;
-	}
-	return 0;
-}
-
-int
-otp_keygen(struct otp_key *key, size_t n)
-{
-	int rc;
-
-	key->len = 0;
-	if (n < OTP_KEYGEN_MIN || n > OTP_KEYGEN_MAX)
-		return OTP_ERANGE;
-	if ((rc = otp_random_bytes(key->buf, n)) != 0)
-		return rc;
-	key->len = n;
-	return 0;
-}
 
 uint32_t
 otp_scratch_map(uint32_t word)
@@ -102,38 +58,5 @@ otp_scratch_codes_from(uint32_t *codes, size_t n, otp_word_fn fn, void *arg)
 	return 0;
 fail:
 	otp_wipe(codes, n * sizeof(*codes));
-	return rc;
-}
-
-struct kernel_words {
-	uint32_t	word[KERNEL_WORDS];
-	size_t		left;
-};
-
-static int
-kernel_word(void *arg, uint32_t *word)
-{
-	struct kernel_words *k = arg;
-	int rc;
-
-	if (k->left == 0) {
-		if ((rc = otp_random_bytes(k->word, sizeof(k->word))) != 0)
-			return rc;
-		k->left = KERNEL_WORDS;
-	}
-	*word = k->word[--k->left];
-	k->word[k->left] = 0;
-	return 0;
-}
-
-int
-otp_scratch_codes(uint32_t *codes, size_t n)
-{
-	struct kernel_words k;
-	int rc;
-
-	k.left = 0;
-	rc = otp_scratch_codes_from(codes, n, kernel_word, &k);
-	otp_wipe(&k, sizeof(k));
 	return rc;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "otp.h"
+#include "sys.h"
 #include "unit.h"
 
 /* Chi-square quantiles at p = 1e-9 (upper, and lower where checked). */
@@ -132,7 +133,7 @@ scripted_sets(void)
 	rc = otp_scratch_codes_from(codes, OTP_SCRATCH_SETMAX + 1,
 	    constant_word, NULL);
 	CHECK_EQ_INT(rc, OTP_ERANGE, "set too large");
-	rc = otp_scratch_codes(codes, OTP_SCRATCH_SETMAX + 1);
+	rc = sys_scratch_codes(codes, OTP_SCRATCH_SETMAX + 1);
 	CHECK_EQ_INT(rc, OTP_ERANGE, "kernel set too large");
 }
 
@@ -144,27 +145,27 @@ key_ranges(void)
 	int rc;
 
 	a.len = 99;
-	rc = otp_keygen(&a, OTP_KEYGEN_MIN - 1);
+	rc = sys_keygen(&a, OTP_KEYGEN_MIN - 1);
 	CHECK_EQ_INT(rc, OTP_ERANGE, "15");
 	CHECK_EQ_INT(a.len, 0, "no length after a refusal");
-	rc = otp_keygen(&a, OTP_KEYGEN_MAX + 1);
+	rc = sys_keygen(&a, OTP_KEYGEN_MAX + 1);
 	CHECK_EQ_INT(rc, OTP_ERANGE, "65");
-	rc = otp_keygen(&a, 0);
+	rc = sys_keygen(&a, 0);
 	CHECK_EQ_INT(rc, OTP_ERANGE, "0");
-	rc = otp_keygen(&a, OTP_KEYGEN_MIN);
+	rc = sys_keygen(&a, OTP_KEYGEN_MIN);
 	CHECK_EQ_INT(rc, 0, "16");
 	CHECK_EQ_INT(a.len, OTP_KEYGEN_MIN, "16 bytes");
-	rc = otp_keygen(&a, OTP_KEYGEN_MAX);
+	rc = sys_keygen(&a, OTP_KEYGEN_MAX);
 	CHECK_EQ_INT(rc, 0, "64");
 	CHECK_EQ_INT(a.len, OTP_KEYGEN_MAX, "64 bytes");
-	rc = otp_keygen(&b, OTP_KEYGEN_MAX);
+	rc = sys_keygen(&b, OTP_KEYGEN_MAX);
 	CHECK_EQ_INT(rc, 0, "64 again");
 	CHECK(memcmp(a.buf, b.buf, OTP_KEYGEN_MAX) != 0, "two keys differ");
-	rc = otp_random_bytes(big, 0);
+	rc = sys_random_bytes(big, 0);
 	CHECK_EQ_INT(rc, 0, "zero bytes");
 	/* Larger than one getrandom(2) call may return in one go. */
 	memset(big, 0, sizeof(big));
-	rc = otp_random_bytes(big, sizeof(big));
+	rc = sys_random_bytes(big, sizeof(big));
 	CHECK_EQ_INT(rc, 0, "1 MiB");
 	CHECK(!all_zero(big + sizeof(big) - 4096, 4096), "tail filled");
 	otp_wipe(&a, sizeof(a));
@@ -203,7 +204,7 @@ key_statistics(void)
 	double x;
 
 	for (i = 0; i < NKEYS; i++) {
-		if (otp_keygen(&k, OTP_KEYGEN_DEFAULT) != 0) {
+		if (sys_keygen(&k, OTP_KEYGEN_DEFAULT) != 0) {
 			CHECK(0, "keygen failed at key %zu", i);
 			return;
 		}
@@ -234,7 +235,7 @@ scratch_statistics(void)
 
 	memset(digit, 0, sizeof(digit));
 	for (set = 0; set < NSETS; set++) {
-		if (otp_scratch_codes(codes, OTP_SCRATCH_SETMAX) != 0) {
+		if (sys_scratch_codes(codes, OTP_SCRATCH_SETMAX) != 0) {
 			CHECK(0, "scratch codes failed at set %zu", set);
 			return;
 		}
