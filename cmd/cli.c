@@ -282,6 +282,29 @@ key_from_tty(char *out, size_t outsz)
 	return n == 0 ? OTP_EEMPTY : 0;
 }
 
+/* Standard input, read through our own buffer (locked, wiped at exit),
+ * never stdio's: its lines may be keys. */
+static struct sys_lines cli_in;
+static int cli_in_ready;
+
+static void
+stdin_wipe(void)
+{
+	sys_lines_wipe(&cli_in);
+}
+
+int
+cli_stdin_line(char *out, size_t outsz)
+{
+	if (!cli_in_ready) {
+		sys_lines_init(&cli_in, STDIN_FILENO);
+		cli_lock(&cli_in, sizeof(cli_in));
+		(void)atexit(stdin_wipe);
+		cli_in_ready = 1;
+	}
+	return sys_lines_next(&cli_in, out, outsz);
+}
+
 int
 cli_key_read(const char *arg, char *out, size_t outsz)
 {
@@ -293,7 +316,8 @@ cli_key_read(const char *arg, char *out, size_t outsz)
 
 	rc = tty ? key_from_tty(out, outsz) : 1;
 	if (rc == 1)
-		rc = otp_key_read(arg, stdin, out, outsz);
+		rc = in ? cli_stdin_line(out, outsz) :
+		    sys_key_read(arg, -1, out, outsz);
 	if (rc == 0)
 		return 0;
 	otp_wipe(out, outsz);

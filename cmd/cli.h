@@ -71,6 +71,9 @@ int	cli_otp_option(struct cli_otp *o, int ch, const char *arg);
  * without echo (readpassphrase(3)), so that the key is not shown.
  * Returns 0, or -1 after a warning that names the source, never the key. */
 int	cli_key_read(const char *arg, char *out, size_t outsz);
+/* The next line of standard input (as sys_lines_next), through one
+ * buffer the tool's every read of standard input shares. */
+int	cli_stdin_line(char *out, size_t outsz);
 /* Fill u from a key argument (operand, "-", "@FILE"; NULL reads stdin),
  * decoding it per o->enc unless it is an otpauth URI, then apply the
  * command-line overrides.  Errors exit 2; the message never holds key

@@ -372,12 +372,12 @@ stdin_lines(const struct gen *g)
 	char line[OTP_LINE_MAX], what[32], where[40];
 	struct otp_uri u;
 	unsigned long lineno = 0;
-	int status = 0, keys = 0, rc, c;
+	int status = 0, keys = 0, rc;
 
-	/* otp_key_read, not fgets: a NUL byte must fail the line, not cut
-	 * the key short at it (found by clang-tidy). */
-	while ((rc = otp_key_read("-", stdin, line, sizeof(line))) !=
-	    OTP_EEMPTY && rc != OTP_EIO) {
+	/* Not fgets: a NUL byte must fail the line, not cut the key short
+	 * at it (found by clang-tidy); and no stdio buffer keeps a key. */
+	while ((rc = cli_stdin_line(line, sizeof(line))) != OTP_EEMPTY &&
+	    rc != OTP_EIO) {
 		size_t n = strlen(line);
 
 		lineno++;
@@ -385,9 +385,6 @@ stdin_lines(const struct gen *g)
 		if (rc != 0) {
 			warnx("standard input, %s: %s", what,
 			    otp_strerror(rc));
-			/* Skip the rest of the bad line. */
-			while ((c = getchar()) != EOF && c != '\n')
-				;
 			status = -1;
 			continue;
 		}
@@ -401,7 +398,7 @@ stdin_lines(const struct gen *g)
 		otp_wipe(&u, sizeof(u));
 	}
 	otp_wipe(line, sizeof(line));
-	if (ferror(stdin)) {
+	if (rc == OTP_EIO) {
 		warn("standard input");
 		return -1;
 	}

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,60 +311,24 @@ render_scratch(const uint32_t *codes, size_t n)
 }
 
 /*
- * --scratch-out: the codes are first written to an unnamed file in the
- * target's directory (O_TMPFILE, mode 0600) and fsync'd; finish_scratch()
- * then links it into place, which fails if FILE exists, or with -f links
- * it beside FILE and renames it over.  Killed before that, nothing is
- * left; FILE is always whole or absent.  Where O_TMPFILE is not supported
- * a mkstemp(3) file beside FILE stands in for the unnamed one.
+ * --scratch-out: the codes are staged in the target's directory (mode
+ * 0600) and fsynced; finish_scratch() puts them in place, without -f only
+ * where no file is (lib/sys/atomic.c).  FILE is always whole or absent.
  */
 struct staged {
-	char	tmp[PATH_MAX];
-	char	dir[PATH_MAX];
-	int	fd;		/* the unnamed file, or -1 */
-	int	active;		/* tmp names a file to remove */
+	struct sys_file	f;
+	int		dirfd;		/* -1: nothing staged */
 };
-
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	ssize_t w;
-
-	while (n > 0) {
-		w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-static void
-fsync_dir(const char *dir)
-{
-	int fd;
-
-	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-		(void)fsync(fd);
-		(void)close(fd);
-	}
-}
 
 static void
 drop_scratch(struct staged *s)
 {
 	int saved = errno;
 
-	if (s->fd >= 0) {
-		(void)close(s->fd);
-		s->fd = -1;
-	}
-	if (s->active) {
-		(void)unlink(s->tmp);
-		s->active = 0;
+	if (s->dirfd >= 0) {
+		sys_discard(&s->f);
+		(void)close(s->dirfd);
+		s->dirfd = -1;
 	}
 	errno = saved;
 }
@@ -374,82 +337,42 @@ static void
 stage_scratch(struct staged *s, const char *path, const char *text,
     size_t len, int force)
 {
-	char copy[PATH_MAX];
+	char name[NAME_MAX + 1];
 	struct stat sb;
-	int fd;
 
-	s->fd = -1;
-	s->active = 0;
-	if (strlen(path) >= sizeof(copy) - 32)
-		errx(CLI_EXIT_ERR, "--scratch-out: %s: path too long", path);
-	memcpy(copy, path, strlen(path) + 1);
-	snprintf(s->dir, sizeof(s->dir), "%s", dirname(copy));
-	if (!force && lstat(path, &sb) == 0)
-		errx(CLI_EXIT_ERR, "--scratch-out: %s: %s (use -f to replace "
-		    "it)", path, otp_strerror(OTP_ESTATEEXIST));
-	fd = open(s->dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-	if (fd >= 0)
-		s->fd = fd;
-	else if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL) {
-		snprintf(s->tmp, sizeof(s->tmp), "%s.XXXXXX", path);
-		if ((fd = mkostemp(s->tmp, O_CLOEXEC)) < 0)
-			err(CLI_EXIT_ERR, "--scratch-out: %s", path);
-		s->active = 1;
-	} else
+	if (sys_dir_open(path, &s->dirfd, name, sizeof(name)) != 0)
 		err(CLI_EXIT_ERR, "--scratch-out: %s", path);
-	if (fchmod(fd, 0600) != 0 || write_all(fd, text, len) != 0 ||
-	    fsync(fd) != 0 || (s->fd < 0 && close(fd) != 0)) {
-		if (s->fd < 0)
-			(void)close(fd);
+	if (fstatat(s->dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (!force)
+			errx(CLI_EXIT_ERR, "--scratch-out: %s: %s (use -f to "
+			    "replace it)", path, otp_strerror(OTP_ESTATEEXIST));
+		/* -f replaces a file, never a device, FIFO or directory. */
+		if (!S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode))
+			errx(CLI_EXIT_ERR, "--scratch-out: %s: not a regular "
+			    "file", path);
+	}
+	if (sys_stage(&s->f, s->dirfd, name, 0600) != 0 ||
+	    sys_stage_write(&s->f, text, len) != 0 ||
+	    sys_stage_sync(&s->f) != 0) {
 		drop_scratch(s);
 		err(CLI_EXIT_ERR, "--scratch-out: %s", path);
 	}
-}
-
-/* Give the unnamed file a name: path itself, or with -f a temporary name
- * beside it (s->tmp) that is then renamed over path. */
-static int
-name_scratch(struct staged *s, const char *path, int force)
-{
-	char proc[64];
-
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", s->fd);
-	if (!force)
-		return linkat(AT_FDCWD, proc, AT_FDCWD, path,
-		    AT_SYMLINK_FOLLOW);
-	snprintf(s->tmp, sizeof(s->tmp), "%s.%ld~", path, (long)getpid());
-	if (linkat(AT_FDCWD, proc, AT_FDCWD, s->tmp, AT_SYMLINK_FOLLOW) != 0)
-		return -1;
-	s->active = 1;
-	return rename(s->tmp, path);
 }
 
 /* Put the staged file in place; 0, or -1 after a warning. */
 static int
 finish_scratch(struct staged *s, const char *path, int force)
 {
-	int rc;
+	int rc = sys_commit(&s->f, force);
 
-	if (s->fd >= 0)
-		rc = name_scratch(s, path, force);
-	else if (force)
-		rc = rename(s->tmp, path);
-	else
-		rc = link(s->tmp, path);
-	if (rc != 0) {
-		if (errno == EEXIST)
-			warnx("--scratch-out: %s: %s (use -f to replace it)",
-			    path, otp_strerror(OTP_ESTATEEXIST));
-		else
-			warn("--scratch-out: %s", path);
-		drop_scratch(s);
-		return -1;
-	}
-	if (force)
-		s->active = 0;	/* renamed: nothing left to remove */
-	drop_scratch(s);
-	fsync_dir(s->dir);
-	return 0;
+	if (rc == OTP_ESTATEEXIST)
+		warnx("--scratch-out: %s: %s (use -f to replace it)", path,
+		    otp_strerror(OTP_ESTATEEXIST));
+	else if (rc != 0)
+		warn("--scratch-out: %s", path);
+	(void)close(s->dirfd);
+	s->dirfd = -1;
+	return rc == 0 ? 0 : -1;
 }
 
 /* Scratch codes to standard error (no -o file); 0, or -1 when they could
@@ -475,8 +398,7 @@ generate(struct keygen *k)
 	size_t imglen = 0, linelen;
 	int rc, fresh = 0;
 
-	staged.fd = -1;
-	staged.active = 0;
+	staged.dirfd = -1;
 	otp_uri_init(&sec.u);
 	sec.u.type = k->o.have_type ? k->o.type : OTP_TYPE_TOTP;
 	sec.u.alg = k->o.alg;
@@ -525,7 +447,7 @@ generate(struct keygen *k)
 		    k->force);
 	if (k->state != NULL) {
 		fresh = !k->force || lstat(k->state, &sb) != 0;
-		rc = otp_statefile_create(k->state, sec.img, imglen,
+		rc = sys_statefile_create(k->state, sec.img, imglen,
 		    k->force);
 		if (rc != 0) {
 			int saved = errno;
@@ -580,10 +502,9 @@ print_state(struct keygen *k)
 	size_t linelen;
 	int rc;
 
-	staged.fd = -1;
-	staged.active = 0;
+	staged.dirfd = -1;
 	otp_state_opts_init(&opts);
-	rc = otp_statefile_load(k->print_state, &opts, &sec.st);
+	rc = sys_statefile_load(k->print_state, &opts, &sec.st);
 	if (rc == OTP_EIO)
 		err(CLI_EXIT_ERR, "%s", k->print_state);
 	if (rc != 0)

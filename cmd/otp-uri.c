@@ -531,9 +531,9 @@ read_lines(void)
 
 	limit = opt.mode == MODE_FROM_MIGRATION ? OTP_MIGRATION_URI_MAX :
 	    OTP_LINE_MAX;
-	/* otp_key_read, not fgets: a NUL byte must fail the line, not cut
-	 * it short (found by the bad-input matrix). */
-	while ((rc = otp_key_read("-", stdin, line, limit)) != OTP_EEMPTY) {
+	/* Not fgets: a NUL byte must fail the line, not cut it short (found
+	 * by the bad-input matrix); and no stdio buffer keeps a secret. */
+	while ((rc = cli_stdin_line(line, limit)) != OTP_EEMPTY) {
 		lineno++;
 		if (rc == OTP_EIO)
 			err(CLI_EXIT_ERR, "standard input");

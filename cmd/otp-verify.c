@@ -290,7 +290,7 @@ read_code(const char *arg, char *buf, size_t size)
 		snprintf(buf, size, "%s", arg);
 		return;
 	}
-	if ((rc = otp_key_read(NULL, stdin, buf, size)) != 0) {
+	if ((rc = cli_stdin_line(buf, size)) != 0) {
 		if (rc == OTP_EIO)
 			err(CLI_EXIT_ERR, "standard input");
 		errx(CLI_EXIT_ERR, "standard input: %s", rc == OTP_EEMPTY ?
@@ -669,6 +669,8 @@ do_state(const struct verify *v, int argc, char *argv[])
 {
 	struct otp_state_opts so;
 	struct otp_state_result r;
+	struct otp_answer a;
+	struct sys_login *l;
 	char code[OTP_CODE_MAX + 2];
 	int rc;
 
@@ -686,14 +688,20 @@ do_state(const struct verify *v, int argc, char *argv[])
 	so.flags = v->state_flags;
 	if (v->have_perm)
 		so.allowed_perm = v->allowed_perm;
-	memset(&r, 0, sizeof(r));
-	rc = otp_statefile_check(v->state, code, v->o.now, &so, &r);
-	otp_wipe(code, sizeof(code));
-	if (rc == OTP_EIO)
+	if ((l = sys_login_new(v->state, &so, v->o.have_now ? v->o.now :
+	    SYS_NOW_REAL)) == NULL)
 		err(CLI_EXIT_ERR, "%s", v->state);
-	if (rc == OTP_ECODE)
-		errx(CLI_EXIT_ERR, "OTP: %s (want 6 digits or an 8-digit "
-		    "scratch code)", otp_strerror(rc));
+	a.text = code;
+	a.kind = OTP_ANSWER_CODE;
+	rc = sys_login_check(l, &a, 1, &r);
+	otp_wipe(code, sizeof(code));
+	errno = sys_login_errno(l);
+	sys_login_free(l);
+	if (rc == OTP_EIO || rc == OTP_ELOCK)
+		err(CLI_EXIT_ERR, "%s", v->state);
+	if (rc == OTP_EREADONLY)
+		err(CLI_EXIT_ERR, "%s: cannot be updated, so the code is "
+		    "refused", v->state);
 	if (rc != 0)
 		errx(CLI_EXIT_ERR, "%s: %s", v->state, otp_strerror(rc));
 	if (v->verbose) {

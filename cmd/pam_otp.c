@@ -6,9 +6,9 @@
  * file, return codes and stacking behaviour.  This file is PAM glue only:
  * options, the conversation, PAM_AUTHTOK, PAM_RHOST and the file-system
  * identity.  Every decision about codes and the file is made by the
- * state-file engine in lib/ (otp_statefile_check), which otp-verify
- * --state shares, so that both tools and the original module can take
- * turns on one file.
+ * login protocol of lib/sys (sys_login_*) over the state-file engine,
+ * which otp-verify --state shares, so that both tools and the original
+ * module can take turns on one file.
  */
 #include <sys/fsuid.h>
 #include <sys/types.h>
@@ -30,6 +30,7 @@
 #include <security/pam_modules.h>
 
 #include "otp.h"
+#include "sys.h"
 
 #define DEFAULT_SECRET	"~/.google_authenticator"
 #define CODE_PROMPT	"Verification code: "
@@ -62,16 +63,6 @@ struct target {
 	uid_t		 uid;		/* file-system identity, file owner */
 	gid_t		 gid;
 	char		 path[PATH_MAX];	/* expanded secret= */
-};
-
-/* One authentication: what was tried and how it ended. */
-struct attempt {
-	struct otp_state_result	r;	/* the last engine call's outcome */
-	int		 owed;		/* a reading missed the HOTP counter,
-					 * which is still to move */
-	int		 error;		/* an OTP_E* error ended it */
-	char		*rest;		/* password part of the answer that
-					 * carried the accepted code */
 };
 
 static int
@@ -332,109 +323,6 @@ unbecome(pam_handle_t *pamh, uid_t old_uid, gid_t old_gid)
 	return 0;
 }
 
-/*
- * Split an answer as the original module does: the code is its last 6
- * characters (len 6) or, for a scratch code, its last 8 (len 8, first digit
- * 1-9); what precedes it is the password that forward_pass hands on.  An
- * answer to our own prompt must be the code alone unless forward_pass.
- */
-static int
-split_answer(const char *ans, size_t len, int bare, char code[9],
-    size_t *restlen)
-{
-	size_t n = strlen(ans), i;
-
-	if (n < len)
-		return -1;
-	for (i = n - len; i < n; i++)
-		if (ans[i] < '0' || ans[i] > '9')
-			return -1;
-	if (len == 8 && ans[n - len] == '0')
-		return -1;
-	if (bare && n != len)
-		return -1;
-	memcpy(code, ans + n - len, len);
-	code[len] = '\0';
-	*restlen = n - len;
-	return 0;
-}
-
-/*
- * Try the codes one answer can hold (6 digits, then 8), as later readings
- * of the login open_login() opened: the attempt is recorded already, and
- * a HOTP counter that a reading misses moves once, after the last reading
- * (settle).  Stop at the first accepted code, at an error, or where the
- * original stops: a code already used (DISALLOW_REUSE) or one that skew
- * learning recorded.  Returns 1 when the login is over.
- */
-static int
-try_answer(pam_handle_t *pamh, const struct params *p,
-    const struct target *t, const char *ans, int bare, int64_t now,
-    struct attempt *a)
-{
-	static const size_t lens[] = { 6, 8 };
-	struct otp_state_opts o;
-	char code[9];
-	size_t i, restlen;
-	int rc;
-
-	if (ans[0] == '\b')
-		pam_syslog(pamh, LOG_INFO, "dummy password supplied by PAM: "
-		    "did sshd's PermitRootLogin or another setting block "
-		    "this login?");
-	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
-		if (split_answer(ans, lens[i], bare, code, &restlen) != 0)
-			continue;
-		o = p->opts;
-		o.flags |= OTP_STATE_FOLLOWUP | OTP_STATE_NOINCRHOTP;
-		rc = otp_statefile_check(t->path, code, now, &o, &a->r);
-		otp_wipe(code, sizeof(code));
-		if (rc != 0) {
-			a->error = rc;
-			return 1;
-		}
-		if (a->r.hotp_miss)
-			a->owed = 1;
-		if (a->r.accepted) {
-			if ((a->rest = strndup(ans, restlen)) == NULL) {
-				a->error = OTP_ENOMEM;
-				a->r.accepted = 0;
-			}
-			return 1;
-		}
-		if (p->debug)
-			pam_syslog(pamh, LOG_DEBUG, "debug: %d-digit code "
-			    "refused: %s", (int)lens[i],
-			    otp_state_why_text(a->r.why));
-		if (a->r.why == OTP_STATE_WHY_REUSED ||
-		    a->r.why == OTP_STATE_WHY_SKEW ||
-		    a->r.why == OTP_STATE_WHY_RATELIMIT)
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * The original moves a HOTP counter once per login, after its last
- * reading, however many readings missed it (not at all under
- * no_increment_hotp); a scratch code accepted after a miss does not spare
- * it.  Returns 0 or an OTP_E* error.
- */
-static int
-settle(const struct params *p, const struct target *t, int64_t now,
-    const struct attempt *a)
-{
-	struct otp_state_opts o;
-	struct otp_state_result r;
-
-	if (!a->owed || (p->opts.flags & OTP_STATE_NOINCRHOTP) ||
-	    (a->r.accepted && a->r.how == OTP_STATE_BYCODE))
-		return 0;
-	o = p->opts;
-	o.flags |= OTP_STATE_FOLLOWUP | OTP_STATE_HOTPOWED;
-	return otp_statefile_check(t->path, "", now, &o, &r);
-}
-
 /* Ask for the code; NULL when the conversation failed. */
 static char *
 ask(pam_handle_t *pamh, const struct params *p)
@@ -464,23 +352,23 @@ free_secret_str(char *s)
 }
 
 /*
- * Open the login before asking for anything, as the original does: check
+ * Start the login before asking for anything, as the original does: check
  * that the file is there and sound (a missing file with nullok is
  * PAM_IGNORE without a prompt), and let the engine apply the grace period
- * and record the attempt against RATE_LIMIT, once per login.  a->r says
+ * and record the attempt against RATE_LIMIT, once per login.  *r says
  * whether that decided the login already.  Returns 1 when codes can be
  * checked, 0 when the file cannot be used (logged), -1 when it is missing
- * and nullok applies.
+ * and nullok applies; *error gets an error that ends the login.
  */
 static int
-open_login(pam_handle_t *pamh, const struct params *p,
-    const struct target *t, int64_t now, struct attempt *a)
+start_login(pam_handle_t *pamh, const struct params *p,
+    const struct target *t, struct sys_login *l,
+    struct otp_state_result *r, int *error)
 {
 	int rc, e;
 
-	errno = 0;
-	rc = otp_statefile_check(t->path, "", now, &p->opts, &a->r);
-	e = errno;
+	rc = sys_login_begin(l, r);
+	e = sys_login_errno(l);
 	if (rc == 0) {
 		if (p->debug)
 			pam_syslog(pamh, LOG_DEBUG, "debug: \"%s\" read",
@@ -490,7 +378,7 @@ open_login(pam_handle_t *pamh, const struct params *p,
 	if (rc == OTP_EREADONLY) {
 		/* Sound, but the attempt cannot be recorded: refused with
 		 * the write error, without a prompt. */
-		a->error = rc;
+		*error = rc;
 		return 1;
 	}
 	if (rc == OTP_EIO && e == ENOENT) {
@@ -503,7 +391,7 @@ open_login(pam_handle_t *pamh, const struct params *p,
 		}
 		pam_syslog(pamh, LOG_ERR, "no state file \"%s\" for \"%s\"",
 		    t->path, t->user);
-	} else if (rc == OTP_EIO) {
+	} else if (rc == OTP_EIO || rc == OTP_ELOCK) {
 		pam_syslog(pamh, LOG_ERR, "cannot read state file \"%s\" for "
 		    "\"%s\": %s", t->path, t->user, strerror(e));
 	} else {
@@ -511,6 +399,50 @@ open_login(pam_handle_t *pamh, const struct params *p,
 		    t->path, t->user, otp_strerror(rc));
 	}
 	return 0;
+}
+
+/* A refusal after which the original asks for nothing more. */
+static int
+login_decided(const struct otp_state_result *r)
+{
+	return r->accepted || r->why == OTP_STATE_WHY_RATELIMIT ||
+	    r->why == OTP_STATE_WHY_REUSED || r->why == OTP_STATE_WHY_SKEW;
+}
+
+static void
+add_answer(pam_handle_t *pamh, struct otp_answer *ans, size_t *n,
+    const char *text, enum otp_answer_kind kind)
+{
+	if (text[0] == '\b')
+		pam_syslog(pamh, LOG_INFO, "dummy password supplied by PAM: "
+		    "did sshd's PermitRootLogin or another setting block "
+		    "this login?");
+	ans[*n].text = text;
+	ans[*n].kind = kind;
+	(*n)++;
+}
+
+/* Log why the login ended with an error: once, with its cause. */
+static void
+log_error(pam_handle_t *pamh, const struct target *t,
+    const struct sys_login *l, int error)
+{
+	int e = sys_login_errno(l);
+
+	if (error == OTP_EREADONLY) {
+		pam_syslog(pamh, LOG_ERR, "state file \"%s\" for \"%s\" "
+		    "cannot be updated (%s); login refused", t->path, t->user,
+		    e == EBUSY ? otp_strerror(OTP_EBUSY) : strerror(e));
+		pam_error(pamh, "Error while writing config");
+	} else if (error == OTP_EIO || error == OTP_ELOCK) {
+		pam_syslog(pamh, LOG_ERR, "state file \"%s\" for \"%s\": %s",
+		    t->path, t->user, strerror(e));
+	} else if (error == OTP_ENOMEM) {
+		pam_syslog(pamh, LOG_ERR, "out of memory");
+	} else {
+		pam_syslog(pamh, LOG_ERR, "state file \"%s\" for \"%s\": %s",
+		    t->path, t->user, otp_strerror(error));
+	}
 }
 
 static const char *
@@ -528,31 +460,43 @@ how_text(enum otp_state_how how)
 	}
 }
 
+/*
+ * One login: its start (before any prompt), PAM_AUTHTOK (try_first_pass,
+ * use_first_pass), our own prompt unless PAM_AUTHTOK decided it (looked at
+ * on the file as the start left it), then its end with every answer: two
+ * lock-and-read cycles at most.  The first accepted code wins.
+ */
 static int
 authenticate(pam_handle_t *pamh, struct params *p, struct target *t)
 {
-	struct attempt a;
+	struct otp_state_result r;
+	struct otp_answer ans[2];
+	struct sys_login *l = NULL;
 	const void *item = NULL;
-	char *ans = NULL;
+	char *prompted = NULL, *rest = NULL;
+	size_t n = 0;
 	uid_t old_uid = 0;
 	gid_t old_gid = 0;
-	int64_t now = (int64_t)time(NULL);
-	int usable = 0, switched = 0, done = 0, noanswer = 0;
+	int usable = 0, switched = 0, done = 0, noanswer = 0, error = 0;
 	int rc = PAM_AUTH_ERR;
 
-	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
 	p->opts.uid = (unsigned long)t->uid;
 	if (t->ok) {
 		if (become(pamh, t, &old_uid, &old_gid) != 0)
 			return PAM_AUTH_ERR;
 		switched = 1;
-		/* grace_period looks at the remote host when the login is
-		 * opened. */
+		/* grace_period looks at the remote host at the start. */
 		if (p->opts.grace_period > 0 &&
 		    pam_get_item(pamh, PAM_RHOST, &item) == PAM_SUCCESS &&
 		    item != NULL)
 			p->opts.rhost = item;
-		usable = open_login(pamh, p, t, now, &a);
+		if ((l = sys_login_new(t->path, &p->opts, SYS_NOW_REAL)) ==
+		    NULL) {
+			pam_syslog(pamh, LOG_ERR, "out of memory");
+			goto out;
+		}
+		usable = start_login(pamh, p, t, l, &r, &error);
 		if (usable < 0) {
 			rc = PAM_IGNORE;
 			goto out;
@@ -565,64 +509,63 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t)
 	 * from this host, too many attempts, an attempt that cannot be
 	 * recorded. */
 	if (usable)
-		done = a.error != 0 || a.r.accepted ||
-		    a.r.why == OTP_STATE_WHY_RATELIMIT;
+		done = error != 0 || r.accepted ||
+		    r.why == OTP_STATE_WHY_RATELIMIT;
 
-	/* PAM_AUTHTOK first (try_first_pass, use_first_pass), then our own
-	 * prompt (default, try_first_pass); the first accepted code wins. */
 	if (!done && p->pass != PASS_PROMPT &&
 	    pam_get_item(pamh, PAM_AUTHTOK, &item) == PAM_SUCCESS &&
-	    item != NULL && usable)
-		done = try_answer(pamh, p, t, item, 0, now, &a);
-	if (!done && a.error == 0 && p->pass != PASS_USE) {
-		if ((ans = ask(pamh, p)) == NULL)
+	    item != NULL && usable) {
+		add_answer(pamh, ans, &n, item, OTP_ANSWER_SPLIT);
+		if ((error = sys_login_peek(l, ans, n, &r)) == 0)
+			done = login_decided(&r);
+	}
+	if (!done && error == 0 && p->pass != PASS_USE) {
+		if ((prompted = ask(pamh, p)) == NULL)
 			noanswer = 1;	/* logged */
 		else if (usable)
-			(void)try_answer(pamh, p, t, ans, !p->forward_pass,
-			    now, &a);
+			add_answer(pamh, ans, &n, prompted, p->forward_pass ?
+			    OTP_ANSWER_SPLIT : OTP_ANSWER_BARE);
 	}
-	if (usable && a.error == 0)
-		a.error = settle(p, t, now, &a);
-	if (noanswer && a.error == 0)
+	if (usable && error == 0 && n > 0) {
+		error = sys_login_end(l, ans, n, &r);
+		if (p->debug && error == 0 && !r.accepted)
+			pam_syslog(pamh, LOG_DEBUG, "debug: code refused: %s",
+			    otp_state_why_text(r.why));
+	}
+	if (noanswer && error == 0)
 		goto out;
 
-	if (a.error != 0) {
-		if (a.error == OTP_EREADONLY) {
-			pam_syslog(pamh, LOG_ERR, "state file \"%s\" for "
-			    "\"%s\" cannot be updated; login refused",
-			    t->path, t->user);
-			pam_error(pamh, "Error while writing config");
-		} else if (a.error == OTP_EIO) {
-			pam_syslog(pamh, LOG_ERR, "state file \"%s\" for "
-			    "\"%s\": %s", t->path, t->user, strerror(errno));
-		} else {
-			pam_syslog(pamh, LOG_ERR, "state file \"%s\" for "
-			    "\"%s\": %s", t->path, t->user,
-			    otp_strerror(a.error));
-		}
-	} else if (usable && a.r.accepted) {
+	if (error != 0)
+		log_error(pamh, t, l, error);
+	else if (usable && r.accepted) {
 		rc = PAM_SUCCESS;
 		/* forward_pass: the password part goes on to the next
 		 * module as PAM_AUTHTOK (none after a grace-period pass). */
-		if (p->forward_pass && a.rest != NULL &&
-		    pam_set_item(pamh, PAM_AUTHTOK, a.rest) != PAM_SUCCESS) {
-			pam_syslog(pamh, LOG_ERR, "cannot forward the password");
-			rc = PAM_AUTH_ERR;
+		if (p->forward_pass && r.how != OTP_STATE_BYGRACE &&
+		    r.answer < n) {
+			if ((rest = strndup(ans[r.answer].text, r.restlen)) ==
+			    NULL || pam_set_item(pamh, PAM_AUTHTOK, rest) !=
+			    PAM_SUCCESS) {
+				pam_syslog(pamh, LOG_ERR, "cannot forward the "
+				    "password");
+				rc = PAM_AUTH_ERR;
+			}
 		}
 	}
 	if (rc == PAM_SUCCESS)
 		pam_syslog(pamh, LOG_INFO, "accepted %s for \"%s\"%s",
-		    how_text(a.r.how), t->user, !a.r.changed ||
-		    a.r.recorded ? "" : " (not recorded: allow_readonly)");
-	else if (usable && a.error == 0)
+		    how_text(r.how), t->user, !r.changed || r.recorded ? "" :
+		    " (not recorded: allow_readonly)");
+	else if (usable && error == 0)
 		pam_syslog(pamh, LOG_ERR, "invalid verification code for "
-		    "\"%s\": %s", t->user, otp_state_why_text(a.r.why));
-	else
+		    "\"%s\": %s", t->user, otp_state_why_text(r.why));
+	else if (error == 0)
 		pam_syslog(pamh, LOG_ERR, "invalid verification code for "
 		    "\"%s\"", t->user);
 out:
-	free_secret_str(ans);
-	free_secret_str(a.rest);
+	free_secret_str(prompted);
+	free_secret_str(rest);
+	sys_login_free(l);
 	if (switched && unbecome(pamh, old_uid, old_gid) != 0)
 		rc = PAM_AUTH_ERR;
 	return rc;

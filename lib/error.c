@@ -62,6 +62,7 @@ static const struct {
 	{ OTP_ERATELIMIT,	"too many attempts; rate limit reached" },
 	{ OTP_EREADONLY,	"state file cannot be updated" },
 	{ OTP_ELOCK,		"cannot lock state file" },
+	{ OTP_EBUSY,		"state file is being rewritten by another program" },
 };
 
 const char *

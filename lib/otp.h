@@ -95,6 +95,7 @@ enum {
 	OTP_ERATELIMIT = -99,	/* too many attempts */
 	OTP_EREADONLY = -100,	/* update could not be recorded */
 	OTP_ELOCK = -101,	/* lock failed */
+	OTP_EBUSY = -102,	/* file being rewritten by another program */
 };
 
 /* The text for an OTP_E* code; never NULL. */
@@ -353,14 +354,6 @@ struct otp_uri {
 
 /* Set u to the defaults: HOTP, SHA1, 6 digits, counter 0, period 30. */
 void otp_uri_init(struct otp_uri *u);
-/* Get the text of a key argument: arg itself, one line of in for NULL or
- * "-", the first line of FILE for "@FILE" (a regular file, FIFO or
- * character device, read with read(2), no more than outsz+1 bytes).  One
- * trailing "\n" or "\r\n" is removed.  OTP_EEMPTY for no line at all,
- * OTP_ETOOLONG past outsz-1 characters (never truncated), OTP_ENUL, OTP_EIO
- * with errno set (EISDIR for a directory, EINVAL for other file types);
- * out is wiped on error. */
-int otp_key_read(const char *arg, FILE *in, char *out, size_t outsz);
 /* Turn key text into u (otp_uri_init first): an otpauth:// URI (any case
  * of the scheme) is parsed with its parameters, anything else is decoded
  * as enc (Base32 leniently) with u->is_uri = 0.  OTP_EKEYEMPTY for zero
@@ -636,10 +629,9 @@ int otp_scratch_codes_from(uint32_t *codes, size_t n, otp_word_fn fn,
 
 /* ---- Google Authenticator state file (lib/state.c, lib/statefile.c) -- */
 
-/* See man/otp-state.5 and reference/ga-state-file.md.  The engine
- * (lib/state.c) is pure: it works on a file image in memory and a clock.
- * The file layer (lib/statefile.c) adds safe reading, locking and atomic
- * replacement. */
+/* The format is man/otp-state.5's.  The engine works on a file image in
+ * memory and a clock; lib/sys/statefile.c adds the files, locks and the
+ * clock. */
 
 #define OTP_STATE_MAX		65536	/* largest state file, bytes */
 #define OTP_STATE_OUTMAX	(2 * OTP_STATE_MAX)	/* out buffer for check */
@@ -669,18 +661,15 @@ struct otp_state {
 
 /* Bits of otp_state_opts.flags. */
 #define OTP_STATE_NOSKEWADJ	0x01	/* no skew learning (noskewadj) */
-#define OTP_STATE_NOINCRHOTP	0x02	/* no HOTP counter move on failure */
+#define OTP_STATE_NOINCRHOTP	0x02	/* no HOTP counter move on a miss */
 #define OTP_STATE_NOSTRICTOWNER	0x04	/* skip the owner check */
 #define OTP_STATE_ALLOWRO	0x08	/* accept even if not recorded */
-#define OTP_STATE_FOLLOWUP	0x10	/* a later reading of one login: no
-					 * grace period, no RATE_LIMIT record */
-#define OTP_STATE_HOTPOWED	0x20	/* move the HOTP counter by one unless
-					 * a code is accepted by it */
+#define OTP_STATE_UID_SELF	((unsigned long)-1)	/* the effective uid */
 
 struct otp_state_opts {
 	unsigned	flags;		/* OTP_STATE_* above */
 	unsigned	allowed_perm;	/* mode bits allowed, 0600 default */
-	unsigned long	uid;		/* expected owner, geteuid() default */
+	unsigned long	uid;		/* expected owner, OTP_STATE_UID_SELF */
 	uint64_t	grace_period;	/* seconds, 0 off (needs rhost) */
 	const char	*rhost;		/* PAM_RHOST for grace_period or NULL */
 };
@@ -716,9 +705,30 @@ struct otp_state_result {
 	int		recorded;	/* statefile: the change was written */
 	int		hotp_miss;	/* a 6-digit code missed the HOTP
 					 * counters (moved unless NOINCRHOTP) */
+	size_t		answer;		/* the answer of the last reading */
+	size_t		restlen;	/* its length before the code: the
+					 * password of a forward_pass answer */
 };
 
-/* Defaults: no flags, allowed_perm 0600, uid geteuid(), no grace. */
+/* How an answer of a login is read into codes. */
+enum otp_answer_kind {
+	OTP_ANSWER_CODE,	/* the whole text is the code */
+	OTP_ANSWER_BARE,	/* 6 digits, or an 8-digit scratch code */
+	OTP_ANSWER_SPLIT,	/* a password, then a code: its last 6, its
+				 * last 8 characters */
+};
+
+struct otp_answer {
+	const char		*text;
+	enum otp_answer_kind	 kind;
+};
+
+/* The phases of otp_state_login. */
+#define OTP_LOGIN_OPEN		0x1	/* start: grace period, RATE_LIMIT */
+#define OTP_LOGIN_SETTLE	0x2	/* end: a missed HOTP counter moves */
+
+/* Defaults: no flags, allowed_perm 0600, uid OTP_STATE_UID_SELF, no
+ * grace. */
 void otp_state_opts_init(struct otp_state_opts *o);
 /* Short text for a refusal reason; never NULL. */
 const char *otp_state_why_text(enum otp_state_why why);
@@ -728,24 +738,16 @@ int otp_state_code_shape(const char *code);
 /* Parse a file image of len bytes (1..OTP_STATE_MAX, no NUL) into st;
  * OTP_ESTATE* on a malformed file. */
 int otp_state_parse(const char *img, size_t len, struct otp_state *st);
-/* Check code at Unix time now against the image, as the original module
- * does; out (outsz >= OTP_STATE_OUTMAX) gets the updated image, *outlen
- * its length, r the outcome (r->changed when out differs from img).
- * Refusals return 0 with r->accepted 0; errors are OTP_E* (OTP_ESTATESIZE
- * if the result would exceed OTP_STATE_MAX).  Nothing is left in out past
- * out[*outlen] (after an error, nothing at all): wiping out[0..*outlen)
- * is enough.
- *
- * One login, several readings (PAM_AUTHTOK then the prompt; the 6- and the
- * 8-digit end of a forward_pass answer), checked as the original checks
- * them, recording one attempt: (1) code "" alone: grace period and
- * RATE_LIMIT only (BYGRACE, or WHY_RATELIMIT: the login is over, or a
- * WHY_SHAPE refusal: go on); (2) each reading with OTP_STATE_FOLLOWUP |
- * OTP_STATE_NOINCRHOTP, up to an accept or a WHY_REUSED or WHY_SKEW
- * refusal, which end the login; (3) if a reading set hotp_miss and none
- * was accepted by HOTP, code "" with OTP_STATE_FOLLOWUP |
- * OTP_STATE_HOTPOWED (not under no_increment_hotp): the counter moves
- * once per login. */
+/* One login over the image at Unix time now, as the original module
+ * runs one: OPEN first (grace period, RATE_LIMIT: one attempt), then the
+ * readings of each answer up to an accept or a refusal that ends the
+ * login, then SETTLE.  out (outsz >= OTP_STATE_OUTMAX) gets the new
+ * image, *outlen its length, r the outcome; refusals return 0. */
+int otp_state_login(const char *img, size_t len, unsigned phases,
+    const struct otp_answer *ans, size_t nans, int64_t now,
+    const struct otp_state_opts *o, struct otp_state_result *r, char *out,
+    size_t outsz, size_t *outlen);
+/* A whole login with the one answer code (OTP_ANSWER_CODE). */
 int otp_state_check(const char *img, size_t len, const char *code,
     int64_t now, const struct otp_state_opts *o, struct otp_state_result *r,
     char *out, size_t outsz, size_t *outlen);
@@ -769,20 +771,5 @@ struct otp_state_new {
  * order, scratch codes) for key into out; *outlen gets its length. */
 int otp_state_build(const uint8_t *key, size_t keylen,
     const struct otp_state_new *n, char *out, size_t outsz, size_t *outlen);
-
-/* Check code against the file at path and write back any change safely
- * (lock, temporary file, fsync, rename); r->recorded says if it was.  A
- * missing file is OTP_EIO with errno ENOENT.  An accept that cannot be
- * recorded is OTP_EREADONLY unless OTP_STATE_ALLOWRO. */
-int otp_statefile_check(const char *path, const char *code, int64_t now,
-    const struct otp_state_opts *o, struct otp_state_result *r);
-/* Create path with len bytes of img, mode 0400, atomically; an existing
- * path is OTP_ESTATEEXIST unless force (then replaced atomically). */
-int otp_statefile_create(const char *path, const char *img, size_t len,
-    int force);
-/* Read and parse path with otp_statefile_check's safety checks, writing
- * nothing. */
-int otp_statefile_load(const char *path, const struct otp_state_opts *o,
-    struct otp_state *st);
 
 #endif /* OTP_H */

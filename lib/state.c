@@ -2,14 +2,14 @@
  * state.c - the Google Authenticator state file (~/.google_authenticator)
  * as a pure engine: parse an image, check a code at a given time, and
  * edit the image the way pam_google_authenticator.so edits it, line by
- * line, so both leave byte-identical files.  No I/O here; see statefile.c.
+ * line, so both leave byte-identical files; and one login (its start,
+ * the readings of its answers, its end) over an image.  No I/O here: the
+ * files, locks and clock are lib/sys/statefile.c's.
  *
- * The format and the rules are in man/otp-state.5 and
- * reference/ga-state-file.md.  Codes are HOTP (RFC 4226) over HMAC-SHA1,
+ * The format and the rules are in man/otp-state.5.  Codes are HOTP (RFC 4226) over HMAC-SHA1,
  * 6 digits; TOTP (RFC 6238) steps are floor(now / STEP_SIZE).
  */
 #include <string.h>
-#include <unistd.h>
 
 #include "otp.h"
 
@@ -447,7 +447,7 @@ otp_state_opts_init(struct otp_state_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->allowed_perm = OTP_STATE_PERM;
-	o->uid = (unsigned long)geteuid();
+	o->uid = OTP_STATE_UID_SELF;
 }
 
 const char *
@@ -556,7 +556,8 @@ fmt_i64(char *out, int64_t v, int plus)
 
 /* RATE_LIMIT (checked before anything else): keep the attempt times in
  * [now - secs, now], this one included, the newest N of them; more than N
- * refuses.  Every attempt is recorded, refused ones too. */
+ * refuses.  Every attempt is recorded, refused ones too.  Stricter than
+ * the original module, which drops records later than its clock. */
 static int
 rate_limit(struct img *im, const struct cfg *c, int64_t now, int *exceeded)
 {
@@ -580,7 +581,13 @@ rate_limit(struct img *im, const struct cfg *c, int64_t now, int *exceeded)
 	}
 	t = (uint64_t)now;	/* this attempt, then the recorded ones */
 	for (;;) {
-		if ((int64_t)t >= lo && (int64_t)t <= now &&
+		/* A record later than now was made by a run whose clock was
+		 * ahead of ours (or before the clock was stepped back): it is
+		 * an attempt all the same, kept as one made now, so that no
+		 * clock difference lets more than N in. */
+		if ((int64_t)t > now)
+			t = (uint64_t)now;
+		if ((int64_t)t >= lo &&
 		    (nkeep < cap || t > keep[0])) {
 			if (nkeep == cap) {
 				memmove(keep, keep + 1, (cap - 1) *
@@ -918,8 +925,8 @@ check_scratch(struct img *im, const char *code, int *found)
 	return splice(im, hit, end - hit, NULL, 0);
 }
 
-/* A miss only sets res->hotp_miss: the caller moves the counter, once
- * per login (see settle_hotp). */
+/* A miss only sets res->hotp_miss: the counter moves once per login, at
+ * its end (otp_state_login). */
 static int
 check_hotp(struct img *im, const struct cfg *c, struct otp_hmac *h,
     uint32_t want, struct otp_state_result *res)
@@ -946,29 +953,6 @@ check_hotp(struct img *im, const struct cfg *c, struct otp_hmac *h,
 	refuse(res, OTP_STATE_WHY_WRONG);
 	res->hotp_miss = 1;
 	return 0;
-}
-
-/* A login that missed the HOTP counters uses one up, however many of its
- * readings missed (the original's guard against guessing), unless
- * no_increment_hotp; a scratch code accepted after a miss does not spare
- * it, as in the original.  A HOTP accept has set the counter past its
- * match already.  OTP_STATE_HOTPOWED: an earlier call of the login missed
- * under OTP_STATE_NOINCRHOTP and left the move to this one. */
-static int
-settle_hotp(struct img *im, const struct cfg *c,
-    const struct otp_state_opts *op, const struct otp_state_result *res)
-{
-	char val[24];
-	size_t n;
-
-	if (c->mode != OTP_STATE_HOTP ||
-	    (res->accepted && res->how == OTP_STATE_BYCODE))
-		return 0;
-	if (!(op->flags & OTP_STATE_HOTPOWED) &&
-	    !(res->hotp_miss && !(op->flags & OTP_STATE_NOINCRHOTP)))
-		return 0;
-	n = fmt_i64(val, (int64_t)(c->counter + 1), 0);
-	return opt_set(im, "HOTP_COUNTER", val, n);
 }
 
 static int
@@ -1044,47 +1028,42 @@ check_totp(struct img *im, const struct cfg *c, struct otp_hmac *h,
 	return 0;
 }
 
-int
-otp_state_check(const char *img, size_t len, const char *code,
-    int64_t now, const struct otp_state_opts *op, struct otp_state_result *res,
-    char *out, size_t outsz, size_t *outlen)
+/* A reading that is not the login's start: no grace period, no
+ * RATE_LIMIT record. */
+#define RD_FOLLOWUP	0x1
+
+/* Check one reading against the image in place, as the original module
+ * checks one code.  The code "" checks nothing: it is the login's start
+ * (grace period and RATE_LIMIT), refused as WHY_SHAPE when neither
+ * decides. */
+static int
+check_img(struct img *im, const char *code, int64_t now, unsigned rd,
+    const struct otp_state_opts *op, struct otp_state_result *res)
 {
 	struct cfg c;
 	struct otp_hmac h;
-	struct img im;
 	uint32_t want = 0;
 	size_t clen, i;
 	int r, exceeded, found;
 
-	memset(res, 0, sizeof(*res));
 	refuse(res, OTP_STATE_WHY_WRONG);
-	*outlen = 0;
-	if (now < 0 || now > (int64_t)UINT32_MAX * 60)
-		return OTP_ETIMERANGE;
-	if (outsz < OTP_STATE_OUTMAX)
-		return OTP_ENOSPACE;
-	if ((r = scan(img, len, &c)) < 0)
+	res->hotp_miss = 0;
+	if ((r = scan(im->p, im->len, &c)) < 0)
 		return r;
 	res->skew = c.skew;
-	memcpy(out, img, len);
-	im.p = out;
-	im.len = len;
-	im.cap = outsz;
-	im.high = len;
-	im.dirty = 0;
 
 	/* The module looks at the grace period first and, when it applies,
 	 * writes nothing, not even the rate-limit record.  Both belong to a
-	 * login's first call only: a later reading (OTP_STATE_FOLLOWUP) is
-	 * the same attempt, and a grace record written meanwhile by another
-	 * login must not let a wrong code through. */
-	if (!(op->flags & OTP_STATE_FOLLOWUP) && within_grace(&im, op, now)) {
+	 * login's start only: a later reading is the same attempt, and a
+	 * grace record written meanwhile by another login must not let a
+	 * wrong code through. */
+	if (!(rd & RD_FOLLOWUP) && within_grace(im, op, now)) {
 		accept(res, OTP_STATE_BYGRACE);
 		goto done;
 	}
-	if (!(op->flags & OTP_STATE_FOLLOWUP) && c.rate) {
-		if ((r = rate_limit(&im, &c, now, &exceeded)) < 0)
-			goto fail;
+	if (!(rd & RD_FOLLOWUP) && c.rate) {
+		if ((r = rate_limit(im, &c, now, &exceeded)) < 0)
+			goto done;
 		if (exceeded) {
 			refuse(res, OTP_STATE_WHY_RATELIMIT);
 			goto done;
@@ -1092,19 +1071,19 @@ otp_state_check(const char *img, size_t len, const char *code,
 	}
 	if (otp_state_code_shape(code) < 0) {
 		refuse(res, OTP_STATE_WHY_SHAPE);
-		goto settle;
+		goto record;
 	}
 	clen = strlen(code);
 	/* Scratch codes first (8 digits only: no 6-digit text matches). */
 	if (clen == 8) {
-		if ((r = check_scratch(&im, code, &found)) < 0)
-			goto fail;
+		if ((r = check_scratch(im, code, &found)) < 0)
+			goto done;
 		if (found)
 			accept(res, OTP_STATE_BYSCRATCH);
 		else
 			refuse(res, c.mode == OTP_STATE_SCRATCHONLY ?
 			    OTP_STATE_WHY_NOCODE : OTP_STATE_WHY_WRONG);
-		goto settle;
+		goto record;
 	}
 	if (c.mode == OTP_STATE_SCRATCHONLY) {
 		refuse(res, OTP_STATE_WHY_NOCODE);
@@ -1113,41 +1092,180 @@ otp_state_check(const char *img, size_t len, const char *code,
 	for (i = 0; i < 6; i++)
 		want = want * 10 + (uint32_t)(code[i] - '0');
 	if ((r = otp_hmac_init(&h, OTP_ALG_SHA1, c.key.buf, c.key.len)) < 0)
-		goto fail;
+		goto done;
 	if (c.mode == OTP_STATE_HOTP)
-		r = check_hotp(&im, &c, &h, want, res);
+		r = check_hotp(im, &c, &h, want, res);
 	else
-		r = check_totp(&im, &c, &h, want, now, op, res);
+		r = check_totp(im, &c, &h, want, now, op, res);
 	otp_hmac_wipe(&h);
 	otp_wipe(&want, sizeof(want));
 	if (r < 0)
-		goto fail;
-settle:
-	if ((r = settle_hotp(&im, &c, op, res)) < 0)
-		goto fail;
+		goto done;
+record:
 	/* The module records the login host only when it writes the file
 	 * anyway (1.08 never marks LASTn alone as a change): so do we.
-	 * With RATE_LIMIT the login's first call has written it. */
-	if (res->accepted && (im.dirty || c.rate) && op->grace_period != 0 &&
-	    op->rhost != NULL && host_ok(op->rhost)) {
-		if ((r = last_record(&im, op, now)) < 0)
-			goto fail;
-	}
+	 * With RATE_LIMIT the login's start has written it. */
+	if (res->accepted && (im->dirty || c.rate) && op->grace_period != 0 &&
+	    op->rhost != NULL && host_ok(op->rhost))
+		r = last_record(im, op, now);
+	else
+		r = 0;
 done:
-	res->changed = im.dirty;
-	if (res->changed && im.len > OTP_STATE_MAX) {
-		r = OTP_ESTATESIZE;
-		goto fail;
-	}
-	*outlen = im.len;
 	otp_wipe(&c, sizeof(c));
-	return 0;
-fail:
-	otp_wipe(&c, sizeof(c));
-	otp_wipe(out, im.high);
-	memset(res, 0, sizeof(*res));
-	refuse(res, OTP_STATE_WHY_WRONG);
 	return r;
+}
+
+/* The readings of an answer, as the original module takes them: the
+ * code is its last 6 characters or, for a scratch code, its last 8 (the
+ * first of them 1-9); what precedes is the password that forward_pass
+ * hands on.  A bare answer is the code alone.  Reading k (0 or 1) into
+ * code; -1 when the answer has no such reading. */
+static int
+reading(const struct otp_answer *a, unsigned k, char code[9],
+    size_t *restlen)
+{
+	static const size_t lens[] = { 6, 8 };
+	size_t n = strlen(a->text), len = lens[k], i;
+
+	if (a->kind == OTP_ANSWER_CODE) {
+		/* The text is the code, whatever its shape: the engine
+		 * refuses a malformed one (longer than any code: as "")
+		 * after the login's start, as the original does. */
+		if (k != 0)
+			return -1;
+		if (n > 8)
+			n = 0;
+		memcpy(code, a->text, n);
+		code[n] = '\0';
+		*restlen = 0;
+		return 0;
+	}
+	if (n < len || (a->kind == OTP_ANSWER_BARE && n != len))
+		return -1;
+	for (i = n - len; i < n; i++)
+		if (!is_digit(a->text[i]))
+			return -1;
+	if (len == 8 && a->text[n - len] == '0')
+		return -1;
+	memcpy(code, a->text + n - len, len);
+	code[len] = '\0';
+	*restlen = n - len;
+	return 0;
+}
+
+/* A refusal that ends the login: the original stops asking there. */
+static int
+login_over(const struct otp_state_result *res)
+{
+	return res->accepted || res->why == OTP_STATE_WHY_REUSED ||
+	    res->why == OTP_STATE_WHY_SKEW ||
+	    res->why == OTP_STATE_WHY_RATELIMIT;
+}
+
+/* The readings of every answer in order, up to the first that ends the
+ * login; *owed is set when one missed the HOTP counters. */
+static int
+login_readings(struct img *im, const struct otp_answer *ans, size_t nans,
+    int64_t now, const struct otp_state_opts *op,
+    struct otp_state_result *res, int *owed)
+{
+	char code[9];
+	size_t i, restlen = 0;
+	unsigned k;
+	int r;
+
+	for (i = 0; i < nans; i++) {
+		for (k = 0; k < 2; k++) {
+			if (reading(&ans[i], k, code, &restlen) != 0)
+				continue;
+			r = check_img(im, code, now, RD_FOLLOWUP, op, res);
+			otp_wipe(code, sizeof(code));
+			if (r < 0)
+				return r;
+			*owed |= res->hotp_miss;
+			res->answer = i;
+			res->restlen = restlen;
+			if (login_over(res))
+				return 0;
+		}
+	}
+	return 0;
+}
+
+int
+otp_state_login(const char *img, size_t len, unsigned phases,
+    const struct otp_answer *ans, size_t nans, int64_t now,
+    const struct otp_state_opts *op, struct otp_state_result *res,
+    char *out, size_t outsz, size_t *outlen)
+{
+	struct img im;
+	struct cfg c;
+	char val[24];
+	size_t n;
+	int r, owed = 0;
+
+	memset(res, 0, sizeof(*res));
+	refuse(res, OTP_STATE_WHY_SHAPE);
+	*outlen = 0;
+	if (now < 0 || now > (int64_t)UINT32_MAX * 60)
+		return OTP_ETIMERANGE;
+	if (outsz < OTP_STATE_OUTMAX)
+		return OTP_ENOSPACE;
+	if ((r = scan(img, len, &c)) < 0)
+		return r;
+	res->skew = c.skew;
+	otp_wipe(&c, sizeof(c));
+	memcpy(out, img, len);
+	im.p = out;
+	im.len = len;
+	im.cap = outsz;
+	im.high = len;
+	im.dirty = 0;
+
+	if ((phases & OTP_LOGIN_OPEN) &&
+	    ((r = check_img(&im, "", now, 0, op, res)) < 0 || login_over(res)))
+		goto end;
+	if ((r = login_readings(&im, ans, nans, now, op, res, &owed)) < 0)
+		goto end;
+	res->hotp_miss = owed;
+	/* The original moves a missed HOTP counter once per login, after
+	 * its last reading (not under no_increment_hotp); a scratch code
+	 * accepted after a miss does not spare it. */
+	if ((phases & OTP_LOGIN_SETTLE) && owed &&
+	    !(op->flags & OTP_STATE_NOINCRHOTP) &&
+	    !(res->accepted && res->how == OTP_STATE_BYCODE)) {
+		if ((r = scan(im.p, im.len, &c)) < 0)
+			goto end;
+		n = fmt_i64(val, (int64_t)(c.counter + 1), 0);
+		otp_wipe(&c, sizeof(c));
+		if ((r = opt_set(&im, "HOTP_COUNTER", val, n)) < 0)
+			goto end;
+	}
+end:
+	if (r == 0 && im.dirty && im.len > OTP_STATE_MAX)
+		r = OTP_ESTATESIZE;
+	if (r < 0) {
+		otp_wipe(out, im.high);
+		memset(res, 0, sizeof(*res));
+		refuse(res, OTP_STATE_WHY_WRONG);
+		return r;
+	}
+	res->changed = im.dirty;
+	*outlen = im.len;
+	return 0;
+}
+
+int
+otp_state_check(const char *img, size_t len, const char *code, int64_t now,
+    const struct otp_state_opts *op, struct otp_state_result *res,
+    char *out, size_t outsz, size_t *outlen)
+{
+	struct otp_answer a;
+
+	a.text = code;
+	a.kind = OTP_ANSWER_CODE;
+	return otp_state_login(img, len, OTP_LOGIN_OPEN | OTP_LOGIN_SETTLE,
+	    &a, code[0] != '\0', now, op, res, out, outsz, outlen);
 }
 
 /* ---- new files ------------------------------------------------------- */

@@ -10,6 +10,7 @@
 #ifndef OTP_SYS_H
 #define OTP_SYS_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,5 +25,100 @@ int sys_random_bytes(void *buf, size_t n);
 int sys_keygen(struct otp_key *key, size_t n);
 /* n distinct scratch codes from the kernel's generator. */
 int sys_scratch_codes(uint32_t *codes, size_t n);
+
+/* ---- key and line input (lib/sys/input.c) ---------------------------- */
+
+/* The text of a key argument into out: arg itself, one line of fd for
+ * NULL or "-", one line of FILE for "@FILE" ("@~/" is $HOME's); no more
+ * than the line is consumed, one trailing "\n" or "\r\n" removed.
+ * OTP_EEMPTY for no line, OTP_ETOOLONG, OTP_ENUL, OTP_EIO with errno. */
+int sys_key_read(const char *arg, int fd, char *out, size_t outsz);
+
+/* Every line of a descriptor, read through our own buffer. */
+struct sys_lines {
+	int		fd;
+	int		eof;
+	size_t		pos, len;
+	unsigned char	buf[4096];
+};
+void sys_lines_init(struct sys_lines *l, int fd);
+/* The next line into out (as sys_key_read); OTP_EEMPTY at the end.  A bad
+ * line (OTP_ETOOLONG, OTP_ENUL) is skipped for the next call. */
+int sys_lines_next(struct sys_lines *l, char *out, size_t outsz);
+/* Wipe the buffer. */
+void sys_lines_wipe(struct sys_lines *l);
+
+/* ---- atomic files (lib/sys/atomic.c) ---------------------------------- */
+
+/* A file being staged beside its target, to be committed or discarded. */
+struct sys_file {
+	int		dirfd;			/* the target's directory */
+	char		name[NAME_MAX + 1];	/* the target's name in it */
+	char		tmp[NAME_MAX + 1];	/* staged name, "" unnamed */
+	int		fd;			/* the staged file */
+	unsigned	mode;
+	int		synced;			/* on disk since the last write */
+};
+
+/* Open the directory of path once (*dirfd) and copy its last component
+ * into name; OTP_EIO with errno (EISDIR for a path without a name). */
+int sys_dir_open(const char *path, int *dirfd, char *name, size_t namesz);
+/* Stage a new file for name in dirfd with exactly mode (no umask). */
+int sys_stage(struct sys_file *f, int dirfd, const char *name, unsigned mode);
+/* Make the staged file's owner and group uid and gid. */
+int sys_stage_owner(struct sys_file *f, unsigned long uid, unsigned long gid);
+/* Append n bytes to the staged file. */
+int sys_stage_write(struct sys_file *f, const void *buf, size_t n);
+/* fsync it now, so that a commit after a last look is quick. */
+int sys_stage_sync(struct sys_file *f);
+/* fsync it (unless synced) and put it in place: over the target (replace) or only where
+ * none exists (OTP_ESTATEEXIST); then fsync the directory.  On failure
+ * the staged file is discarded. */
+int sys_commit(struct sys_file *f, int replace);
+/* Remove the staged file. */
+void sys_discard(struct sys_file *f);
+/* Remove name's temporary files that killed runs of ours left in dirfd
+ * (no run holds their lock); sys_commit does it every time. */
+void sys_sweep(int dirfd, const char *name);
+
+/* ---- the state file and the login protocol (lib/sys/statefile.c) ----- */
+
+#define SYS_NOW_REAL	INT64_MIN	/* the clock, read once locked */
+
+/* One login on one state file (opaque; its buffers hold secrets). */
+struct sys_login;
+
+/* A login on the file at path, checked as o says, at now (SYS_NOW_REAL:
+ * the clock when the file is locked); NULL when out of memory. */
+struct sys_login *sys_login_new(const char *path,
+    const struct otp_state_opts *o, int64_t now);
+/* Check and report, but write nothing (a dry run). */
+void sys_login_dry(struct sys_login *l);
+/* The login's start, before any prompt: grace period and RATE_LIMIT. */
+int sys_login_begin(struct sys_login *l, struct otp_state_result *r);
+/* What answers would give on the file as the last cycle left it: no lock,
+ * nothing written (whether to prompt after PAM_AUTHTOK). */
+int sys_login_peek(struct sys_login *l, const struct otp_answer *a,
+    size_t n, struct otp_state_result *r);
+/* The login's end: every answer's readings, the HOTP move, one write. */
+int sys_login_end(struct sys_login *l, const struct otp_answer *a,
+    size_t n, struct otp_state_result *r);
+/* Start and end in one cycle, for answers known before the start. */
+int sys_login_check(struct sys_login *l, const struct otp_answer *a,
+    size_t n, struct otp_state_result *r);
+/* errno of the last OTP_EIO, OTP_ELOCK or OTP_EREADONLY. */
+int sys_login_errno(const struct sys_login *l);
+/* Lock-and-read cycles so far. */
+unsigned sys_login_cycles(const struct sys_login *l);
+/* Wipe and free l (NULL is fine). */
+void sys_login_free(struct sys_login *l);
+
+/* Read and parse path with the login's checks, writing nothing. */
+int sys_statefile_load(const char *path, const struct otp_state_opts *o,
+    struct otp_state *st);
+/* Create path with img, mode 0400, atomically; an existing path is
+ * OTP_ESTATEEXIST unless force, which replaces only a regular file. */
+int sys_statefile_create(const char *path, const char *img, size_t len,
+    int force);
 
 #endif /* OTP_SYS_H */

@@ -1,7 +1,7 @@
 /*
  * state-loop.c - the time of one state-mode check inside a process: lock,
  * read, verify, temporary file, fsync, rename, directory fsync, as
- * otp_statefile_check does them for otp-verify --state and pam_otp.so.
+ * sys_login_check does them for otp-verify --state.
  * Between checks (untimed) a fresh copy of the file is written and
  * synced, so that every check accepts and rewrites it and its fsyncs
  * flush only its own update.
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "otp.h"
+#include "sys.h"
 
 /* RFC 6238's SHA1 key in Base32, DISALLOW_REUSE: every accept writes. */
 static const char image[] = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ\n"
@@ -43,6 +44,8 @@ main(int argc, char *argv[])
 {
 	struct otp_state_opts o;
 	struct otp_state_result r;
+	struct otp_answer a;
+	struct sys_login *l;
 	char path[4096];
 	double *t, t0;
 	int i, runs;
@@ -55,15 +58,19 @@ main(int argc, char *argv[])
 	otp_state_opts_init(&o);
 	for (i = 0; i < runs; i++) {
 		unlink(path);
-		if (otp_statefile_create(path, image, sizeof(image) - 1, 0) != 0)
+		if (sys_statefile_create(path, image, sizeof(image) - 1, 0) != 0)
 			errx(2, "%s: cannot create", path);
 		sync();
 		t0 = now_ms();
 		/* 1700000000: the code of RFC 6238's key is 921300 then. */
-		if (otp_statefile_check(path, "921300", 1700000000, &o,
-		    &r) != 0 || !r.accepted || !r.recorded)
+		a.text = "921300";
+		a.kind = OTP_ANSWER_CODE;
+		if ((l = sys_login_new(path, &o, 1700000000)) == NULL ||
+		    sys_login_check(l, &a, 1, &r) != 0 || !r.accepted ||
+		    !r.recorded)
 			errx(2, "%s: the check did not accept and record", path);
 		t[i] = now_ms() - t0;
+		sys_login_free(l);
 	}
 	qsort(t, (size_t)runs, sizeof(*t), cmp);
 	printf("%.3f %.3f\n", t[runs / 2], t[runs * 9 / 10]);

@@ -1,5 +1,5 @@
 /*
- * test-key.c - otp_key_read from operands, streams, files, FIFOs and
+ * test-key.c - sys_key_read from operands, streams, files, FIFOs and
  * pipes, and otp_key_parse of hex, Base32 and otpauth:// key text, against
  * tests/vectors/key-read.txt and tests/vectors/key-parse.txt.
  */
@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "otp.h"
+#include "sys.h"
 #include "unit.h"
 
 /* Undo the C escapes of the vector file; returns the byte count. */
@@ -72,7 +73,7 @@ all_zero(const char *p, size_t n)
 	return 1;
 }
 
-/* Check one result of otp_key_read against a vector's expectation. */
+/* Check one result of sys_key_read against a vector's expectation. */
 static void
 check_read(const struct unit_line *l, const char *how, int rc,
     const char *out, size_t outsz, int code, const char *want)
@@ -131,15 +132,18 @@ read_case(const struct unit_line *l, void *arg)
 		exit(1);
 	rewind(fp);
 	memset(out, 'x', (size_t)outsz);
-	rc = otp_key_read(l->lineno % 2 ? "-" : NULL, fp, out, (size_t)outsz);
+	rc = sys_key_read(l->lineno % 2 ? "-" : NULL, fileno(fp), out,
+	    (size_t)outsz);
 	check_read(l, "stream", rc, out, (size_t)outsz, code, want);
 	if (rc == 0) {
 		/* One line consumed, no more. */
 		const char *nl = memchr(data, '\n', n);
 
 		line = nl != NULL ? (size_t)(nl - data) + 1 : n;
-		unit_check(ftell(fp) == (long)line, l->file, (int)l->lineno,
-		    "stream: consumed %ld bytes, want %zu", ftell(fp), line);
+		off_t at = lseek(fileno(fp), 0, SEEK_CUR);
+
+		unit_check(at == (off_t)line, l->file, (int)l->lineno,
+		    "stream: consumed %ld bytes, want %zu", (long)at, line);
 	}
 	fclose(fp);
 
@@ -148,7 +152,7 @@ read_case(const struct unit_line *l, void *arg)
 	write_file(path, data, n);
 	snprintf(arg1, sizeof(arg1), "@%s", path);
 	memset(out, 'x', (size_t)outsz);
-	rc = otp_key_read(arg1, NULL, out, (size_t)outsz);
+	rc = sys_key_read(arg1, -1, out, (size_t)outsz);
 	check_read(l, "@file", rc, out, (size_t)outsz, code, want);
 	unlink(path);
 
@@ -172,14 +176,14 @@ read_case(const struct unit_line *l, void *arg)
 	}
 	snprintf(arg1, sizeof(arg1), "@%s", path);
 	memset(out, 'x', (size_t)outsz);
-	rc = otp_key_read(arg1, NULL, out, (size_t)outsz);
+	rc = sys_key_read(arg1, -1, out, (size_t)outsz);
 	check_read(l, "@fifo", rc, out, (size_t)outsz, code, want);
 	waitpid(pid, &status, 0);
 	unlink(path);
 	free(out);
 }
 
-/* What otp_key_read leaves in a pipe it read through /dev/fd/N. */
+/* What sys_key_read leaves in a pipe it read through /dev/fd/N. */
 static void
 pipe_consumption(void)
 {
@@ -194,7 +198,7 @@ pipe_consumption(void)
 		exit(1);
 	snprintf(arg, sizeof(arg), "@/dev/fd/%d", p[0]);
 	/* (CHECK_EQ_INT evaluates its arguments twice: call first.) */
-	rc = otp_key_read(arg, NULL, out, sizeof(out));
+	rc = sys_key_read(arg, -1, out, sizeof(out));
 	CHECK_EQ_INT(rc, 0, "pipe");
 	CHECK_EQ_STR(out, "abc", "pipe line");
 	close(p[1]);
@@ -211,7 +215,7 @@ pipe_consumption(void)
 		exit(1);
 	close(p[1]);
 	snprintf(arg, sizeof(arg), "@/dev/fd/%d", p[0]);
-	rc = otp_key_read(arg, NULL, out, 8);
+	rc = sys_key_read(arg, -1, out, 8);
 	CHECK_EQ_INT(rc, OTP_ETOOLONG, "pipe too long");
 	n = read(p[0], rest, sizeof(rest));
 	CHECK(n >= (ssize_t)sizeof(big) - 9, "pipe: read %zd bytes of a "
@@ -228,41 +232,41 @@ read_edges(void)
 	int s;
 
 	/* Operands are copied, one trailing newline dropped. */
-	CHECK_EQ_INT(otp_key_read("KEY", NULL, out, sizeof(out)), 0, "arg");
+	CHECK_EQ_INT(sys_key_read("KEY", -1, out, sizeof(out)), 0, "arg");
 	CHECK_EQ_STR(out, "KEY", "arg");
-	CHECK_EQ_INT(otp_key_read("KEY\n", NULL, out, sizeof(out)), 0, "arg");
+	CHECK_EQ_INT(sys_key_read("KEY\n", -1, out, sizeof(out)), 0, "arg");
 	CHECK_EQ_STR(out, "KEY", "arg newline");
-	CHECK_EQ_INT(otp_key_read("KEY\r\n", NULL, out, sizeof(out)), 0,
+	CHECK_EQ_INT(sys_key_read("KEY\r\n", -1, out, sizeof(out)), 0,
 	    "arg");
 	CHECK_EQ_STR(out, "KEY", "arg CRLF");
-	CHECK_EQ_INT(otp_key_read("KEY\n\n", NULL, out, sizeof(out)), 0,
+	CHECK_EQ_INT(sys_key_read("KEY\n\n", -1, out, sizeof(out)), 0,
 	    "arg");
 	CHECK_EQ_STR(out, "KEY\n", "arg: only one newline goes");
-	CHECK_EQ_INT(otp_key_read("", NULL, out, sizeof(out)), 0, "arg");
+	CHECK_EQ_INT(sys_key_read("", -1, out, sizeof(out)), 0, "arg");
 	CHECK_EQ_STR(out, "", "empty arg");
-	CHECK_EQ_INT(otp_key_read("123456789012345", NULL, out, 16), 0,
+	CHECK_EQ_INT(sys_key_read("123456789012345", -1, out, 16), 0,
 	    "arg fits");
-	CHECK_EQ_INT(otp_key_read("1234567890123456", NULL, out, 16),
+	CHECK_EQ_INT(sys_key_read("1234567890123456", -1, out, 16),
 	    OTP_ETOOLONG, "arg too long");
 	CHECK(all_zero(out, sizeof(out)), "arg wiped");
-	CHECK_EQ_INT(otp_key_read("KEY", NULL, out, 0), OTP_EINVAL, "outsz 0");
-	CHECK_EQ_INT(otp_key_read("KEY", NULL, NULL, 5), OTP_EINVAL, "NULL");
-	CHECK_EQ_INT(otp_key_read("-", NULL, out, sizeof(out)), OTP_EINVAL,
+	CHECK_EQ_INT(sys_key_read("KEY", -1, out, 0), OTP_EINVAL, "outsz 0");
+	CHECK_EQ_INT(sys_key_read("KEY", -1, NULL, 5), OTP_EINVAL, "NULL");
+	CHECK_EQ_INT(sys_key_read("-", -1, out, sizeof(out)), OTP_EINVAL,
 	    "no stream");
 
 	/* Files that are not key files. */
 	errno = 0;
-	CHECK_EQ_INT(otp_key_read("@/nonexistent/key", NULL, out, sizeof(out)),
+	CHECK_EQ_INT(sys_key_read("@/nonexistent/key", -1, out, sizeof(out)),
 	    OTP_EIO, "missing");
 	CHECK_EQ_INT(errno, ENOENT, "missing errno");
 	errno = 0;
 	snprintf(arg, sizeof(arg), "@%s", tmpdir);
-	CHECK_EQ_INT(otp_key_read(arg, NULL, out, sizeof(out)), OTP_EIO,
+	CHECK_EQ_INT(sys_key_read(arg, -1, out, sizeof(out)), OTP_EIO,
 	    "directory");
 	CHECK_EQ_INT(errno, EISDIR, "directory errno");
-	CHECK_EQ_INT(otp_key_read("@", NULL, out, sizeof(out)), OTP_EIO,
+	CHECK_EQ_INT(sys_key_read("@", -1, out, sizeof(out)), OTP_EIO,
 	    "empty name");
-	CHECK_EQ_INT(otp_key_read("@/dev/null", NULL, out, sizeof(out)),
+	CHECK_EQ_INT(sys_key_read("@/dev/null", -1, out, sizeof(out)),
 	    OTP_EEMPTY, "character device");
 	snprintf(path, sizeof(path), "%s/sock", tmpdir);
 	memset(&sun, 0, sizeof(sun));
@@ -271,7 +275,7 @@ read_edges(void)
 	if ((s = socket(AF_UNIX, SOCK_STREAM, 0)) >= 0 &&
 	    bind(s, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
 		snprintf(arg, sizeof(arg), "@%s", path);
-		CHECK_EQ_INT(otp_key_read(arg, NULL, out, sizeof(out)),
+		CHECK_EQ_INT(sys_key_read(arg, -1, out, sizeof(out)),
 		    OTP_EIO, "socket");
 		close(s);
 		unlink(path);
@@ -284,7 +288,7 @@ read_edges(void)
 		char a2[620];
 
 		snprintf(a2, sizeof(a2), "@%s", arg);
-		CHECK_EQ_INT(otp_key_read(a2, NULL, out, sizeof(out)), 0,
+		CHECK_EQ_INT(sys_key_read(a2, -1, out, sizeof(out)), 0,
 		    "symlink");
 		CHECK_EQ_STR(out, "ABCD", "symlink");
 		unlink(arg);
@@ -294,7 +298,8 @@ read_edges(void)
 	/* A stream that fails. */
 	if ((fp = fopen("/dev/null", "w")) != NULL) {
 		memset(out, 'x', sizeof(out));
-		CHECK_EQ_INT(otp_key_read("-", fp, out, sizeof(out)), OTP_EIO,
+		CHECK_EQ_INT(sys_key_read("-", fileno(fp), out, sizeof(out)),
+		    OTP_EIO,
 		    "stream error");
 		CHECK(all_zero(out, sizeof(out)), "stream error wiped");
 		fclose(fp);
@@ -303,15 +308,16 @@ read_edges(void)
 	if ((fp = tmpfile()) != NULL) {
 		fputs("one\r\ntwo\n\nthree", fp);
 		rewind(fp);
-		CHECK(otp_key_read("-", fp, out, sizeof(out)) == 0 &&
+		CHECK(sys_key_read("-", fileno(fp), out, sizeof(out)) == 0 &&
 		    strcmp(out, "one") == 0, "line 1");
-		CHECK(otp_key_read("-", fp, out, sizeof(out)) == 0 &&
+		CHECK(sys_key_read("-", fileno(fp), out, sizeof(out)) == 0 &&
 		    strcmp(out, "two") == 0, "line 2");
-		CHECK(otp_key_read("-", fp, out, sizeof(out)) == 0 &&
+		CHECK(sys_key_read("-", fileno(fp), out, sizeof(out)) == 0 &&
 		    strcmp(out, "") == 0, "line 3");
-		CHECK(otp_key_read("-", fp, out, sizeof(out)) == 0 &&
+		CHECK(sys_key_read("-", fileno(fp), out, sizeof(out)) == 0 &&
 		    strcmp(out, "three") == 0, "line 4");
-		CHECK(otp_key_read("-", fp, out, sizeof(out)) == OTP_EEMPTY,
+		CHECK(sys_key_read("-", fileno(fp), out, sizeof(out)) ==
+		    OTP_EEMPTY,
 		    "end");
 		fclose(fp);
 	}

@@ -406,11 +406,11 @@ test_rules(void)
 	CHECK(strcmp(otp_state_why_text(OTP_STATE_WHY_REUSED), "") != 0,
 	    "why text");
 
-	/* Rate-limit list: only the newest N kept, times in the future
-	 * dropped, old ones pruned. */
-	ret = run("2SH3V3GDW7ZNMGYE\n\" RATE_LIMIT 2 30 299960 299990 "
-	    "300500\n\" TOTP_AUTH\n", "000000", 300000, OTP_STATE_NOSKEWADJ,
-	    &r, &outlen);
+	/* Rate-limit list: only the newest N kept, old ones pruned (a time
+	 * in the future counts as now: test_rate_clocks). */
+	ret = run("2SH3V3GDW7ZNMGYE\n\" RATE_LIMIT 2 30 299960 299990\n"
+	    "\" TOTP_AUTH\n", "000000", 300000, OTP_STATE_NOSKEWADJ, &r,
+	    &outlen);
 	out[outlen] = '\0';
 	CHECK(ret == 0 && !r.accepted && r.why == OTP_STATE_WHY_WRONG &&
 	    strstr(out, "\" RATE_LIMIT 2 30 299990 300000\n") != NULL,
@@ -431,13 +431,14 @@ test_rules(void)
 	}
 }
 
-/* One call of a login on the image in img, as pam_otp.so makes it; the
- * result becomes the image. */
+/* One step of a login on the image in img (phases OPEN/SETTLE, at most
+ * one answer of kind k); the result becomes the image. */
 static int
-login_call(const char *code, unsigned flags, const char *rhost,
-    struct otp_state_result *r)
+login_step(unsigned phases, const char *text, enum otp_answer_kind k,
+    unsigned flags, const char *rhost, struct otp_state_result *r)
 {
 	struct otp_state_opts o;
+	struct otp_answer a;
 	size_t outlen;
 	int ret;
 
@@ -447,8 +448,10 @@ login_call(const char *code, unsigned flags, const char *rhost,
 		o.grace_period = 600;
 		o.rhost = rhost;
 	}
-	ret = otp_state_check(img, imglen, code, 300000, &o, r, out,
-	    sizeof(out), &outlen);
+	a.text = text;
+	a.kind = k;
+	ret = otp_state_login(img, imglen, phases, &a, text != NULL, 300000,
+	    &o, r, out, sizeof(out), &outlen);
 	if (ret == 0) {
 		memcpy(img, out, outlen);
 		imglen = outlen;
@@ -464,113 +467,161 @@ login_file(const char *text)
 	memcpy(img, text, imglen + 1);
 }
 
-#define FU	OTP_STATE_FOLLOWUP
-#define NI	OTP_STATE_NOINCRHOTP
-#define OWED	OTP_STATE_HOTPOWED
+#define OPEN	OTP_LOGIN_OPEN
+#define SETTLE	OTP_LOGIN_SETTLE
+#define BARE	OTP_ANSWER_BARE
+#define SPLIT	OTP_ANSWER_SPLIT
 
-/* One login, one attempt: the opening call, follow-up readings, the HOTP
- * settlement (otp.h).  Final images are what Debian's
+/* One login, one attempt: its start, the readings of its answers, its
+ * end (otp_state_login).  Final images are what Debian's
  * pam_google_authenticator.so left for the same logins. */
 static void
 test_login(void)
 {
 	struct otp_state_result r;
+	struct otp_answer two[2];
+	size_t outlen;
 
-	/* The opening call ("") records the attempt and checks nothing. */
+	/* The start records the attempt and checks nothing. */
 	login_file("2SH3V3GDW7ZNMGYE\n\" RATE_LIMIT 3 30\n\" TOTP_AUTH\n");
-	CHECK(login_call("", 0, NULL, &r) == 0 && !r.accepted &&
-	    r.why == OTP_STATE_WHY_SHAPE && r.changed, "opening call");
+	CHECK(login_step(OPEN, NULL, BARE, 0, NULL, &r) == 0 && !r.accepted &&
+	    r.why == OTP_STATE_WHY_SHAPE && r.changed, "start");
 	CHECK_EQ_STR(img, "2SH3V3GDW7ZNMGYE\n\" RATE_LIMIT 3 30 300000\n"
 	    "\" TOTP_AUTH\n", "one attempt recorded");
-	/* Follow-ups neither record nor count: even at the limit. */
+	/* Later readings neither record nor count: even at the limit. */
 	login_file("2SH3V3GDW7ZNMGYE\n\" RATE_LIMIT 1 30 300000\n"
 	    "\" TOTP_AUTH\n");
-	CHECK(login_call("050548", FU, NULL, &r) == 0 && r.accepted &&
-	    !r.changed, "follow-up at the limit accepted, nothing written");
-	CHECK(login_call("050548", 0, NULL, &r) == 0 && !r.accepted &&
-	    r.why == OTP_STATE_WHY_RATELIMIT, "a new login is limited");
+	CHECK(login_step(SETTLE, "050548", BARE, 0, NULL, &r) == 0 &&
+	    r.accepted && !r.changed,
+	    "reading at the limit accepted, nothing written");
+	CHECK(login_step(OPEN | SETTLE, "050548", BARE, 0, NULL, &r) == 0 &&
+	    !r.accepted && r.why == OTP_STATE_WHY_RATELIMIT,
+	    "a new login is limited");
 
-	/* The grace period belongs to the opening call: a follow-up with a
-	 * wrong code is refused even for a host in its grace period. */
+	/* The grace period belongs to the start: a later wrong code is
+	 * refused even for a host in its grace period. */
 	login_file("2SH3V3GDW7ZNMGYE\n\" LAST0 10.0.0.1 299990\n"
 	    "\" TOTP_AUTH\n");
-	CHECK(login_call("", 0, "10.0.0.1", &r) == 0 && r.accepted &&
-	    r.how == OTP_STATE_BYGRACE, "opening call: grace");
-	CHECK(login_call("999999", FU, "10.0.0.1", &r) == 0 && !r.accepted &&
-	    r.why == OTP_STATE_WHY_WRONG, "follow-up: no grace");
+	CHECK(login_step(OPEN, NULL, BARE, 0, "10.0.0.1", &r) == 0 &&
+	    r.accepted && r.how == OTP_STATE_BYGRACE, "start: grace");
+	CHECK(login_step(SETTLE, "999999", BARE, 0, "10.0.0.1", &r) == 0 &&
+	    !r.accepted && r.why == OTP_STATE_WHY_WRONG, "reading: no grace");
+	CHECK(login_step(OPEN | SETTLE, "999999", BARE, 0, "10.0.0.1", &r) ==
+	    0 && r.accepted && r.how == OTP_STATE_BYGRACE,
+	    "one cycle: grace decides before the answer");
 
-	/* With RATE_LIMIT the opening call wrote the file, so an accept
-	 * that changes nothing more still records its host. */
+	/* With RATE_LIMIT the start wrote the file, so an accept that
+	 * changes nothing more still records its host. */
 	login_file("2SH3V3GDW7ZNMGYE\n\" RATE_LIMIT 5 30\n\" TOTP_AUTH\n");
-	CHECK(login_call("", 0, "10.0.0.1", &r) == 0 && !r.accepted,
-	    "open");
-	CHECK(login_call("050548", FU, "10.0.0.1", &r) == 0 && r.accepted &&
-	    r.changed, "accepted, host recorded");
+	CHECK(login_step(OPEN, NULL, BARE, 0, "10.0.0.1", &r) == 0 &&
+	    !r.accepted, "start");
+	CHECK(login_step(SETTLE, "050548", BARE, 0, "10.0.0.1", &r) == 0 &&
+	    r.accepted && r.changed, "accepted, host recorded");
 	CHECK_EQ_STR(img, "2SH3V3GDW7ZNMGYE\n\" LAST0 10.0.0.1 300000\n"
 	    "\" RATE_LIMIT 5 30 300000\n\" TOTP_AUTH\n", "grace record");
 	login_file("2SH3V3GDW7ZNMGYE\n\" TOTP_AUTH\n");
-	CHECK(login_call("050548", FU, "10.0.0.1", &r) == 0 && r.accepted &&
-	    !r.changed, "nothing else written: no host record");
+	CHECK(login_step(SETTLE, "050548", BARE, 0, "10.0.0.1", &r) == 0 &&
+	    r.accepted && !r.changed, "nothing else written: no host record");
 
-	/* A HOTP miss under NOINCRHOTP is reported, not written; HOTPOWED
-	 * settles it with one move. */
+	/* A HOTP miss is reported; the end moves the counter once. */
 	login_file("2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 3\n");
-	CHECK(login_call("000000", FU | NI, NULL, &r) == 0 && !r.accepted &&
-	    r.hotp_miss && !r.changed, "miss reported, counter left");
-	CHECK(login_call("12345678", FU | NI, NULL, &r) == 0 &&
-	    !r.hotp_miss, "an 8-digit reading misses no counter");
-	CHECK(login_call("", FU | OWED, NULL, &r) == 0 && r.changed,
-	    "settled");
+	CHECK(login_step(0, "000000", BARE, 0, NULL, &r) == 0 &&
+	    !r.accepted && r.hotp_miss && !r.changed,
+	    "miss reported, counter left without SETTLE");
+	CHECK(login_step(SETTLE, "12345678", BARE, 0, NULL, &r) == 0 &&
+	    !r.hotp_miss && !r.changed,
+	    "an 8-digit reading misses no counter");
+	CHECK(login_step(SETTLE, "000000", BARE, 0, NULL, &r) == 0 &&
+	    r.hotp_miss && r.changed, "settled");
 	CHECK_EQ_STR(img, "2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 4\n",
 	    "one move");
-	/* A miss of its own plus HOTPOWED is still one move. */
-	CHECK(login_call("000000", FU | OWED, NULL, &r) == 0 && r.hotp_miss,
-	    "miss and owed");
-	CHECK_EQ_STR(img, "2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 5\n",
+	/* Two missing answers are still one move. */
+	two[0].text = "000000";
+	two[0].kind = SPLIT;
+	two[1].text = "111111";
+	two[1].kind = BARE;
+	CHECK(otp_state_login(img, imglen, OPEN | SETTLE, two, 2, 300000,
+	    &(struct otp_state_opts){ .allowed_perm = 0600 }, &r, out,
+	    sizeof(out), &outlen) == 0 && r.hotp_miss && r.answer == 1,
+	    "two misses");
+	out[outlen] = '\0';
+	CHECK_EQ_STR(out, "2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 5\n",
 	    "still one move");
 	/* A HOTP accept sets the counter past the match, no more. */
-	CHECK(login_call("932068", FU | OWED, NULL, &r) == 0 && r.accepted &&
-	    r.how == OTP_STATE_BYCODE, "HOTP accept while owed");
+	login_file("2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 5\n");
+	CHECK(login_step(SETTLE, "932068", BARE, 0, NULL, &r) == 0 &&
+	    r.accepted && r.how == OTP_STATE_BYCODE, "HOTP accept");
 	CHECK_EQ_STR(img, "2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 6\n",
 	    "past the match");
 	/* No HOTP counter, nothing to settle. */
 	login_file("2SH3V3GDW7ZNMGYE\n\" TOTP_AUTH\n");
-	CHECK(login_call("", FU | OWED, NULL, &r) == 0 && !r.changed,
-	    "TOTP: nothing owed");
+	CHECK(login_step(SETTLE, "000000", BARE, 0, NULL, &r) == 0 &&
+	    !r.changed, "TOTP: nothing owed");
 
 	/* forward_pass "hunter12000000" against HOTP_COUNTER 1 and scratch
 	 * code 12000000: "000000" misses, "12000000" is accepted, the
-	 * counter still moves. */
+	 * counter still moves, and the password is what precedes it. */
 	login_file("2SH3V3GDW7ZNMGYE\n\" RATE_LIMIT 5 30\n"
 	    "\" HOTP_COUNTER 1\n12000000\n");
-	CHECK(login_call("", 0, NULL, &r) == 0 && !r.accepted, "open");
-	CHECK(login_call("000000", FU | NI, NULL, &r) == 0 && r.hotp_miss,
-	    "6-digit reading");
-	CHECK(login_call("12000000", FU | NI, NULL, &r) == 0 && r.accepted &&
-	    r.how == OTP_STATE_BYSCRATCH, "8-digit reading");
-	CHECK(login_call("", FU | OWED, NULL, &r) == 0, "settle");
+	CHECK(login_step(OPEN, NULL, BARE, 0, NULL, &r) == 0 && !r.accepted,
+	    "start");
+	CHECK(login_step(SETTLE, "hunter12000000", SPLIT, 0, NULL, &r) == 0 &&
+	    r.accepted && r.how == OTP_STATE_BYSCRATCH && r.hotp_miss &&
+	    r.restlen == 6, "6-digit miss, then the 8-digit reading");
 	CHECK_EQ_STR(img, "2SH3V3GDW7ZNMGYE\n\" RATE_LIMIT 5 30 300000\n"
 	    "\" HOTP_COUNTER 2\n", "as the original left it");
 
 	/* try_first_pass: PAM_AUTHTOK "000000" misses counter 3, the
 	 * prompt's code for counter 3 is still good. */
 	login_file("2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 3\n");
-	CHECK(login_call("", 0, NULL, &r) == 0, "open");
-	CHECK(login_call("000000", FU | NI, NULL, &r) == 0 && r.hotp_miss,
-	    "PAM_AUTHTOK");
-	CHECK(login_call("464407", FU | NI, NULL, &r) == 0 && r.accepted,
+	two[0].text = "000000";
+	two[0].kind = SPLIT;
+	two[1].text = "464407";
+	two[1].kind = BARE;
+	CHECK(otp_state_login(img, imglen, SETTLE, two, 2, 300000,
+	    &(struct otp_state_opts){ .allowed_perm = 0600 }, &r, out,
+	    sizeof(out), &outlen) == 0 && r.accepted && r.answer == 1,
 	    "prompt: counter 3");
-	CHECK_EQ_STR(img, "2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 4\n",
+	out[outlen] = '\0';
+	CHECK_EQ_STR(out, "2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 4\n",
 	    "as the original left it");
+	/* A bare answer is the code alone. */
+	CHECK(login_step(SETTLE, "x464407", BARE, 0, NULL, &r) == 0 &&
+	    !r.accepted && r.why == OTP_STATE_WHY_SHAPE && !r.changed,
+	    "bare: no reading");
 
-	/* Without the flags a call is a login of its own, as before. */
+	/* A whole login in one call (otp_state_check). */
 	login_file("2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 3\n");
-	CHECK(login_call("000000", 0, NULL, &r) == 0 && r.hotp_miss &&
-	    r.changed, "single-call miss moves the counter");
+	CHECK(login_step(OPEN | SETTLE, "000000", OTP_ANSWER_CODE, 0, NULL,
+	    &r) == 0 && r.hotp_miss && r.changed,
+	    "single-call miss moves the counter");
 	CHECK_EQ_STR(img, "2SH3V3GDW7ZNMGYE\n\" HOTP_COUNTER 4\n",
 	    "moved");
-	CHECK(login_call("000000", NI, NULL, &r) == 0 && r.hotp_miss &&
+	CHECK(login_step(OPEN | SETTLE, "000000", OTP_ANSWER_CODE,
+	    OTP_STATE_NOINCRHOTP, NULL, &r) == 0 && r.hotp_miss &&
 	    !r.changed, "no_increment_hotp");
+}
+
+/* RATE_LIMIT under clocks that differ: a record later than now counts
+ * as an attempt made now, so no clock lets more than N in. */
+static void
+test_rate_clocks(void)
+{
+	struct otp_state_result r;
+
+	login_file("2SH3V3GDW7ZNMGYE\n\" RATE_LIMIT 3 30 300005 300005 "
+	    "300005\n\" TOTP_AUTH\n");
+	CHECK(login_step(OPEN | SETTLE, "050548", OTP_ANSWER_CODE, 0, NULL,
+	    &r) == 0 && !r.accepted && r.why == OTP_STATE_WHY_RATELIMIT,
+	    "three attempts at T+5, one at T+4: refused");
+	CHECK_EQ_STR(img, "2SH3V3GDW7ZNMGYE\n\" RATE_LIMIT 3 30 300000 300000 "
+	    "300000\n\" TOTP_AUTH\n", "the future records kept as now");
+	/* A clock stepped back by an hour does not lock out for an hour:
+	 * the records age from the new now. */
+	login_file("2SH3V3GDW7ZNMGYE\n\" RATE_LIMIT 1 30 303600\n"
+	    "\" TOTP_AUTH\n");
+	CHECK(login_step(OPEN | SETTLE, "050548", OTP_ANSWER_CODE, 0, NULL,
+	    &r) == 0 && !r.accepted, "stepped back: still counted");
 }
 
 int
@@ -591,5 +642,6 @@ main(int argc, char **argv)
 	test_build_ranges();
 	test_rules();
 	test_login();
+	test_rate_clocks();
 	return unit_done();
 }

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "otp.h"
+#include "sys.h"
 #include "unit.h"
 
 /* SECRET 2SH3V3GDW7ZNMGYE at Unix time 300000 (step 10000) gives 050548. */
@@ -66,6 +67,25 @@ slurp(const char *path, char *buf, size_t sz)
 	return n;
 }
 
+/* A whole login with one code on the file at path (otp-verify --state). */
+static int
+file_check(const char *path, const char *code, int64_t now,
+    const struct otp_state_opts *o, struct otp_state_result *r)
+{
+	struct sys_login *l = sys_login_new(path, o, now);
+	struct otp_answer a;
+	int ret;
+
+	if (l == NULL)
+		return OTP_ENOMEM;
+	a.text = code;
+	a.kind = OTP_ANSWER_CODE;
+	ret = sys_login_check(l, &a, 1, r);
+	errno = sys_login_errno(l);
+	sys_login_free(l);
+	return ret;
+}
+
 /* No path~XXXXXX left in dir. */
 static int
 no_temp_left(void)
@@ -89,7 +109,7 @@ test_check(void)
 	snprintf(path, sizeof(path), "%s/ga", dir);
 	put_file(path, totp_file, 0400);
 
-	ret = otp_statefile_check(path, CODE0, T0, &o, &r);
+	ret = file_check(path, CODE0, T0, &o, &r);
 	CHECK(ret == 0 && r.accepted && r.recorded, "accept and record: %d",
 	    ret);
 	slurp(path, buf, sizeof(buf));
@@ -97,71 +117,71 @@ test_check(void)
 	    "\" TOTP_AUTH\n12345678\n", "reuse recorded");
 	CHECK(stat(path, &st) == 0 && (st.st_mode & 07777) == 0400,
 	    "mode 0400 after update");
-	ret = otp_statefile_check(path, CODE0, T0, &o, &r);
+	ret = file_check(path, CODE0, T0, &o, &r);
 	CHECK(ret == 0 && !r.accepted && r.why == OTP_STATE_WHY_REUSED,
 	    "second use refused");
-	ret = otp_statefile_check(path, "12345678", T0, &o, &r);
+	ret = file_check(path, "12345678", T0, &o, &r);
 	CHECK(ret == 0 && r.accepted && r.how == OTP_STATE_BYSCRATCH,
 	    "scratch code");
-	ret = otp_statefile_check(path, "12345678", T0, &o, &r);
+	ret = file_check(path, "12345678", T0, &o, &r);
 	CHECK(ret == 0 && !r.accepted, "scratch code once only");
 	CHECK(no_temp_left(), "no temporary file left");
 
 	/* Modes. */
 	put_file(path, totp_file, 0640);
-	CHECK(otp_statefile_check(path, CODE0, T0, &o, &r) == OTP_ESTATEMODE,
+	CHECK(file_check(path, CODE0, T0, &o, &r) == OTP_ESTATEMODE,
 	    "mode 0640 refused");
 	o.allowed_perm = 0640;
-	CHECK(otp_statefile_check(path, CODE0, T0, &o, &r) == 0 && r.accepted,
+	CHECK(file_check(path, CODE0, T0, &o, &r) == 0 && r.accepted,
 	    "allowed_perm 0640");
 	o.allowed_perm = 0600;
 	put_file(path, totp_file, 0600 | S_ISGID);
-	CHECK(otp_statefile_check(path, CODE0, T0, &o, &r) == OTP_ESTATEMODE,
+	CHECK(file_check(path, CODE0, T0, &o, &r) == OTP_ESTATEMODE,
 	    "setgid bit refused");
 
 	/* Owner. */
 	put_file(path, totp_file, 0400);
 	if (chown(path, 65534, 65534) == 0 && geteuid() != 65534) {
-		CHECK(otp_statefile_check(path, CODE0, T0, &o, &r) ==
+		CHECK(file_check(path, CODE0, T0, &o, &r) ==
 		    OTP_ESTATEOWNER, "other owner refused");
 		o.flags |= OTP_STATE_NOSTRICTOWNER;
 		if (geteuid() == 0)
-			CHECK(otp_statefile_check(path, CODE0, T0, &o, &r) ==
+			CHECK(file_check(path, CODE0, T0, &o, &r) ==
 			    0 && r.accepted, "no_strict_owner");
 		o.flags &= ~(unsigned)OTP_STATE_NOSTRICTOWNER;
 	}
 	o.uid = 4242;
 	put_file(path, totp_file, 0400);
-	CHECK(otp_statefile_check(path, CODE0, T0, &o, &r) == OTP_ESTATEOWNER,
+	CHECK(file_check(path, CODE0, T0, &o, &r) == OTP_ESTATEOWNER,
 	    "expected uid honoured");
 	otp_state_opts_init(&o);
 
 	/* Symlink, FIFO, directory, missing, empty, too big. */
 	snprintf(buf, sizeof(buf), "%s/link", dir);
 	symlink(path, buf);
-	CHECK(otp_statefile_check(buf, CODE0, T0, &o, &r) == OTP_ESTATETYPE,
+	CHECK(file_check(buf, CODE0, T0, &o, &r) == OTP_ESTATETYPE,
 	    "symlink refused");
 	snprintf(buf, sizeof(buf), "%s/fifo", dir);
 	mkfifo(buf, 0600);
-	CHECK(otp_statefile_check(buf, CODE0, T0, &o, &r) == OTP_ESTATETYPE,
+	CHECK(file_check(buf, CODE0, T0, &o, &r) == OTP_ESTATETYPE,
 	    "FIFO refused without blocking");
 	snprintf(buf, sizeof(buf), "%s/sub", dir);
 	mkdir(buf, 0700);
-	CHECK(otp_statefile_check(buf, CODE0, T0, &o, &r) == OTP_ESTATETYPE,
+	CHECK(file_check(buf, CODE0, T0, &o, &r) == OTP_ESTATETYPE,
 	    "directory refused");
 	snprintf(buf, sizeof(buf), "%s/missing", dir);
 	errno = 0;
-	CHECK(otp_statefile_check(buf, CODE0, T0, &o, &r) == OTP_EIO &&
+	CHECK(file_check(buf, CODE0, T0, &o, &r) == OTP_EIO &&
 	    errno == ENOENT, "missing file: OTP_EIO, ENOENT");
 	put_file(path, "", 0400);
-	CHECK(otp_statefile_check(path, CODE0, T0, &o, &r) == OTP_ESTATESIZE,
+	CHECK(file_check(path, CODE0, T0, &o, &r) == OTP_ESTATESIZE,
 	    "empty file");
 	{
 		static char big[OTP_STATE_MAX + 2];
 
 		memset(big, 'A', sizeof(big) - 1);
 		put_file(path, big, 0400);
-		CHECK(otp_statefile_check(path, CODE0, T0, &o, &r) ==
+		CHECK(file_check(path, CODE0, T0, &o, &r) ==
 		    OTP_ESTATESIZE, "over 64 KiB");
 	}
 	CHECK(no_temp_left(), "no temporary file left after refusals");
@@ -177,11 +197,11 @@ readonly_case(const char *path)
 	int ret;
 
 	otp_state_opts_init(&o);
-	ret = otp_statefile_check(path, CODE0, T0, &o, &r);
+	ret = file_check(path, CODE0, T0, &o, &r);
 	if (ret != OTP_EREADONLY)
 		return 1;
 	o.flags |= OTP_STATE_ALLOWRO;
-	ret = otp_statefile_check(path, CODE0, T0, &o, &r);
+	ret = file_check(path, CODE0, T0, &o, &r);
 	return ret == 0 && r.accepted && !r.recorded ? 0 : 2;
 }
 
@@ -231,29 +251,57 @@ test_create_load(void)
 	otp_state_opts_init(&o);
 	snprintf(path, sizeof(path), "%s/new", dir);
 	unlink(path);
-	CHECK(otp_statefile_create(path, totp_file, strlen(totp_file), 0) ==
+	CHECK(sys_statefile_create(path, totp_file, strlen(totp_file), 0) ==
 	    0, "create");
 	CHECK(stat(path, &sb) == 0 && (sb.st_mode & 07777) == 0400,
 	    "created 0400");
-	CHECK(otp_statefile_create(path, "X\n", 2, 0) == OTP_ESTATEEXIST,
+	CHECK(sys_statefile_create(path, "X\n", 2, 0) == OTP_ESTATEEXIST,
 	    "no clobber");
 	slurp(path, buf, sizeof(buf));
 	CHECK_EQ_STR(buf, totp_file, "kept");
-	CHECK(otp_statefile_create(path, "AAAA\n", 5, 1) == 0, "force");
+	CHECK(sys_statefile_create(path, "AAAA\n", 5, 1) == 0, "force");
 	slurp(path, buf, sizeof(buf));
 	CHECK_EQ_STR(buf, "AAAA\n", "replaced");
-	CHECK(otp_statefile_create(path, totp_file, strlen(totp_file), 1) ==
+	CHECK(sys_statefile_create(path, totp_file, strlen(totp_file), 1) ==
 	    0, "force again");
-	CHECK(otp_statefile_load(path, &o, &st) == 0 && st.nscratch == 1 &&
+	CHECK(sys_statefile_load(path, &o, &st) == 0 && st.nscratch == 1 &&
 	    st.scratch[0] == 12345678 && st.mode == OTP_STATE_TOTP &&
 	    st.disallow_reuse, "load");
 	chmod(path, 0644);
-	CHECK(otp_statefile_load(path, &o, &st) == OTP_ESTATEMODE,
+	CHECK(sys_statefile_load(path, &o, &st) == OTP_ESTATEMODE,
 	    "load refuses 0644");
 	snprintf(buf, sizeof(buf), "%s/nodir/x", dir);
-	CHECK(otp_statefile_create(buf, "AAAA\n", 5, 0) == OTP_EIO,
+	CHECK(sys_statefile_create(buf, "AAAA\n", 5, 0) == OTP_EIO,
 	    "missing directory");
 	CHECK(no_temp_left(), "no temporary file left");
+}
+
+/* The original module between its check and its rename: its FILE~XXXXXX
+ * is in the directory.  A child plays it: the file appears while our
+ * temporary file is synced, and 200 ms later the module renames its
+ * version over the state file.  We must wait for it and start over on
+ * its version, never rename ours over it. */
+static const char *inflight_path;
+
+static void
+play_module(const char *path)
+{
+	static const char text[] = "2SH3V3GDW7ZNMGYE\n\" TOTP_AUTH\n"
+	    "22222222\n44444444\n";
+	char tmp[300];
+	int tfd;
+
+	snprintf(tmp, sizeof(tmp), "%s~Ab12Cd", path);
+	tfd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0400);
+	if (tfd < 0 || write(tfd, text, sizeof(text) - 1) < 0)
+		perror(tmp);
+	close(tfd);
+	if (fork() == 0) {
+		usleep(200000);
+		if (rename(tmp, path) < 0)
+			perror(path);
+		_exit(0);
+	}
 }
 
 /* Changed underneath: the module takes no lock, so it may replace the
@@ -270,6 +318,12 @@ fsync(int fd)
 	char tmp[300];
 	int tfd;
 
+	if (inflight_path != NULL) {
+		const char *p = inflight_path;
+
+		inflight_path = NULL;
+		play_module(p);
+	}
 	if (meddle_path != NULL) {
 		const char *p = meddle_path;
 		static const char text[] = "2SH3V3GDW7ZNMGYE\n\" TOTP_AUTH\n"
@@ -301,15 +355,90 @@ test_changed(void)
 	snprintf(path, sizeof(path), "%s/chg", dir);
 	put_file(path, "2SH3V3GDW7ZNMGYE\n\" TOTP_AUTH\n22222222\n", 0400);
 	meddle_path = path;
-	ret = otp_statefile_check(path, "22222222", T0, &o, &r);
+	ret = file_check(path, "22222222", T0, &o, &r);
 	CHECK(meddle_path == NULL, "the module's write happened");
 	CHECK(ret == 0 && r.accepted && r.recorded, "accepted: %d", ret);
 	slurp(path, buf, sizeof(buf));
 	CHECK_EQ_STR(buf, "2SH3V3GDW7ZNMGYE\n\" TOTP_AUTH\n44444444\n",
 	    "redone on the module's version: its change kept");
-	ret = otp_statefile_check(path, "22222222", T0, &o, &r);
+	ret = file_check(path, "22222222", T0, &o, &r);
 	CHECK(ret == 0 && !r.accepted, "scratch code used once");
 	CHECK(no_temp_left(), "no temporary file left");
+}
+
+static void
+test_inflight(void)
+{
+	struct otp_state_opts o;
+	struct otp_state_result r;
+	struct timespec t0, t1;
+	char path[256], old[300], ours[300], buf[512];
+	int ret;
+	long ms;
+
+	otp_state_opts_init(&o);
+	snprintf(path, sizeof(path), "%s/infl", dir);
+	put_file(path, "2SH3V3GDW7ZNMGYE\n\" TOTP_AUTH\n22222222\n", 0400);
+	inflight_path = path;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = file_check(path, "22222222", T0, &o, &r);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	while (wait(NULL) > 0)
+		;
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) /
+	    1000000;
+	CHECK(inflight_path == NULL, "the module's file appeared");
+	CHECK(ret == 0 && r.accepted && r.recorded, "accepted: %d", ret);
+	CHECK(ms >= 150, "waited for the module's rename (%ld ms)", ms);
+	slurp(path, buf, sizeof(buf));
+	CHECK_EQ_STR(buf, "2SH3V3GDW7ZNMGYE\n\" TOTP_AUTH\n44444444\n",
+	    "redone on the module's version");
+
+	/* A stale file of the module's (an hour old) is neither waited for
+	 * nor removed; a leftover of ours (no lock held) is removed. */
+	snprintf(old, sizeof(old), "%s~Zz9Zz9", path);
+	put_file(old, "x\n", 0400);
+	snprintf(buf, sizeof(buf), "touch -d '1 hour ago' %s", old);
+	CHECK(system(buf) == 0, "touch");
+	snprintf(ours, sizeof(ours), "%s~otp-Qq1Qq1", path);
+	put_file(ours, "2SH3V3GDW7ZNMGYE\n", 0400);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = file_check(path, "44444444", T0, &o, &r);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) /
+	    1000000;
+	CHECK(ret == 0 && r.accepted, "accepted");
+	CHECK(ms < 1000, "a stale file is not waited for (%ld ms)", ms);
+	CHECK(access(old, F_OK) == 0, "the module's file is left alone");
+	CHECK(access(ours, F_OK) != 0, "our leftover is removed");
+	unlink(old);
+}
+
+/* Root updating a user's file (no_strict_owner) keeps its owner and
+ * group: the user's next login must still find the file theirs. */
+static void
+test_owner(void)
+{
+	struct otp_state_opts o;
+	struct otp_state_result r;
+	struct stat sb;
+	char path[256];
+	int ret;
+
+	if (geteuid() != 0) {
+		printf("# skip: owner kept (needs root)\n");
+		return;
+	}
+	otp_state_opts_init(&o);
+	o.flags |= OTP_STATE_NOSTRICTOWNER;
+	snprintf(path, sizeof(path), "%s/own", dir);
+	put_file(path, "2SH3V3GDW7ZNMGYE\n\" TOTP_AUTH\n22222222\n", 0400);
+	CHECK(chown(path, 65534, 65534) == 0, "chown");
+	ret = file_check(path, "22222222", T0, &o, &r);
+	CHECK(ret == 0 && r.accepted && r.recorded, "accepted: %d", ret);
+	CHECK(stat(path, &sb) == 0 && sb.st_uid == 65534 &&
+	    sb.st_gid == 65534 && (sb.st_mode & 07777) == 0400,
+	    "owner, group and mode kept");
 }
 
 static int
@@ -386,7 +515,7 @@ driver(int argc, char **argv)
 			return usage();
 	}
 	if (strcmp(argv[1], "check") == 0)
-		ret = otp_statefile_check(argv[2], argv[3], (int64_t)now, &o,
+		ret = file_check(argv[2], argv[3], (int64_t)now, &o,
 		    &r);
 	else if (strcmp(argv[1], "engine") == 0) {
 		n = slurp(argv[2], in, sizeof(in));
@@ -426,6 +555,8 @@ main(int argc, char **argv)
 	test_readonly();
 	test_create_load();
 	test_changed();
+	test_inflight();
+	test_owner();
 	snprintf(cmd, sizeof(cmd), "chmod -R u+w %s; rm -rf %s", dir, dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cleanup of %s failed\n", dir);

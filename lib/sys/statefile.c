@@ -1,0 +1,507 @@
+/*
+ * statefile.c - the state file on disk and the login protocol over it.
+ *
+ * A login is at most two lock-and-read cycles: its start (grace period
+ * and RATE_LIMIT, before any prompt) and its end (every answer's
+ * readings, at most one HOTP counter move, one write).  Each cycle opens
+ * the file without following symlinks, checks type, owner, mode and size,
+ * takes a flock against our own concurrent runs, reads the clock (after
+ * the lock: a run that waited must not judge with an older time), runs
+ * the pure engine (lib/state.c) and writes any change atomically
+ * (atomic.c), keeping the file's owner and group.
+ *
+ * pam_google_authenticator.so takes no lock.  It reads the file, checks,
+ * writes FILE~XXXXXX, fsyncs it and renames it over the file.  Before our
+ * rename we look for such an in-flight file and, while one is there, wait
+ * for it and start over on what it wrote; and we give up when the file
+ * is no longer the one we read.  See otp-state(5) for what remains.
+ */
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "otp.h"
+#include "sys.h"
+
+#define RETRIES		20	/* replaced or changed underneath: again */
+#define FOREIGN_WAIT_MS	3000	/* longest wait for the original's rename */
+#define FOREIGN_AGE	10	/* seconds after which its file is stale */
+
+struct sys_login {
+	int			 dirfd;
+	char			 name[NAME_MAX + 1];
+	struct otp_state_opts	 o;
+	int64_t			 now;		/* or SYS_NOW_REAL */
+	int			 dry;
+	int			 err;		/* errno of the last failure */
+	unsigned		 cycles;
+	size_t			 seenlen;	/* the image begin left */
+	char			 seen[OTP_STATE_MAX];
+	char			 in[OTP_STATE_MAX];
+	char			 out[OTP_STATE_OUTMAX];
+};
+
+/* The file as we read it, for the re-check before rename. */
+struct seen {
+	dev_t		dev;
+	ino_t		ino;
+	off_t		size;
+	struct timespec	mtime;
+};
+
+static void
+seen_set(struct seen *s, const struct stat *st)
+{
+	s->dev = st->st_dev;
+	s->ino = st->st_ino;
+	s->size = st->st_size;
+	s->mtime = st->st_mtim;
+}
+
+static int
+seen_same(const struct seen *s, const struct stat *st)
+{
+	return s->dev == st->st_dev && s->ino == st->st_ino &&
+	    s->size == st->st_size && s->mtime.tv_sec == st->st_mtim.tv_sec &&
+	    s->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* The checks the module makes, in its order. */
+static int
+check_stat(const struct stat *st, const struct otp_state_opts *o)
+{
+	if (!S_ISREG(st->st_mode))
+		return OTP_ESTATETYPE;
+	if ((st->st_mode & 03777 & ~(mode_t)o->allowed_perm) != 0)
+		return OTP_ESTATEMODE;
+	if (!(o->flags & OTP_STATE_NOSTRICTOWNER) &&
+	    (unsigned long)st->st_uid != o->uid)
+		return OTP_ESTATEOWNER;
+	if (st->st_size < 1 || st->st_size > OTP_STATE_MAX)
+		return OTP_ESTATESIZE;
+	return 0;
+}
+
+static int
+close_keep(int fd, int rc)
+{
+	int e = errno;
+
+	(void)close(fd);
+	errno = e;
+	return rc;
+}
+
+/* Open name in dirfd for reading, never through a symlink and never
+ * blocking on a FIFO; lock it when lock is set, making sure the lock is
+ * on the file the name is now (an update replaces it by rename). */
+static int
+open_state(int dirfd, const char *name, const struct otp_state_opts *o,
+    int lock, int *fdp, struct stat *st)
+{
+	struct stat now;
+	int fd, r, i;
+
+	for (i = 0; i < RETRIES; i++) {
+		fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+		    O_CLOEXEC | O_NOCTTY);
+		if (fd < 0)
+			return errno == ELOOP ? OTP_ESTATETYPE : OTP_EIO;
+		if (fstat(fd, st) < 0)
+			return close_keep(fd, OTP_EIO);
+		if ((r = check_stat(st, o)) < 0)
+			return close_keep(fd, r);
+		if (!lock) {
+			*fdp = fd;
+			return 0;
+		}
+		while (flock(fd, LOCK_EX) < 0)
+			if (errno != EINTR)
+				return close_keep(fd, OTP_ELOCK);
+		if (fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    now.st_dev == st->st_dev && now.st_ino == st->st_ino) {
+			/* Ours; look again now that nobody of ours writes. */
+			if (fstat(fd, st) < 0)
+				return close_keep(fd, OTP_EIO);
+			if ((r = check_stat(st, o)) < 0)
+				return close_keep(fd, r);
+			*fdp = fd;
+			return 0;
+		}
+		(void)close(fd);	/* replaced while we waited: again */
+	}
+	return OTP_ESTATECHANGED;
+}
+
+/* Read exactly size bytes; a file that grew or shrank meanwhile is
+ * OTP_ESTATECHANGED.  NUL bytes are the engine's to refuse. */
+static int
+read_all(int fd, char *buf, size_t size)
+{
+	size_t got = 0;
+	ssize_t n;
+	char extra;
+
+	while (got < size) {
+		n = read(fd, buf + got, size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return OTP_EIO;
+		if (n == 0)
+			return OTP_ESTATECHANGED;
+		got += (size_t)n;
+	}
+	do
+		n = read(fd, &extra, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 0)
+		return n < 0 ? OTP_EIO : OTP_ESTATECHANGED;
+	return 0;
+}
+
+/* Is ent the original module's in-flight file for name: NAME~ and six
+ * letters or digits (mkstemp's), modified in the last FOREIGN_AGE s? */
+static int
+foreign_entry(int dirfd, const char *name, const char *ent, time_t now)
+{
+	struct stat st;
+	size_t n = strlen(name), i;
+
+	if (strncmp(ent, name, n) != 0 || ent[n] != '~' ||
+	    strlen(ent + n + 1) != 6)
+		return 0;
+	for (i = n + 1; ent[i] != '\0'; i++)
+		if (!((ent[i] >= 'A' && ent[i] <= 'Z') ||
+		    (ent[i] >= 'a' && ent[i] <= 'z') ||
+		    (ent[i] >= '0' && ent[i] <= '9')))
+			return 0;
+	if (fstatat(dirfd, ent, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !S_ISREG(st.st_mode))
+		return 0;
+	return st.st_mtim.tv_sec > now - FOREIGN_AGE &&
+	    st.st_mtim.tv_sec < now + FOREIGN_AGE;
+}
+
+/* 1 when the directory holds an in-flight file of the original's. */
+static int
+foreign_present(int dirfd, const char *name)
+{
+	struct dirent *de;
+	time_t now = time(NULL);
+	DIR *d;
+	int fd, found = 0;
+
+	if ((fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 0;
+	if ((d = fdopendir(fd)) == NULL)
+		return close_keep(fd, 0);
+	while (!found && (de = readdir(d)) != NULL)
+		found = foreign_entry(dirfd, name, de->d_name, now);
+	(void)closedir(d);
+	return found;
+}
+
+/* Wait while the original module is between its check and its rename.
+ * 0: none was there; OTP_ESTATECHANGED: one was, and is gone (start over
+ * on what it wrote); OTP_EBUSY: still there after FOREIGN_WAIT_MS. */
+static int
+foreign_wait(int dirfd, const char *name)
+{
+	struct timespec ts = { 0, 2000000 };
+	int waited;
+
+	if (!foreign_present(dirfd, name))
+		return 0;
+	for (waited = 0; waited < FOREIGN_WAIT_MS; waited += 2) {
+		(void)nanosleep(&ts, NULL);
+		if (!foreign_present(dirfd, name))
+			return OTP_ESTATECHANGED;
+	}
+	return OTP_EBUSY;
+}
+
+/* Replace the file by the image, keeping its owner and group, unless the
+ * original module is writing it or has written it since we read it. */
+static int
+write_image(struct sys_login *l, const struct stat *st,
+    const struct seen *seen, const char *img, size_t len)
+{
+	struct sys_file f;
+	struct stat again;
+	int r;
+
+	if ((r = sys_stage(&f, l->dirfd, l->name, 0400)) != 0)
+		return r;
+	if ((r = sys_stage_owner(&f, (unsigned long)st->st_uid,
+	    (unsigned long)st->st_gid)) != 0 ||
+	    (r = sys_stage_write(&f, img, len)) != 0 ||
+	    (r = sys_stage_sync(&f)) != 0)
+		goto discard;
+	/* The last look, just before the rename. */
+	if ((r = foreign_wait(l->dirfd, l->name)) != 0)
+		goto discard;
+	if (fstatat(l->dirfd, l->name, &again, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !seen_same(seen, &again)) {
+		r = OTP_ESTATECHANGED;
+		goto discard;
+	}
+	return sys_commit(&f, 1);
+discard:
+	sys_discard(&f);
+	return r;
+}
+
+/* One locked read-check-write cycle.  OTP_ESTATECHANGED asks for
+ * another. */
+static int
+cycle(struct sys_login *l, unsigned phases, const struct otp_answer *a,
+    size_t n, struct otp_state_result *r)
+{
+	struct stat st;
+	struct seen seen;
+	size_t inlen, outlen = 0;
+	int64_t now;
+	int fd, ret, e;
+
+	if ((ret = open_state(l->dirfd, l->name, &l->o, 1, &fd, &st)) < 0)
+		return ret;
+	l->cycles++;
+	inlen = (size_t)st.st_size;
+	seen_set(&seen, &st);
+	if ((ret = read_all(fd, l->in, inlen)) < 0)
+		goto out;
+	/* The clock is read with the file locked, so that runs that waited
+	 * for each other judge in the order they wrote. */
+	now = l->now == SYS_NOW_REAL ? (int64_t)time(NULL) : l->now;
+	ret = otp_state_login(l->in, inlen, phases, a, n, now, &l->o, r,
+	    l->out, sizeof(l->out), &outlen);
+	if (ret < 0)
+		goto out;
+	if (r->changed && !l->dry) {
+		ret = write_image(l, &st, &seen, l->out, outlen);
+		if (ret == OTP_ESTATECHANGED)
+			goto out;
+		if (ret < 0) {
+			/* Read-only directory, full disk...: an accept we
+			 * cannot record could be replayed, so it is refused
+			 * unless allow_readonly. */
+			l->err = errno;
+			if (ret == OTP_EBUSY)
+				l->err = EBUSY;
+			ret = (l->o.flags & OTP_STATE_ALLOWRO) ? 0 :
+			    OTP_EREADONLY;
+			if (ret != 0)
+				r->accepted = 0;
+			goto keep;
+		}
+		r->recorded = 1;
+	}
+keep:
+	/* What a later peek looks at: the file as this cycle left it. */
+	l->seenlen = r->recorded ? outlen : inlen;
+	memcpy(l->seen, r->recorded ? l->out : l->in, l->seenlen);
+out:
+	e = errno;
+	otp_wipe(l->in, inlen);
+	otp_wipe(l->out, outlen);
+	(void)close(fd);	/* drops the lock */
+	errno = e;
+	return ret;
+}
+
+static int
+run(struct sys_login *l, unsigned phases, const struct otp_answer *a,
+    size_t n, struct otp_state_result *r)
+{
+	int ret = OTP_ESTATECHANGED, i;
+
+	for (i = 0; i < RETRIES && ret == OTP_ESTATECHANGED; i++) {
+		memset(r, 0, sizeof(*r));
+		errno = 0;
+		ret = cycle(l, phases, a, n, r);
+		if (ret == OTP_EIO || ret == OTP_ELOCK)
+			l->err = errno;
+	}
+	if (ret < 0 && ret != OTP_EREADONLY)
+		memset(r, 0, sizeof(*r));
+	return ret;
+}
+
+struct sys_login *
+sys_login_new(const char *path, const struct otp_state_opts *o, int64_t now)
+{
+	struct sys_login *l;
+	int e;
+
+	if ((l = calloc(1, sizeof(*l))) == NULL)
+		return NULL;
+	l->o = *o;
+	if (l->o.uid == OTP_STATE_UID_SELF)
+		l->o.uid = (unsigned long)geteuid();
+	l->now = now;
+	if (sys_dir_open(path, &l->dirfd, l->name, sizeof(l->name)) != 0) {
+		e = errno;
+		l->dirfd = -1;
+		l->err = e;
+	}
+	return l;
+}
+
+void
+sys_login_dry(struct sys_login *l)
+{
+	l->dry = 1;
+}
+
+static int
+ready(struct sys_login *l, struct otp_state_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (l->dirfd < 0) {
+		errno = l->err;
+		return OTP_EIO;
+	}
+	return 0;
+}
+
+int
+sys_login_begin(struct sys_login *l, struct otp_state_result *r)
+{
+	int ret;
+
+	if ((ret = ready(l, r)) != 0)
+		return ret;
+	return run(l, OTP_LOGIN_OPEN, NULL, 0, r);
+}
+
+int
+sys_login_peek(struct sys_login *l, const struct otp_answer *a, size_t n,
+    struct otp_state_result *r)
+{
+	size_t outlen = 0;
+	int64_t now;
+	int ret;
+
+	if ((ret = ready(l, r)) != 0)
+		return ret;
+	if (l->seenlen == 0)
+		return OTP_EINVAL;
+	now = l->now == SYS_NOW_REAL ? (int64_t)time(NULL) : l->now;
+	ret = otp_state_login(l->seen, l->seenlen, 0, a, n, now, &l->o, r,
+	    l->out, sizeof(l->out), &outlen);
+	otp_wipe(l->out, outlen);
+	return ret;
+}
+
+int
+sys_login_end(struct sys_login *l, const struct otp_answer *a, size_t n,
+    struct otp_state_result *r)
+{
+	int ret;
+
+	if ((ret = ready(l, r)) != 0)
+		return ret;
+	return run(l, OTP_LOGIN_SETTLE, a, n, r);
+}
+
+int
+sys_login_check(struct sys_login *l, const struct otp_answer *a, size_t n,
+    struct otp_state_result *r)
+{
+	int ret;
+
+	if ((ret = ready(l, r)) != 0)
+		return ret;
+	return run(l, OTP_LOGIN_OPEN | OTP_LOGIN_SETTLE, a, n, r);
+}
+
+int
+sys_login_errno(const struct sys_login *l)
+{
+	return l->err;
+}
+
+unsigned
+sys_login_cycles(const struct sys_login *l)
+{
+	return l->cycles;
+}
+
+void
+sys_login_free(struct sys_login *l)
+{
+	if (l == NULL)
+		return;
+	if (l->dirfd >= 0)
+		(void)close(l->dirfd);
+	otp_wipe(l, sizeof(*l));
+	free(l);
+}
+
+int
+sys_statefile_load(const char *path, const struct otp_state_opts *o,
+    struct otp_state *st)
+{
+	struct otp_state_opts oo = *o;
+	char in[OTP_STATE_MAX], name[NAME_MAX + 1];
+	struct stat sb;
+	int dirfd, fd, ret, i;
+
+	memset(st, 0, sizeof(*st));
+	if (oo.uid == OTP_STATE_UID_SELF)
+		oo.uid = (unsigned long)geteuid();
+	if ((ret = sys_dir_open(path, &dirfd, name, sizeof(name))) != 0)
+		return ret;
+	for (i = 0; i < RETRIES; i++) {
+		if ((ret = open_state(dirfd, name, &oo, 0, &fd, &sb)) < 0)
+			break;
+		ret = read_all(fd, in, (size_t)sb.st_size);
+		(void)close(fd);
+		if (ret == 0)
+			ret = otp_state_parse(in, (size_t)sb.st_size, st);
+		otp_wipe(in, (size_t)sb.st_size);
+		if (ret != OTP_ESTATECHANGED)
+			break;
+	}
+	return close_keep(dirfd, ret);
+}
+
+int
+sys_statefile_create(const char *path, const char *img, size_t len,
+    int force)
+{
+	struct sys_file f;
+	struct stat st;
+	char name[NAME_MAX + 1];
+	int dirfd, r;
+
+	if (len < 1 || len > OTP_STATE_MAX)
+		return OTP_ESTATESIZE;
+	if ((r = sys_dir_open(path, &dirfd, name, sizeof(name))) != 0)
+		return r;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (!force)
+			return close_keep(dirfd, OTP_ESTATEEXIST);
+		/* Only a file (or a symlink, replaced itself) is replaced:
+		 * never a device, a FIFO or a directory. */
+		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+			return close_keep(dirfd, OTP_ESTATETYPE);
+	} else if (errno != ENOENT)
+		return close_keep(dirfd, OTP_EIO);
+	if ((r = sys_stage(&f, dirfd, name, 0400)) == 0) {
+		if ((r = sys_stage_write(&f, img, len)) == 0)
+			r = sys_commit(&f, force);
+		else
+			sys_discard(&f);
+	}
+	return close_keep(dirfd, r);
+}
