@@ -277,3 +277,32 @@ cycles() {
 	n=$(cycles tf "$(hotp 3)")
 	((n >= 1 && n <= 2)) || fail "try_first_pass: $n cycles"
 }
+
+@test "one threaded host, 40 logins at once: one code accepted once, umask and ids untouched, with and without O_TMPFILE" {
+	cc -O1 -pthread -o "$D/pam-threads" \
+	    "$BATS_TEST_DIRNAME/pam/pam-threads.c" -lpam ||
+	    fail "cannot build pam-threads"
+	# As root the module switches to nobody's ids in its threads; the
+	# monitor thread must still create files as root.
+	U=$(mktemp -d /tmp/otp-threads.XXXXXX)
+	chmod 0755 "$U"
+	mkdir -m 0755 "$U/st" "$U/conf"
+	opt=
+	if [[ $(id -u) == 0 ]]; then
+		chown nobody "$U/st"
+		opt=user=nobody
+	fi
+	printf 'auth required %s secret=%s/st/state %s\n' "$OTP_SO" "$U" \
+	    "$opt" >"$U/conf/t"
+	for shim in "" "$FSFAULT"; do
+		state "$U/st/state" '" DISALLOW_REUSE' '" TOTP_AUTH'
+		[[ -z $opt ]] || chown nobody "$U/st/state"
+		code=$(now_code)
+		run env LD_PRELOAD="$ASAN_SO $SHIM_SO $shim" SHIM_NOTMPFILE=1 \
+		    SHIM_NOUMASK=1 ASAN_OPTIONS=detect_leaks=0 \
+		    "$D/pam-threads" "$U/conf" t "$PAM_USER" "$code" 40
+		rm -rf "$U/st/state"
+		assert_output --partial "accepted 1 refused 39 leaks 0 umask kept"
+	done
+	rm -rf "$U"
+}
