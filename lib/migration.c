@@ -286,65 +286,6 @@ pb_int32(uint64_t v, int32_t *out)
 	return 0;
 }
 
-/*
- * Well-formed UTF-8 (RFC 3629 §4) without NUL or control characters (C0,
- * DEL, C1), the same text rule as otpauth URI labels.  *bad gets the
- * offset of the offending sequence.
- */
-static int
-text_check(const uint8_t *s, size_t n, size_t *bad)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		uint32_t c = s[i], cp;
-		unsigned need, k;
-		uint8_t lo = 0x80, hi = 0xbf;
-
-		*bad = i;
-		if (c < 0x80) {
-			if (c == 0)
-				return OTP_ENUL;
-			if (c < 0x20 || c == 0x7f)
-				return OTP_EURICTRL;
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			need = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-			need = 2;
-		else if (c >= 0xf0 && c <= 0xf4)
-			need = 3;
-		else
-			return OTP_EUTF8;
-		/* The second byte's range excludes overlong forms,
-		 * surrogates and code points past U+10FFFF. */
-		if (c == 0xe0)
-			lo = 0xa0;
-		else if (c == 0xed)
-			hi = 0x9f;
-		else if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f;
-		if (n - i <= need)
-			return OTP_EUTF8;
-		if (s[i + 1] < lo || s[i + 1] > hi)
-			return OTP_EUTF8;
-		cp = c & (0x7fu >> (need + 1));
-		for (k = 1; k <= need; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return OTP_EUTF8;
-			cp = cp << 6 | (s[i + k] & 0x3fu);
-		}
-		if (cp >= 0x80 && cp <= 0x9f)
-			return OTP_EURICTRL;
-		i += need + 1;
-	}
-	return 0;
-}
-
 /* Copy n bytes of checked text to a NUL-terminated label buffer. */
 static int
 label_copy(char dst[OTP_LABEL_MAX], const uint8_t *s, size_t n)
@@ -374,17 +315,14 @@ struct vfield {
 
 /*
  * Split the name into issuer and account as a URI label is split
- * (reference/key-uri.md): the issuer field wins over a name prefix, and is
- * matched whole first so that an issuer holding ':' still splits right;
- * otherwise the first ':' ends the prefix and further colons stay in the
- * account.  Spaces after the colon are dropped.
+ * (otp_label_split), the issuer field known: it wins over a name prefix,
+ * and a prefix that differs from it is warned about.
  */
 static int
 split_name(struct otp_uri *u, const uint8_t *name, size_t nlen,
     const uint8_t *iss, size_t ilen)
 {
-	const uint8_t *colon, *acct;
-	size_t alen;
+	size_t plen, aoff;
 	int r;
 
 	u->issuer[0] = '\0';
@@ -393,31 +331,18 @@ split_name(struct otp_uri *u, const uint8_t *name, size_t nlen,
 			return r;
 		u->have |= OTP_HAVE_ISSUER;
 	}
-	colon = nlen > 0 ? memchr(name, ':', nlen) : NULL;
-	if (ilen > 0 && nlen > ilen && name[ilen] == ':' &&
-	    memcmp(name, iss, ilen) == 0) {
-		colon = name + ilen;
+	otp_label_split((const char *)name, nlen, (const char *)iss, ilen,
+	    &plen, &aoff);
+	if (plen > 0) {
 		u->have |= OTP_HAVE_LABELISSUER;
-	} else if (colon != NULL && colon > name) {
-		u->have |= OTP_HAVE_LABELISSUER;
-		if (ilen > 0)
+		if (ilen == 0) {
+			if ((r = label_copy(u->issuer, name, plen)) != 0)
+				return r;
+		} else if (plen != ilen || memcmp(name, iss, ilen) != 0)
 			u->warn |= OTP_WARN_ISSUERMISMATCH;
-		else if ((r = label_copy(u->issuer, name,
-		    (size_t)(colon - name))) != 0)
-			return r;
 	}
-	if (colon == NULL) {
-		acct = name;
-		alen = nlen;
-	} else {
-		acct = colon + 1;
-		alen = nlen - (size_t)(acct - name);
-		while (alen > 0 && *acct == ' ') {
-			acct++;
-			alen--;
-		}
-	}
-	return label_copy(u->account, acct, alen);
+	return label_copy(u->account, aoff > 0 ? name + aoff : name,
+	    nlen - aoff);
 }
 
 /*
@@ -562,12 +487,13 @@ parse_account(struct pb *p, struct otp_uri *u, size_t *erroff)
 	}
 
 	*erroff = name.off;
-	if ((r = text_check(name.s, name.n, &bad)) != 0) {
+	if ((r = otp_text_check((const char *)name.s, name.n, &bad)) != 0) {
 		*erroff = (size_t)(name.s - p->buf) + bad;
 		return r;
 	}
 	*erroff = issuer.off;
-	if ((r = text_check(issuer.s, issuer.n, &bad)) != 0) {
+	if ((r = otp_text_check((const char *)issuer.s, issuer.n,
+	    &bad)) != 0) {
 		*erroff = (size_t)(issuer.s - p->buf) + bad;
 		return r;
 	}
@@ -688,18 +614,6 @@ otp_migration_payload_decode(const uint8_t *buf, size_t len,
 /* ---- the URI layer --------------------------------------------------- */
 
 static int
-hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int
 lower_eq(const char *s, size_t n, const char *lit)
 {
 	size_t i;
@@ -738,8 +652,8 @@ data_decode(const char *text, size_t start, size_t end, uint8_t *out,
 		if (c == '%') {
 			int hi, lo;
 
-			if (end - i < 3 || (hi = hexval((unsigned char)
-			    text[i + 1])) < 0 || (lo = hexval((unsigned char)
+			if (end - i < 3 || (hi = otp_hexval((unsigned char)
+			    text[i + 1])) < 0 || (lo = otp_hexval((unsigned char)
 			    text[i + 2])) < 0) {
 				r = OTP_EURIESC;
 				break;
@@ -914,39 +828,11 @@ w_bytes(struct pbw *w, unsigned field, const void *p, size_t n)
 	w_raw(w, p, n);
 }
 
-/* How an account's name is spelled so that split_name() gives back the
- * same issuer and account; OTP_EMIGRATEUNSUP when no spelling can. */
-enum { NAME_PLAIN, NAME_ISSUER, NAME_COLON };
-
-static int
-name_form(const struct otp_uri *u, int *form)
-{
-	int colon = strchr(u->account, ':') != NULL;
-	int space = u->account[0] == ' ';
-
-	if (u->issuer[0] != '\0') {
-		if (!space)
-			*form = NAME_ISSUER;	/* "Issuer:account" */
-		else if (!colon)
-			*form = NAME_PLAIN;	/* no colon: nothing to split */
-		else
-			return OTP_EMIGRATEUNSUP;
-	} else {
-		if (!colon)
-			*form = NAME_PLAIN;
-		else if (!space)
-			*form = NAME_COLON;	/* ":a:b", an empty prefix */
-		else
-			return OTP_EMIGRATEUNSUP;
-	}
-	return 0;
-}
-
 int
 otp_migration_check(const struct otp_uri *u)
 {
 	size_t ilen, alen, bad;
-	int form, r;
+	int r;
 
 	if (u == NULL)
 		return OTP_EINVAL;
@@ -962,8 +848,8 @@ otp_migration_check(const struct otp_uri *u)
 	alen = strnlen(u->account, OTP_LABEL_MAX);
 	if (ilen == OTP_LABEL_MAX || alen == OTP_LABEL_MAX)
 		return OTP_EINVAL;
-	if ((r = text_check((const uint8_t *)u->issuer, ilen, &bad)) != 0 ||
-	    (r = text_check((const uint8_t *)u->account, alen, &bad)) != 0)
+	if ((r = otp_text_check(u->issuer, ilen, &bad)) != 0 ||
+	    (r = otp_text_check(u->account, alen, &bad)) != 0)
 		return r;
 	/* What the app cannot hold: it has no period field (a period means
 	 * nothing to HOTP) and knows only 6 and 8 digits; the counter is an
@@ -972,7 +858,10 @@ otp_migration_check(const struct otp_uri *u)
 	    (u->digits != 6 && u->digits != 8) ||
 	    (u->type == OTP_TYPE_HOTP && u->counter > INT64_MAX))
 		return OTP_EMIGRATEUNSUP;
-	return name_form(u, &form);
+	/* A name that no split gives back as issuer and account. */
+	if (otp_label_form(u->issuer, u->account, 1) < 0)
+		return OTP_EMIGRATEUNSUP;
+	return 0;
 }
 
 /* One OtpParameters message, with the fields the app writes. */
@@ -980,17 +869,16 @@ static void
 w_account(struct pbw *w, const struct otp_uri *u)
 {
 	size_t ilen = strlen(u->issuer), alen = strlen(u->account);
-	int form = NAME_PLAIN;
+	int form = otp_label_form(u->issuer, u->account, 1);
 
-	(void)name_form(u, &form);
 	w_bytes(w, 1, u->key.buf, u->key.len);
 	/* name: "Issuer:account", ":account" or "account" */
 	w_varint(w, 2 << 3 | WT_LEN);
-	w_varint(w, alen + (form == NAME_ISSUER ? ilen + 1 :
-	    form == NAME_COLON ? 1 : 0));
-	if (form == NAME_ISSUER)
+	w_varint(w, alen + (form == OTP_LABEL_ISSUER ? ilen + 1 :
+	    form == OTP_LABEL_COLON ? 1 : 0));
+	if (form == OTP_LABEL_ISSUER)
 		w_raw(w, u->issuer, ilen);
-	if (form != NAME_PLAIN)
+	if (form == OTP_LABEL_ISSUER || form == OTP_LABEL_COLON)
 		w_byte(w, ':');
 	w_raw(w, u->account, alen);
 	if (ilen > 0)

@@ -110,6 +110,45 @@ int otp_ct_equal(const void *a, const void *b, size_t n);
 /* Parse a decimal in [min, max] (no sign, no spaces, no base prefix). */
 int otp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
+/* ---- text: hex digits, UTF-8, percent-encoding, labels (lib/text.c) -- */
+
+/* The value of the hex digit c (either case), or -1. */
+int otp_hexval(unsigned char c);
+/* 0 if s[0..n) is UTF-8 (RFC 3629) without control characters (C0, DEL,
+ * C1); else OTP_EUTF8, OTP_ENUL or OTP_EURICTRL, *bad at the sequence. */
+int otp_text_check(const char *s, size_t n, size_t *bad);
+
+#define OTP_PCT_PLUS	0x01	/* decode '+' as ' ' (HTML form queries) */
+
+/* Percent-decode in[0..n) once (RFC 3986 §2.1) into out, then NUL;
+ * *outlen gets the length.  OTP_EURIESC or OTP_ENOSPACE, *erroff at the
+ * character at fault. */
+int otp_pct_decode(const char *in, size_t n, int flags, char *out,
+    size_t outsz, size_t *outlen, size_t *erroff);
+/* The offset in the encoded in[0..n) of decoded byte d (n past its end). */
+size_t otp_pct_offset(const char *in, size_t n, size_t d);
+/* Percent-encode in[0..n), all but RFC 3986 §2.3 unreserved characters
+ * as upper-case %XX, into out, then NUL; the length or OTP_ENOSPACE. */
+int otp_pct_encode(const char *in, size_t n, char *out, size_t outsz);
+
+/* How a label spells issuer and account (see otp-uri(1)). */
+enum otp_label_form {
+	OTP_LABEL_PLAIN,	/* "account": no colon to split */
+	OTP_LABEL_ISSUER,	/* "issuer:account" */
+	OTP_LABEL_COLON,	/* ":account", an empty prefix: no issuer */
+};
+
+/* Split the label s[0..n) at its first ':', or after a prefix equal to
+ * issuer[0..ilen) when there is one: *plen gets the prefix length, *aoff
+ * where the account starts (spaces after the colon skipped; 0 and 0 for
+ * no colon). */
+void otp_label_split(const char *s, size_t n, const char *issuer,
+    size_t ilen, size_t *plen, size_t *aoff);
+/* The label form that otp_label_split() reads back as issuer and account
+ * (whole: the reader knows the issuer, so it may hold ':'); OTP_EURILABEL
+ * when none does (an account with ':' that starts with ' '). */
+int otp_label_form(const char *issuer, const char *account, int whole);
+
 /* ---- hex (lib/hex.c) ------------------------------------------------- */
 
 /* Encode n bytes as lower-case hex into out (2n chars, then NUL);
