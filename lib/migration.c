@@ -14,6 +14,7 @@
 #define MIG_PREFIX	"otpauth-migration://"
 #define MIG_HOST	"offline"
 #define MIG_PERIOD	30
+#define DATA_PIECE	48	/* payload bytes encoded at a time */
 #define FIELD_MAX	((1u << 29) - 1)	/* largest field number */
 
 /* Protobuf wire types (protobuf encoding guide, "Message Structure"). */
@@ -23,163 +24,6 @@ enum {
 	WT_LEN = 2,
 	WT_I32 = 5,
 };
-
-/* ---- base64 ---------------------------------------------------------- */
-
-static const char b64_alpha[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/* Incremental decoder: one character at a time, so that the URI layer can
- * feed it percent-decoded characters and report offsets in its own text. */
-struct b64dec {
-	uint32_t	acc;	/* sextets of the current quantum */
-	unsigned	ndata;	/* data characters in the current quantum */
-	unsigned	npad;	/* '=' seen in the current quantum */
-	int		done;	/* padding closed the text */
-};
-
-static int
-b64_value(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	/* A raw '+' comes back as ' ' from URL decoding; '-' and '_' are
-	 * the URL-safe spellings of '+' and '/' (RFC 4648 §5). */
-	if (c == '+' || c == ' ' || c == '-')
-		return 62;
-	if (c == '/' || c == '_')
-		return 63;
-	return -1;
-}
-
-/* Feed one character; a complete quantum goes to out at *o.  A short
- * last quantum waits for b64_final(). */
-static int
-b64_put(struct b64dec *d, unsigned char c, uint8_t *out, size_t outsz,
-    size_t *o)
-{
-	int v;
-
-	if (d->done)
-		return OTP_EBASE64;	/* anything after the padding */
-	if (c == '=') {
-		/* RFC 4648 §4: '=' only after 2 or 3 characters of the last
-		 * quantum, and then up to its end. */
-		if (d->ndata < 2)
-			return OTP_EBASE64;
-		if (++d->npad + d->ndata == 4)
-			d->done = 1;
-		return 0;
-	}
-	if (d->npad > 0 || (v = b64_value(c)) < 0)
-		return OTP_EBASE64;
-	d->acc = d->acc << 6 | (uint32_t)v;
-	if (++d->ndata < 4)
-		return 0;
-	if (outsz - *o < 3)
-		return OTP_ENOSPACE;
-	out[(*o)++] = (uint8_t)(d->acc >> 16);
-	out[(*o)++] = (uint8_t)(d->acc >> 8);
-	out[(*o)++] = (uint8_t)d->acc;
-	d->acc = 0;
-	d->ndata = 0;
-	return 0;
-}
-
-/* End of text: flush a short quantum (padded or not).  Trailing bits of a
- * short quantum are ignored, as every common decoder does. */
-static int
-b64_final(struct b64dec *d, uint8_t *out, size_t outsz, size_t *o)
-{
-	if (d->npad > 0 && d->npad + d->ndata != 4)
-		return OTP_EBASE64;		/* cut inside the padding */
-	switch (d->ndata) {
-	case 0:
-		return 0;
-	case 1:
-		return OTP_EBASE64;		/* 6 bits are no byte */
-	case 2:
-		if (outsz - *o < 1)
-			return OTP_ENOSPACE;
-		out[(*o)++] = (uint8_t)(d->acc >> 4);
-		break;
-	default:
-		if (outsz - *o < 2)
-			return OTP_ENOSPACE;
-		out[(*o)++] = (uint8_t)(d->acc >> 10);
-		out[(*o)++] = (uint8_t)(d->acc >> 2);
-		break;
-	}
-	d->acc = 0;
-	d->ndata = 0;
-	return 0;
-}
-
-size_t
-otp_b64_encoded_len(size_t n)
-{
-	return (n + 2) / 3 * 4;
-}
-
-/* Base64 of k (1..3) bytes as one padded quantum (RFC 4648 §4). */
-static void
-b64_quantum(const uint8_t *in, size_t k, char q[4])
-{
-	uint32_t v = (uint32_t)in[0] << 16;
-
-	if (k > 1)
-		v |= (uint32_t)in[1] << 8;
-	if (k > 2)
-		v |= in[2];
-	q[0] = b64_alpha[v >> 18];
-	q[1] = b64_alpha[v >> 12 & 63];
-	q[2] = k > 1 ? b64_alpha[v >> 6 & 63] : '=';
-	q[3] = k > 2 ? b64_alpha[v & 63] : '=';
-}
-
-int
-otp_b64_encode(const uint8_t *in, size_t n, char *out, size_t outsz)
-{
-	size_t i, o = 0;
-
-	if (n > SIZE_MAX / 4 * 3 - 3 || outsz <= otp_b64_encoded_len(n))
-		return OTP_ENOSPACE;
-	if (otp_b64_encoded_len(n) > INT32_MAX)
-		return OTP_ETOOLONG;
-	for (i = 0; i < n; i += 3, o += 4)
-		b64_quantum(in + i, n - i < 3 ? n - i : 3, out + o);
-	out[o] = '\0';
-	return (int)o;
-}
-
-int
-otp_b64_decode(const char *in, size_t inlen, uint8_t *out, size_t outsz,
-    size_t *outlen, size_t *erroff)
-{
-	struct b64dec d;
-	size_t i, o = 0;
-	int r = 0;
-
-	memset(&d, 0, sizeof(d));
-	for (i = 0; i < inlen && r == 0; i++) {
-		*erroff = i;
-		r = b64_put(&d, (unsigned char)in[i], out, outsz, &o);
-	}
-	if (r == 0) {
-		*erroff = inlen;
-		r = b64_final(&d, out, outsz, &o);
-	}
-	if (r == 0)
-		*outlen = o;
-	else
-		otp_wipe(out, o);	/* no partial result */
-	otp_wipe(&d, sizeof(d));
-	return r;
-}
 
 /* ---- protobuf reading ------------------------------------------------ */
 
@@ -632,46 +476,51 @@ lower_eq(const char *s, size_t n, const char *lit)
 }
 
 /*
- * Percent-decode (RFC 3986 §2.1) and base64-decode the data value
- * text[start, end) into out.  '+' is a literal '+' to RFC 3986 and a space
- * to HTML forms; base64 reads a space as '+', so both come out right.
+ * Percent-decode and base64-decode the data value text[start, end) into
+ * out.  Runs between escapes go to the decoder as they are; '+' is a
+ * literal '+' to RFC 3986 and a space to HTML forms, and base64 reads a
+ * space as '+', so both come out right.
  */
 static int
 data_decode(const char *text, size_t start, size_t end, uint8_t *out,
     size_t outsz, size_t *outlen, size_t *erroff)
 {
-	struct b64dec d;
-	size_t i, o = 0;
+	struct otp_b64_decoder d;
+	size_t i, run, n, o = 0, off;
+	char c[2];
 	int r = 0;
 
-	memset(&d, 0, sizeof(d));
-	for (i = start; i < end && r == 0; i++) {
-		unsigned char c = (unsigned char)text[i];
+	otp_b64_decoder_init(&d);
+	for (i = start; i < end && r == 0; i += run) {
+		const char *pct = memchr(text + i, '%', end - i);
 
-		*erroff = i;
-		if (c == '%') {
-			int hi, lo;
-
-			if (end - i < 3 || (hi = otp_hexval((unsigned char)
-			    text[i + 1])) < 0 || (lo = otp_hexval((unsigned char)
-			    text[i + 2])) < 0) {
-				r = OTP_EURIESC;
-				break;
-			}
-			c = (unsigned char)(hi << 4 | lo);
-			i += 2;
-		}
-		r = b64_put(&d, c, out, outsz, &o);
+		run = pct != NULL ? (size_t)(pct - text) - i : end - i;
+		off = 0;
+		if (run == 0) {
+			/* one escape, one character */
+			run = end - i < 3 ? end - i : 3;
+			if ((r = otp_pct_decode(text + i, run, 0, c, sizeof(c),
+			    &n, &off)) == 0)
+				r = otp_b64_decoder_update(&d, c, 1, out + o,
+				    outsz - o, &n, &off);
+			off = 0;
+		} else
+			r = otp_b64_decoder_update(&d, text + i, run, out + o,
+			    outsz - o, &n, &off);
+		*erroff = i + off;
+		if (r == 0)
+			o += n;
 	}
 	if (r == 0) {
 		*erroff = end;
-		r = b64_final(&d, out, outsz, &o);
+		if ((r = otp_b64_decoder_final(&d, out + o, outsz - o,
+		    &n)) == 0)
+			*outlen = o + n;
 	}
-	if (r == 0)
-		*outlen = o;
-	else
+	if (r != 0)
 		otp_wipe(out, o);	/* no partial result */
 	otp_wipe(&d, sizeof(d));
+	otp_wipe(c, sizeof(c));
 	return r;
 }
 
@@ -970,7 +819,7 @@ otp_migration_encode(const struct otp_uri *u, size_t n,
 {
 	uint8_t payload[OTP_MIGRATION_PAYLOAD_MAX];
 	size_t plen = 0, i, o, k;
-	char q[4];
+	char q[DATA_PIECE / 3 * 4 + 1];
 	int r;
 
 	if (out == NULL)
@@ -985,24 +834,15 @@ otp_migration_encode(const struct otp_uri *u, size_t n,
 		goto out;
 	}
 	memcpy(out, MIG_PREFIX MIG_HOST "?data=", o);
-	for (i = 0; i < plen; i += 3) {
-		b64_quantum(payload + i, plen - i < 3 ? plen - i : 3, q);
-		/* '+', '/' and '=' are escaped as the app does: a raw '+'
-		 * would turn into a space in a form-decoding reader. */
-		for (k = 0; k < 4; k++) {
-			int esc = q[k] == '+' || q[k] == '/' || q[k] == '=';
-
-			if (outsz - o <= (esc ? 3u : 1u)) {
-				r = OTP_ENOSPACE;
-				goto out;
-			}
-			if (esc) {
-				out[o++] = '%';
-				out[o++] = "0123456789ABCDEF"[q[k] >> 4];
-				out[o++] = "0123456789ABCDEF"[q[k] & 15];
-			} else
-				out[o++] = q[k];
-		}
+	/* A piece at a time, '+', '/' and '=' escaped as the app does: a raw
+	 * '+' would turn into a space in a form-decoding reader. */
+	for (i = 0; i < plen; i += k) {
+		k = plen - i < DATA_PIECE ? plen - i : DATA_PIECE;
+		if ((r = otp_b64_encode(payload + i, k, q, sizeof(q))) < 0 ||
+		    (r = otp_pct_encode(q, (size_t)r, out + o,
+		    outsz - o)) < 0)
+			goto out;
+		o += (size_t)r;
 	}
 	out[o] = '\0';
 	r = (int)o;

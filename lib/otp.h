@@ -161,6 +161,39 @@ int otp_hex_encode(const uint8_t *in, size_t n, char *out, size_t outsz);
 int otp_hex_decode(const char *in, size_t inlen, uint8_t *out,
     size_t outsz, size_t *outlen, size_t *erroff);
 
+/* ---- base64, RFC 4648 §4 (lib/base64.c) ----------------------------- */
+
+/* Characters of standard base64 for n bytes, padded, without NUL. */
+size_t otp_b64_encoded_len(size_t n);
+/* Encode n bytes as padded standard base64 into out (then NUL); returns
+ * the number of characters or OTP_ENOSPACE. */
+int otp_b64_encode(const uint8_t *in, size_t n, char *out, size_t outsz);
+
+/* The decoder, fed text in pieces of any size.  It reads '=' padding as
+ * optional (but correct if present), ' ' as '+', the URL-safe '-' and '_'
+ * as '+' and '/', and ignores unused low bits of the last character. */
+struct otp_b64_decoder {
+	uint32_t	acc;	/* sextets of the current quantum */
+	unsigned	ndata;	/* data characters in it */
+	unsigned	npad;	/* '=' seen in it */
+	int		done;	/* padding closed the text */
+};
+void otp_b64_decoder_init(struct otp_b64_decoder *d);
+/* Decode in[0..inlen) into out; *outlen gets the bytes written.  Anything
+ * else is OTP_EBASE64, no room OTP_ENOSPACE, *erroff at the character;
+ * what this call wrote is wiped on error. */
+int otp_b64_decoder_update(struct otp_b64_decoder *d, const char *in,
+    size_t inlen, uint8_t *out, size_t outsz, size_t *outlen,
+    size_t *erroff);
+/* End of text: write a short last quantum (up to 2 bytes); OTP_EBASE64
+ * for a truncated one, OTP_ENOSPACE. */
+int otp_b64_decoder_final(struct otp_b64_decoder *d, uint8_t *out,
+    size_t outsz, size_t *outlen);
+/* The decoder over a whole text; *erroff is inlen for a truncated end,
+ * and nothing is left in out on error. */
+int otp_b64_decode(const char *in, size_t inlen, uint8_t *out,
+    size_t outsz, size_t *outlen, size_t *erroff);
+
 /* ---- Base32, RFC 4648 §6 and §7 (lib/base32.c) ----------------------- */
 
 #define OTP_B32_HEXALPHA	0x01	/* the §7 extended-hex alphabet */
@@ -432,18 +465,6 @@ int otp_uri_equal(const struct otp_uri *a, const struct otp_uri *b);
 /* A URI for OTP_MIGRATION_BATCH accounts of the largest size, with NUL:
  * 10 * 1818 + 44 protobuf bytes, base64, every character %XX. */
 #define OTP_MIGRATION_URI_MAX	73728
-
-/* Characters of standard base64 for n bytes, padded, without NUL. */
-size_t otp_b64_encoded_len(size_t n);
-/* Encode n bytes as padded standard base64 (RFC 4648 §4) into out (then
- * NUL); returns the number of characters or OTP_ENOSPACE. */
-int otp_b64_encode(const uint8_t *in, size_t n, char *out, size_t outsz);
-/* Decode base64: '=' padding optional (but correct if present), ' ' read
- * as '+', the URL-safe '-' and '_' as '+' and '/', unused low bits of the
- * last character ignored.  Anything else is OTP_EBASE64 with *erroff at it
- * (at inlen for a truncated last group). */
-int otp_b64_decode(const char *in, size_t inlen, uint8_t *out,
-    size_t outsz, size_t *outlen, size_t *erroff);
 
 /* The batch fields of a payload; 0 when absent. */
 struct otp_migration_batch {
