@@ -1,11 +1,17 @@
 /*
  * migration.c - Google Authenticator's "Transfer accounts" export:
  * otpauth-migration://offline?data=BASE64, where BASE64 is standard base64
- * (RFC 4648 §4) of a protobuf MigrationPayload (reference/migration.md).
+ * (RFC 4648 §4) of a protobuf MigrationPayload (see otp-uri(1)):
  *
- * The protobuf reader knows exactly one message and is written to be fed
- * hostile bytes: every length is checked against what remains before
- * anything is read, varints stop at 10 bytes, nothing is allocated.
+ *	message MigrationPayload { repeated OtpParameters otp_parameters = 1;
+ *	    int32 version = 2; int32 batch_size = 3; int32 batch_index = 4;
+ *	    int32 batch_id = 5; }
+ *	message OtpParameters { bytes secret = 1; string name = 2;
+ *	    string issuer = 3; Algorithm algorithm = 4; DigitCount digits = 5;
+ *	    OtpType type = 6; int64 counter = 7; }
+ *
+ * This file maps those messages to and from struct otp_uri, over the
+ * wire reader and writer of lib/protobuf.c, and holds the URI layer.
  */
 #include <string.h>
 
@@ -15,120 +21,31 @@
 #define MIG_HOST	"offline"
 #define MIG_PERIOD	30
 #define DATA_PIECE	48	/* payload bytes encoded at a time */
-#define FIELD_MAX	((1u << 29) - 1)	/* largest field number */
 
-/* Protobuf wire types (protobuf encoding guide, "Message Structure"). */
-enum {
-	WT_VARINT = 0,
-	WT_I64 = 1,
-	WT_LEN = 2,
-	WT_I32 = 5,
+/* Field numbers of MigrationPayload. */
+enum payload_field {
+	PAYLOAD_OTP_PARAMETERS = 1,	/* repeated OtpParameters */
+	PAYLOAD_VERSION = 2,
+	PAYLOAD_BATCH_SIZE = 3,
+	PAYLOAD_BATCH_INDEX = 4,
+	PAYLOAD_BATCH_ID = 5,
 };
 
-/* ---- protobuf reading ------------------------------------------------ */
-
-/* A window [pos, end) of the payload; offsets stay absolute so that errors
- * point into the whole payload. */
-struct pb {
-	const uint8_t	*buf;
-	size_t		 pos;
-	size_t		 end;
+/* Field numbers of OtpParameters. */
+enum param_field {
+	PARAM_SECRET = 1,
+	PARAM_NAME = 2,
+	PARAM_ISSUER = 3,
+	PARAM_ALGORITHM = 4,
+	PARAM_DIGITS = 5,
+	PARAM_TYPE = 6,
+	PARAM_COUNTER = 7,
 };
 
-/* Base 128 varint, at most 10 bytes for 64 bits; the 10th byte may only
- * carry the top bit. */
-static int
-pb_varint(struct pb *p, uint64_t *v)
-{
-	uint64_t x = 0;
-	unsigned i;
-
-	for (i = 0; i < 10; i++) {
-		uint8_t b;
-
-		if (p->pos >= p->end)
-			return OTP_EPROTOBUF;	/* runs past the end */
-		b = p->buf[p->pos++];
-		if (i == 9 && b > 1)
-			return OTP_EPROTOBUF;	/* over 64 bits or 11 bytes */
-		x |= (uint64_t)(b & 0x7f) << (7 * i);
-		if ((b & 0x80) == 0) {
-			*v = x;
-			return 0;
-		}
-	}
-	return OTP_EPROTOBUF;
-}
-
-static int
-pb_tag(struct pb *p, unsigned *field, unsigned *wt)
-{
-	uint64_t v;
-	int r;
-
-	if ((r = pb_varint(p, &v)) != 0)
-		return r;
-	if (v >> 3 == 0 || v >> 3 > FIELD_MAX)
-		return OTP_EPROTOBUF;
-	*field = (unsigned)(v >> 3);
-	*wt = (unsigned)(v & 7);
-	return 0;
-}
-
-/* A length-delimited field: its bytes must all be there. */
-static int
-pb_bytes(struct pb *p, const uint8_t **s, size_t *n)
-{
-	uint64_t len;
-	int r;
-
-	if ((r = pb_varint(p, &len)) != 0)
-		return r;
-	if (len > p->end - p->pos)
-		return OTP_EPROTOBUF;
-	*s = p->buf + p->pos;
-	*n = (size_t)len;
-	p->pos += (size_t)len;
-	return 0;
-}
-
-/* Skip an unknown field by its wire type; groups (3, 4) and the unused
- * types 6 and 7 are refused. */
-static int
-pb_skip(struct pb *p, unsigned wt)
-{
-	const uint8_t *s;
-	uint64_t v;
-	size_t n;
-
-	switch (wt) {
-	case WT_VARINT:
-		return pb_varint(p, &v);
-	case WT_I64:
-	case WT_I32:
-		n = wt == WT_I64 ? 8 : 4;
-		if (n > p->end - p->pos)
-			return OTP_EPROTOBUF;
-		p->pos += n;
-		return 0;
-	case WT_LEN:
-		return pb_bytes(p, &s, &n);
-	default:
-		return OTP_EPROTOBUF;
-	}
-}
-
-/* An int32 arrives as the varint of its 64-bit sign extension. */
-static int
-pb_int32(uint64_t v, int32_t *out)
-{
-	int64_t s = (int64_t)v;
-
-	if (s < INT32_MIN || s > INT32_MAX)
-		return OTP_ERANGE;
-	*out = (int32_t)s;
-	return 0;
-}
+/* The values of OtpParameters' enums; 0 is "unspecified". */
+enum { ALG_SHA1 = 1, ALG_SHA256 = 2, ALG_SHA512 = 3, ALG_MD5 = 4 };
+enum { DIGITS_SIX = 1, DIGITS_EIGHT = 2 };
+enum { TYPE_HOTP = 1, TYPE_TOTP = 2 };
 
 /* Copy n bytes of checked text to a NUL-terminated label buffer. */
 static int
@@ -195,7 +112,7 @@ split_name(struct otp_uri *u, const uint8_t *name, size_t nlen,
  * unknown fields are skipped.  *erroff gets the payload offset of a fault.
  */
 static int
-parse_account(struct pb *p, struct otp_uri *u, size_t *erroff)
+parse_account(struct otp_pb_reader *p, struct otp_uri *u, size_t *erroff)
 {
 	struct field secret, name, issuer;
 	struct vfield alg, digits, type, counter;
@@ -216,48 +133,48 @@ parse_account(struct pb *p, struct otp_uri *u, size_t *erroff)
 		size_t at = p->pos;
 
 		*erroff = at;
-		if ((r = pb_tag(p, &fn, &wt)) != 0)
+		if ((r = otp_pb_tag(p, &fn, &wt)) != 0)
 			return r;
 		switch (fn) {
-		case 1:
+		case PARAM_SECRET:
 			f = &secret;
 			break;
-		case 2:
+		case PARAM_NAME:
 			f = &name;
 			break;
-		case 3:
+		case PARAM_ISSUER:
 			f = &issuer;
 			break;
-		case 4:
+		case PARAM_ALGORITHM:
 			vf = &alg;
 			break;
-		case 5:
+		case PARAM_DIGITS:
 			vf = &digits;
 			break;
-		case 6:
+		case PARAM_TYPE:
 			vf = &type;
 			break;
-		case 7:
+		case PARAM_COUNTER:
 			vf = &counter;
 			break;
 		default:
 			break;
 		}
 		if (f != NULL) {
-			if (wt != WT_LEN)
+			if (wt != OTP_PB_LEN)
 				return OTP_EPROTOBUF;
-			if ((r = pb_bytes(p, &f->s, &f->n)) != 0)
+			if ((r = otp_pb_bytes(p, &f->s, &f->n)) != 0)
 				return r;
 			f->off = at;
 			f->seen = 1;
 		} else if (vf != NULL) {
-			if (wt != WT_VARINT)
+			if (wt != OTP_PB_VARINT)
 				return OTP_EPROTOBUF;
-			if ((r = pb_varint(p, &vf->v)) != 0)
+			if ((r = otp_pb_varint(p, &vf->v)) != 0)
 				return r;
 			vf->off = at;
 			vf->seen = 1;
-		} else if ((r = pb_skip(p, wt)) != 0)
+		} else if ((r = otp_pb_skip(p, wt)) != 0)
 			return r;
 	}
 
@@ -275,16 +192,16 @@ parse_account(struct pb *p, struct otp_uri *u, size_t *erroff)
 	*erroff = alg.off;
 	switch (alg.v) {
 	case 0:
-	case 1:
+	case ALG_SHA1:
 		u->alg = OTP_ALG_SHA1;
 		break;
-	case 2:
+	case ALG_SHA256:
 		u->alg = OTP_ALG_SHA256;
 		break;
-	case 3:
+	case ALG_SHA512:
 		u->alg = OTP_ALG_SHA512;
 		break;
-	case 4:
+	case ALG_MD5:
 		return OTP_EMIGRATEUNSUP;	/* MD5: no HOTP over MD5 here */
 	default:
 		return OTP_EALG;
@@ -295,10 +212,10 @@ parse_account(struct pb *p, struct otp_uri *u, size_t *erroff)
 	*erroff = digits.off;
 	switch (digits.v) {
 	case 0:
-	case 1:
+	case DIGITS_SIX:
 		u->digits = 6;
 		break;
-	case 2:
+	case DIGITS_EIGHT:
 		u->digits = 8;
 		break;
 	default:
@@ -310,10 +227,10 @@ parse_account(struct pb *p, struct otp_uri *u, size_t *erroff)
 	*erroff = type.off;
 	switch (type.v) {
 	case 0:
-	case 2:
+	case TYPE_TOTP:
 		u->type = OTP_TYPE_TOTP;
 		break;
-	case 1:
+	case TYPE_HOTP:
 		u->type = OTP_TYPE_HOTP;
 		break;
 	default:
@@ -367,7 +284,7 @@ parse_payload(const uint8_t *buf, size_t len,
     struct otp_migration_err *err)
 {
 	struct otp_uri u;
-	struct pb p;
+	struct otp_pb_reader p;
 	size_t naccounts = 0;
 	int r = 0;
 
@@ -379,18 +296,18 @@ parse_payload(const uint8_t *buf, size_t len,
 		uint64_t v;
 
 		err->offset = p.pos;
-		if ((r = pb_tag(&p, &field, &wt)) != 0)
+		if ((r = otp_pb_tag(&p, &field, &wt)) != 0)
 			goto out;
-		if (field == 1) {
-			struct pb sub;
+		if (field == PAYLOAD_OTP_PARAMETERS) {
+			struct otp_pb_reader sub;
 			const uint8_t *s;
 			size_t n;
 
-			if (wt != WT_LEN) {
+			if (wt != OTP_PB_LEN) {
 				r = OTP_EPROTOBUF;
 				goto out;
 			}
-			if ((r = pb_bytes(&p, &s, &n)) != 0)
+			if ((r = otp_pb_bytes(&p, &s, &n)) != 0)
 				goto out;
 			sub.buf = buf;
 			sub.pos = (size_t)(s - buf);
@@ -405,19 +322,21 @@ parse_payload(const uint8_t *buf, size_t len,
 				goto out;
 			err->account = -1;
 			naccounts++;
-		} else if (field >= 2 && field <= 5) {
-			int32_t *dst = field == 2 ? &batch->version :
-			    field == 3 ? &batch->batch_size :
-			    field == 4 ? &batch->batch_index : &batch->batch_id;
+		} else if (field >= PAYLOAD_VERSION &&
+		    field <= PAYLOAD_BATCH_ID) {
+			int32_t *dst = field == PAYLOAD_VERSION ?
+			    &batch->version : field == PAYLOAD_BATCH_SIZE ?
+			    &batch->batch_size : field == PAYLOAD_BATCH_INDEX ?
+			    &batch->batch_index : &batch->batch_id;
 
-			if (wt != WT_VARINT) {
+			if (wt != OTP_PB_VARINT) {
 				r = OTP_EPROTOBUF;
 				goto out;
 			}
-			if ((r = pb_varint(&p, &v)) != 0 ||
-			    (r = pb_int32(v, dst)) != 0)
+			if ((r = otp_pb_varint(&p, &v)) != 0 ||
+			    (r = otp_pb_int32(v, dst)) != 0)
 				goto out;
-		} else if ((r = pb_skip(&p, wt)) != 0)
+		} else if ((r = otp_pb_skip(&p, wt)) != 0)
 			goto out;
 	}
 	if (naccounts == 0) {
@@ -625,58 +544,6 @@ otp_migration_decode(const char *text, size_t len,
 	return r;
 }
 
-/* ---- encoding -------------------------------------------------------- */
-
-/* A writer that counts what it would write when buf is NULL. */
-struct pbw {
-	uint8_t	*buf;
-	size_t	 size;
-	size_t	 pos;
-	int	 full;
-};
-
-static void
-w_byte(struct pbw *w, uint8_t b)
-{
-	if (w->buf != NULL) {
-		if (w->pos >= w->size) {
-			w->full = 1;
-			return;
-		}
-		w->buf[w->pos] = b;
-	}
-	w->pos++;
-}
-
-static void
-w_varint(struct pbw *w, uint64_t v)
-{
-	while (v >= 0x80) {
-		w_byte(w, (uint8_t)(v | 0x80));
-		v >>= 7;
-	}
-	w_byte(w, (uint8_t)v);
-}
-
-static void
-w_raw(struct pbw *w, const void *p, size_t n)
-{
-	const uint8_t *s = p;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		w_byte(w, s[i]);
-}
-
-/* A length-delimited field. */
-static void
-w_bytes(struct pbw *w, unsigned field, const void *p, size_t n)
-{
-	w_varint(w, (uint64_t)field << 3 | WT_LEN);
-	w_varint(w, n);
-	w_raw(w, p, n);
-}
-
 int
 otp_migration_check(const struct otp_uri *u)
 {
@@ -715,60 +582,55 @@ otp_migration_check(const struct otp_uri *u)
 
 /* One OtpParameters message, with the fields the app writes. */
 static void
-w_account(struct pbw *w, const struct otp_uri *u)
+w_account(struct otp_pb_writer *w, const struct otp_uri *u)
 {
 	size_t ilen = strlen(u->issuer), alen = strlen(u->account);
 	int form = otp_label_form(u->issuer, u->account, 1);
 
-	w_bytes(w, 1, u->key.buf, u->key.len);
+	otp_pb_put_bytes(w, PARAM_SECRET, u->key.buf, u->key.len);
 	/* name: "Issuer:account", ":account" or "account" */
-	w_varint(w, 2 << 3 | WT_LEN);
-	w_varint(w, alen + (form == OTP_LABEL_ISSUER ? ilen + 1 :
+	otp_pb_put_tag(w, PARAM_NAME, OTP_PB_LEN);
+	otp_pb_put_varint(w, alen + (form == OTP_LABEL_ISSUER ? ilen + 1 :
 	    form == OTP_LABEL_COLON ? 1 : 0));
 	if (form == OTP_LABEL_ISSUER)
-		w_raw(w, u->issuer, ilen);
+		otp_pb_put_raw(w, u->issuer, ilen);
 	if (form == OTP_LABEL_ISSUER || form == OTP_LABEL_COLON)
-		w_byte(w, ':');
-	w_raw(w, u->account, alen);
+		otp_pb_put_raw(w, ":", 1);
+	otp_pb_put_raw(w, u->account, alen);
 	if (ilen > 0)
-		w_bytes(w, 3, u->issuer, ilen);
-	w_varint(w, 4 << 3 | WT_VARINT);
-	w_varint(w, u->alg == OTP_ALG_SHA512 ? 3 :
-	    u->alg == OTP_ALG_SHA256 ? 2 : 1);
-	w_varint(w, 5 << 3 | WT_VARINT);
-	w_varint(w, u->digits == 8 ? 2 : 1);
-	w_varint(w, 6 << 3 | WT_VARINT);
-	w_varint(w, u->type == OTP_TYPE_HOTP ? 1 : 2);
-	if (u->type == OTP_TYPE_HOTP) {
-		w_varint(w, 7 << 3 | WT_VARINT);
-		w_varint(w, u->counter);
-	}
+		otp_pb_put_bytes(w, PARAM_ISSUER, u->issuer, ilen);
+	otp_pb_put_uint(w, PARAM_ALGORITHM, u->alg == OTP_ALG_SHA512 ?
+	    ALG_SHA512 : u->alg == OTP_ALG_SHA256 ? ALG_SHA256 : ALG_SHA1);
+	otp_pb_put_uint(w, PARAM_DIGITS, u->digits == 8 ? DIGITS_EIGHT :
+	    DIGITS_SIX);
+	otp_pb_put_uint(w, PARAM_TYPE, u->type == OTP_TYPE_HOTP ? TYPE_HOTP :
+	    TYPE_TOTP);
+	if (u->type == OTP_TYPE_HOTP)
+		otp_pb_put_uint(w, PARAM_COUNTER, u->counter);
 }
 
 /* The whole MigrationPayload: the accounts, then the batch fields (an
  * int32 goes out as the varint of its 64-bit sign extension). */
 static void
-w_payload(struct pbw *w, const struct otp_uri *u, size_t n,
+w_payload(struct otp_pb_writer *w, const struct otp_uri *u, size_t n,
     const struct otp_migration_batch *b)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		struct pbw count = { NULL, 0, 0, 0 };
+		struct otp_pb_writer count = { NULL, 0, 0, 0 };
 
 		w_account(&count, &u[i]);
-		w_varint(w, 1 << 3 | WT_LEN);
-		w_varint(w, count.pos);
+		otp_pb_put_tag(w, PAYLOAD_OTP_PARAMETERS, OTP_PB_LEN);
+		otp_pb_put_varint(w, count.pos);
 		w_account(w, &u[i]);
 	}
-	w_varint(w, 2 << 3 | WT_VARINT);
-	w_varint(w, (uint64_t)(int64_t)b->version);
-	w_varint(w, 3 << 3 | WT_VARINT);
-	w_varint(w, (uint64_t)(int64_t)b->batch_size);
-	w_varint(w, 4 << 3 | WT_VARINT);
-	w_varint(w, (uint64_t)(int64_t)b->batch_index);
-	w_varint(w, 5 << 3 | WT_VARINT);
-	w_varint(w, (uint64_t)(int64_t)b->batch_id);
+	otp_pb_put_uint(w, PAYLOAD_VERSION, (uint64_t)(int64_t)b->version);
+	otp_pb_put_uint(w, PAYLOAD_BATCH_SIZE,
+	    (uint64_t)(int64_t)b->batch_size);
+	otp_pb_put_uint(w, PAYLOAD_BATCH_INDEX,
+	    (uint64_t)(int64_t)b->batch_index);
+	otp_pb_put_uint(w, PAYLOAD_BATCH_ID, (uint64_t)(int64_t)b->batch_id);
 }
 
 int
@@ -777,7 +639,7 @@ otp_migration_payload_encode(const struct otp_uri *u, size_t n,
     size_t *outlen, size_t *erridx)
 {
 	static const struct otp_migration_batch single = { 1, 1, 0, 0 };
-	struct pbw w = { NULL, 0, 0, 0 };
+	struct otp_pb_writer w = { NULL, 0, 0, 0 };
 	size_t i;
 	int r;
 
