@@ -19,7 +19,7 @@
 
 #define MIG_PREFIX	"otpauth-migration://"
 #define MIG_HOST	"offline"
-#define MIG_PERIOD	30
+#define MIG_PERIOD	OTP_DEFAULT_PERIOD	/* no period field: the app's */
 #define DATA_PIECE	48	/* payload bytes encoded at a time */
 
 /* Field numbers of MigrationPayload. */

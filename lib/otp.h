@@ -423,7 +423,14 @@ struct otp_uri {
 	int		is_uri;		/* 1 when it came from a URI */
 };
 
-/* Set u to the defaults: HOTP, SHA1, 6 digits, counter 0, period 30. */
+/* What a key's parameters are when nothing says otherwise: a URI that
+ * leaves them out, and the tools (as oathtool). */
+#define OTP_DEFAULT_TYPE	OTP_TYPE_HOTP
+#define OTP_DEFAULT_ALG		OTP_ALG_SHA1
+#define OTP_DEFAULT_DIGITS	6
+#define OTP_DEFAULT_PERIOD	30	/* seconds a TOTP step lasts */
+
+/* Set u to the defaults above, counter 0. */
 void otp_uri_init(struct otp_uri *u);
 /* Get the text of a key argument: arg itself, one line of in for NULL or
  * "-", the first line of FILE for "@FILE" (a regular file, FIFO or

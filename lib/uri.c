@@ -23,11 +23,11 @@ void
 otp_uri_init(struct otp_uri *u)
 {
 	memset(u, 0, sizeof(*u));
-	u->type = OTP_TYPE_HOTP;
-	u->alg = OTP_ALG_SHA1;
-	u->digits = 6;
+	u->type = OTP_DEFAULT_TYPE;
+	u->alg = OTP_DEFAULT_ALG;
+	u->digits = OTP_DEFAULT_DIGITS;
 	u->counter = 0;
-	u->period = 30;
+	u->period = OTP_DEFAULT_PERIOD;
 }
 
 int
@@ -320,8 +320,10 @@ otp_uri_parse(const char *uri, struct otp_uri *u, size_t *erroff)
 		memcpy(u->issuer, lissuer, sizeof(lissuer));
 	if (u->issuer[0] == '\0')
 		u->warn |= OTP_WARN_NOISSUER;
+	/* Google Authenticator knows SHA1, 6 or 8 digits and the default
+	 * period only. */
 	if (u->alg != OTP_ALG_SHA1 || (u->digits != 6 && u->digits != 8) ||
-	    (u->type == OTP_TYPE_TOTP && u->period != 30))
+	    (u->type == OTP_TYPE_TOTP && u->period != OTP_DEFAULT_PERIOD))
 		u->warn |= OTP_WARN_GAIGNORES;
 	u->is_uri = 1;
 	return 0;
@@ -426,12 +428,13 @@ otp_uri_build(const struct otp_uri *u, char *out, size_t outsz)
 		    (r = put_enc(out, outsz, &o, iss)) != 0)
 			goto done;
 	}
-	if (u->alg != OTP_ALG_SHA1) {
+	/* What a parser takes for the default is left out. */
+	if (u->alg != OTP_DEFAULT_ALG) {
 		if ((r = put_raw(out, outsz, &o, "&algorithm=")) != 0 ||
 		    (r = put_raw(out, outsz, &o, otp_alg_name(u->alg))) != 0)
 			goto done;
 	}
-	if (u->digits != 6) {
+	if (u->digits != OTP_DEFAULT_DIGITS) {
 		snprintf(num, sizeof(num), "&digits=%u", u->digits);
 		if ((r = put_raw(out, outsz, &o, num)) != 0)
 			goto done;
@@ -440,7 +443,7 @@ otp_uri_build(const struct otp_uri *u, char *out, size_t outsz)
 	if (u->type == OTP_TYPE_HOTP)
 		snprintf(num, sizeof(num), "&counter=%llu",
 		    (unsigned long long)u->counter);
-	else if (u->period != 30)
+	else if (u->period != OTP_DEFAULT_PERIOD)
 		snprintf(num, sizeof(num), "&period=%llu",
 		    (unsigned long long)u->period);
 	else
