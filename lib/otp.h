@@ -448,7 +448,7 @@ int otp_key_read(const char *arg, FILE *in, char *out, size_t outsz);
  * the offset in text.  On error u->key is wiped. */
 int otp_key_parse(const char *text, enum otp_keyenc enc, struct otp_uri *u,
     size_t *erroff);
-/* Parse an otpauth:// URI into u (see reference/key-uri.md). */
+/* Parse an otpauth:// URI into u (the rules are otp-uri(1)'s). */
 int otp_uri_parse(const char *uri, struct otp_uri *u, size_t *erroff);
 /* Build the canonical URI for u into out (then NUL). */
 int otp_uri_build(const struct otp_uri *u, char *out, size_t outsz);

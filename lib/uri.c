@@ -1,7 +1,7 @@
 /*
- * uri.c - otpauth:// key URIs (Google Authenticator's Key Uri Format, see
- * reference/key-uri.md): a parser that takes every spelling real producers
- * emit and a builder that writes one canonical form.
+ * uri.c - otpauth:// key URIs (Google Authenticator's Key Uri Format, as
+ * otp-uri(1) describes it): a parser that takes every spelling real
+ * producers emit and a builder that writes one canonical form.
  *
  * otpauth://TYPE/LABEL?PARAMETERS, percent-encoding per RFC 3986 §2.1.
  * Each component is split first and percent-decoded exactly once after, so

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# otp-uri: every option and mode, the hard cases of reference/key-uri.md
-# and reference/migration.md, QR codes scanned back with zbarimg.
+# otp-uri: every option and mode, the hard cases of key URIs and
+# migration exports (otp-uri(1) "Reading URIs", "Export format"), QR codes
+# scanned back with zbarimg.
 
 bats_require_minimum_version 1.5.0
 load common
@@ -10,7 +11,7 @@ setup() {
 }
 
 EX='otpauth://totp/Example:alice%40google.com?secret=JBSWY3DPEHPK3PXP&issuer=Example'
-# reference/migration.md's sample export.
+# The sample export of otp-uri(1)'s EXAMPLES.
 MIG='otpauth-migration://offline?data=CjEKCkhlbGxvId6tvu8SGEV4YW1wbGU6YWxpY2VAZ29vZ2xlLmNvbRoHRXhhbXBsZTAC'
 
 # A QR code drawn with --qr=ascii ("##" a dark module, "  " a light one)
@@ -281,7 +282,7 @@ counter=50"
 	[ "${#lines[@]}" -eq 14 ]
 }
 
-@test "parse: every hard case of reference/key-uri.md" {
+@test "parse: every hard case of otp-uri(1)'s Reading URIs" {
 	# issuer prefix != issuer=: the parameter wins, with a warning
 	run --separate-stderr otp-uri --get=issuer "otpauth://totp/Label:bob?secret=$RFC_B32&issuer=Param"
 	assert_output Param

@@ -337,7 +337,8 @@ test_sample_code(void)
 	CHECK(r == 0 && c.n == 1, "sample: %d", r);
 	if (r != 0 || c.n != 1)
 		return;
-	/* reference/migration.md: 2009-11-10 23:00:00 UTC gives 528064 */
+	/* The sample of otp-uri(1)'s EXAMPLES: its key at 2009-11-10
+	 * 23:00:00 UTC gives 528064 (oathtool --totp agrees). */
 	CHECK(otp_totp_counter(1257894000, 0, c.u[0].period, &counter) == 0,
 	    "counter");
 	CHECK(otp_hmac_init(&h, c.u[0].alg, c.u[0].key.buf, c.u[0].key.len)
