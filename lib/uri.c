@@ -166,6 +166,7 @@ set_param(struct otp_uri *u, enum param p, const char *v, size_t n,
 	case P_SECRET:
 		return set_secret(u, v, n, erroff);
 	case P_ISSUER:
+		/* An empty issuer= is absent: the label's prefix stays. */
 		if (n >= OTP_LABEL_MAX)
 			return OTP_ETOOLONG;
 		memcpy(u->issuer, v, n + 1);

@@ -321,6 +321,34 @@ counter=50"
 	assert_output me
 }
 
+@test "parse: an empty issuer= is absent, as otp-uri(1) says" {
+	# The manual's rule, its source lines joined ...
+	run tr '\n' ' ' < "$BATS_TEST_DIRNAME/../man/otp-uri.1"
+	assert_output --partial "an empty one counts as absent, so the label's prefix stays the issuer"
+	# ... is what the parser does: the label's prefix stays, no warning
+	# of a mismatch (the parameter said nothing), and no other URI field
+	# moves.
+	for q in 'issuer=' 'issuer' 'issuer=&digits=6'; do
+		run --separate-stderr otp-uri --parse "otpauth://totp/Acme:bob?secret=$RFC_B32&$q"
+		if [ "$q" = issuer ]; then
+			# a parameter without '=' is malformed, not empty
+			assert_failure 2
+			continue
+		fi
+		assert_success
+		assert_line 'issuer=Acme'
+		assert_line 'account=bob'
+		[[ $stderr != *"differs"* ]] || { echo "$q: $stderr"; false; }
+	done
+	# and the URI built again carries the label's issuer both ways
+	run otp-uri -q "otpauth://totp/Acme:bob?secret=$RFC_B32&issuer="
+	assert_output "otpauth://totp/Acme:bob?secret=$RFC_B32&issuer=Acme"
+	# no prefix and an empty parameter: no issuer at all
+	run otp-uri -q --get=issuer "otpauth://totp/bob?secret=$RFC_B32&issuer="
+	assert_success
+	assert_output ''
+}
+
 @test "parse: malformed URIs exit 2 with one line naming the fault" {
 	while IFS='|' read -r uri want; do
 		run --separate-stderr otp-uri --parse "$uri"
