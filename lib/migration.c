@@ -47,6 +47,25 @@ enum { ALG_SHA1 = 1, ALG_SHA256 = 2, ALG_SHA512 = 3, ALG_MD5 = 4 };
 enum { DIGITS_SIX = 1, DIGITS_EIGHT = 2 };
 enum { TYPE_HOTP = 1, TYPE_TOTP = 2 };
 
+/* Those values as ours (unspecified: the app's default), or an error. */
+static const int algs[] = {
+	[0] = OTP_ALG_SHA1, [ALG_SHA1] = OTP_ALG_SHA1,
+	[ALG_SHA256] = OTP_ALG_SHA256, [ALG_SHA512] = OTP_ALG_SHA512,
+	[ALG_MD5] = OTP_EMIGRATEUNSUP,	/* no HOTP over MD5 here */
+};
+static const int ndigits[] = { [0] = 6, [DIGITS_SIX] = 6, [DIGITS_EIGHT] = 8 };
+static const int types[] = {
+	[0] = OTP_TYPE_TOTP, [TYPE_HOTP] = OTP_TYPE_HOTP,
+	[TYPE_TOTP] = OTP_TYPE_TOTP,
+};
+
+/* map[v], or err for a value past the end of map. */
+static int
+enum_value(uint64_t v, const int *map, size_t n, int err)
+{
+	return v < n ? map[v] : err;
+}
+
 /* Copy n bytes of checked text to a NUL-terminated label buffer. */
 static int
 label_copy(char dst[OTP_LABEL_MAX], const uint8_t *s, size_t n)
@@ -117,7 +136,7 @@ parse_account(struct otp_pb_reader *p, struct otp_uri *u, size_t *erroff)
 	struct field secret, name, issuer;
 	struct vfield alg, digits, type, counter;
 	size_t start = p->pos, bad;
-	int r;
+	int k, r;
 
 	memset(&secret, 0, sizeof(secret));
 	memset(&name, 0, sizeof(name));
@@ -190,52 +209,24 @@ parse_account(struct otp_pb_reader *p, struct otp_uri *u, size_t *erroff)
 		return OTP_EKEYLONG;
 
 	*erroff = alg.off;
-	switch (alg.v) {
-	case 0:
-	case ALG_SHA1:
-		u->alg = OTP_ALG_SHA1;
-		break;
-	case ALG_SHA256:
-		u->alg = OTP_ALG_SHA256;
-		break;
-	case ALG_SHA512:
-		u->alg = OTP_ALG_SHA512;
-		break;
-	case ALG_MD5:
-		return OTP_EMIGRATEUNSUP;	/* MD5: no HOTP over MD5 here */
-	default:
-		return OTP_EALG;
-	}
+	if ((k = enum_value(alg.v, algs, sizeof(algs) / sizeof(algs[0]),
+	    OTP_EALG)) < 0)
+		return k;
+	u->alg = (enum otp_alg)k;
 	if (alg.v != 0)
 		u->have |= OTP_HAVE_ALG;
-
 	*erroff = digits.off;
-	switch (digits.v) {
-	case 0:
-	case DIGITS_SIX:
-		u->digits = 6;
-		break;
-	case DIGITS_EIGHT:
-		u->digits = 8;
-		break;
-	default:
-		return OTP_EDIGITS;
-	}
+	if ((k = enum_value(digits.v, ndigits, sizeof(ndigits) /
+	    sizeof(ndigits[0]), OTP_EDIGITS)) < 0)
+		return k;
+	u->digits = (unsigned)k;
 	if (digits.v != 0)
 		u->have |= OTP_HAVE_DIGITS;
-
 	*erroff = type.off;
-	switch (type.v) {
-	case 0:
-	case TYPE_TOTP:
-		u->type = OTP_TYPE_TOTP;
-		break;
-	case TYPE_HOTP:
-		u->type = OTP_TYPE_HOTP;
-		break;
-	default:
-		return OTP_EURITYPE;
-	}
+	if ((k = enum_value(type.v, types, sizeof(types) / sizeof(types[0]),
+	    OTP_EURITYPE)) < 0)
+		return k;
+	u->type = (enum otp_type)k;
 
 	/* int64: a negative counter is a 10-byte varint above INT64_MAX. */
 	*erroff = counter.off;

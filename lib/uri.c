@@ -154,13 +154,39 @@ set_secret(struct otp_uri *u, const char *v, size_t n, size_t *erroff)
 	return 0;
 }
 
+/* A numeric parameter: its range, its error, the bit it sets in have. */
+static int
+set_number(struct otp_uri *u, enum param p, const char *v)
+{
+	static const struct {
+		uint64_t	min, max;
+		int		err;
+		unsigned	have;
+	} num[] = {
+		[P_DIGITS] = { OTP_DIGITS_MIN, OTP_DIGITS_MAX, OTP_EDIGITS,
+		    OTP_HAVE_DIGITS },
+		[P_COUNTER] = { 0, UINT64_MAX, OTP_ECOUNTER, OTP_HAVE_COUNTER },
+		[P_PERIOD] = { 1, PERIOD_MAX, OTP_ESTEP, OTP_HAVE_PERIOD },
+	};
+	uint64_t x;
+
+	if (otp_parse_u64(v, num[p].min, num[p].max, &x) != 0)
+		return num[p].err;
+	if (p == P_DIGITS)
+		u->digits = (unsigned)x;
+	else if (p == P_COUNTER)
+		u->counter = x;
+	else
+		u->period = x;
+	u->have |= num[p].have;
+	return 0;
+}
+
 /* One decoded parameter value v (NUL-terminated, length n). */
 static int
 set_param(struct otp_uri *u, enum param p, const char *v, size_t n,
     size_t *erroff)
 {
-	uint64_t x;
-
 	*erroff = 0;
 	switch (p) {
 	case P_SECRET:
@@ -179,23 +205,9 @@ set_param(struct otp_uri *u, enum param p, const char *v, size_t n,
 		u->have |= OTP_HAVE_ALG;
 		return 0;
 	case P_DIGITS:
-		if (otp_parse_u64(v, OTP_DIGITS_MIN, OTP_DIGITS_MAX, &x) != 0)
-			return OTP_EDIGITS;
-		u->digits = (unsigned)x;
-		u->have |= OTP_HAVE_DIGITS;
-		return 0;
 	case P_COUNTER:
-		if (otp_parse_u64(v, 0, UINT64_MAX, &x) != 0)
-			return OTP_ECOUNTER;
-		u->counter = x;
-		u->have |= OTP_HAVE_COUNTER;
-		return 0;
 	case P_PERIOD:
-		if (otp_parse_u64(v, 1, PERIOD_MAX, &x) != 0)
-			return OTP_ESTEP;
-		u->period = x;
-		u->have |= OTP_HAVE_PERIOD;
-		return 0;
+		return set_number(u, p, v);
 	case P_UNKNOWN:
 	default:
 		return 0;
