@@ -84,10 +84,10 @@ void
 cli_otp_init(struct cli_otp *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->type = OTP_TYPE_HOTP;
-	o->alg = OTP_ALG_SHA1;
-	o->digits = 6;
-	o->step = 30;
+	o->type = OTP_DEFAULT_TYPE;
+	o->alg = OTP_DEFAULT_ALG;
+	o->digits = OTP_DEFAULT_DIGITS;
+	o->step = OTP_DEFAULT_PERIOD;
 	o->now = (int64_t)time(NULL);
 	o->enc = OTP_KEYENC_HEX;
 }

@@ -1,11 +1,17 @@
 /*
  * migration.c - Google Authenticator's "Transfer accounts" export:
  * otpauth-migration://offline?data=BASE64, where BASE64 is standard base64
- * (RFC 4648 §4) of a protobuf MigrationPayload (reference/migration.md).
+ * (RFC 4648 §4) of a protobuf MigrationPayload (see otp-uri(1)):
  *
- * The protobuf reader knows exactly one message and is written to be fed
- * hostile bytes: every length is checked against what remains before
- * anything is read, varints stop at 10 bytes, nothing is allocated.
+ *	message MigrationPayload { repeated OtpParameters otp_parameters = 1;
+ *	    int32 version = 2; int32 batch_size = 3; int32 batch_index = 4;
+ *	    int32 batch_id = 5; }
+ *	message OtpParameters { bytes secret = 1; string name = 2;
+ *	    string issuer = 3; Algorithm algorithm = 4; DigitCount digits = 5;
+ *	    OtpType type = 6; int64 counter = 7; }
+ *
+ * This file maps those messages to and from struct otp_uri, over the
+ * wire reader and writer of lib/protobuf.c, and holds the URI layer.
  */
 #include <string.h>
 
@@ -13,336 +19,51 @@
 
 #define MIG_PREFIX	"otpauth-migration://"
 #define MIG_HOST	"offline"
-#define MIG_PERIOD	30
-#define FIELD_MAX	((1u << 29) - 1)	/* largest field number */
+#define MIG_PERIOD	OTP_DEFAULT_PERIOD	/* no period field: the app's */
+#define DATA_PIECE	48	/* payload bytes encoded at a time */
 
-/* Protobuf wire types (protobuf encoding guide, "Message Structure"). */
-enum {
-	WT_VARINT = 0,
-	WT_I64 = 1,
-	WT_LEN = 2,
-	WT_I32 = 5,
+/* Field numbers of MigrationPayload. */
+enum payload_field {
+	PAYLOAD_OTP_PARAMETERS = 1,	/* repeated OtpParameters */
+	PAYLOAD_VERSION = 2,
+	PAYLOAD_BATCH_SIZE = 3,
+	PAYLOAD_BATCH_INDEX = 4,
+	PAYLOAD_BATCH_ID = 5,
 };
 
-/* ---- base64 ---------------------------------------------------------- */
-
-static const char b64_alpha[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-/* Incremental decoder: one character at a time, so that the URI layer can
- * feed it percent-decoded characters and report offsets in its own text. */
-struct b64dec {
-	uint32_t	acc;	/* sextets of the current quantum */
-	unsigned	ndata;	/* data characters in the current quantum */
-	unsigned	npad;	/* '=' seen in the current quantum */
-	int		done;	/* padding closed the text */
+/* Field numbers of OtpParameters. */
+enum param_field {
+	PARAM_SECRET = 1,
+	PARAM_NAME = 2,
+	PARAM_ISSUER = 3,
+	PARAM_ALGORITHM = 4,
+	PARAM_DIGITS = 5,
+	PARAM_TYPE = 6,
+	PARAM_COUNTER = 7,
 };
 
-static int
-b64_value(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	/* A raw '+' comes back as ' ' from URL decoding; '-' and '_' are
-	 * the URL-safe spellings of '+' and '/' (RFC 4648 §5). */
-	if (c == '+' || c == ' ' || c == '-')
-		return 62;
-	if (c == '/' || c == '_')
-		return 63;
-	return -1;
-}
+/* The values of OtpParameters' enums; 0 is "unspecified". */
+enum { ALG_SHA1 = 1, ALG_SHA256 = 2, ALG_SHA512 = 3, ALG_MD5 = 4 };
+enum { DIGITS_SIX = 1, DIGITS_EIGHT = 2 };
+enum { TYPE_HOTP = 1, TYPE_TOTP = 2 };
 
-/* Feed one character; a complete quantum goes to out at *o.  A short
- * last quantum waits for b64_final(). */
-static int
-b64_put(struct b64dec *d, unsigned char c, uint8_t *out, size_t outsz,
-    size_t *o)
-{
-	int v;
-
-	if (d->done)
-		return OTP_EBASE64;	/* anything after the padding */
-	if (c == '=') {
-		/* RFC 4648 §4: '=' only after 2 or 3 characters of the last
-		 * quantum, and then up to its end. */
-		if (d->ndata < 2)
-			return OTP_EBASE64;
-		if (++d->npad + d->ndata == 4)
-			d->done = 1;
-		return 0;
-	}
-	if (d->npad > 0 || (v = b64_value(c)) < 0)
-		return OTP_EBASE64;
-	d->acc = d->acc << 6 | (uint32_t)v;
-	if (++d->ndata < 4)
-		return 0;
-	if (outsz - *o < 3)
-		return OTP_ENOSPACE;
-	out[(*o)++] = (uint8_t)(d->acc >> 16);
-	out[(*o)++] = (uint8_t)(d->acc >> 8);
-	out[(*o)++] = (uint8_t)d->acc;
-	d->acc = 0;
-	d->ndata = 0;
-	return 0;
-}
-
-/* End of text: flush a short quantum (padded or not).  Trailing bits of a
- * short quantum are ignored, as every common decoder does. */
-static int
-b64_final(struct b64dec *d, uint8_t *out, size_t outsz, size_t *o)
-{
-	if (d->npad > 0 && d->npad + d->ndata != 4)
-		return OTP_EBASE64;		/* cut inside the padding */
-	switch (d->ndata) {
-	case 0:
-		return 0;
-	case 1:
-		return OTP_EBASE64;		/* 6 bits are no byte */
-	case 2:
-		if (outsz - *o < 1)
-			return OTP_ENOSPACE;
-		out[(*o)++] = (uint8_t)(d->acc >> 4);
-		break;
-	default:
-		if (outsz - *o < 2)
-			return OTP_ENOSPACE;
-		out[(*o)++] = (uint8_t)(d->acc >> 10);
-		out[(*o)++] = (uint8_t)(d->acc >> 2);
-		break;
-	}
-	d->acc = 0;
-	d->ndata = 0;
-	return 0;
-}
-
-size_t
-otp_b64_encoded_len(size_t n)
-{
-	return (n + 2) / 3 * 4;
-}
-
-/* Base64 of k (1..3) bytes as one padded quantum (RFC 4648 §4). */
-static void
-b64_quantum(const uint8_t *in, size_t k, char q[4])
-{
-	uint32_t v = (uint32_t)in[0] << 16;
-
-	if (k > 1)
-		v |= (uint32_t)in[1] << 8;
-	if (k > 2)
-		v |= in[2];
-	q[0] = b64_alpha[v >> 18];
-	q[1] = b64_alpha[v >> 12 & 63];
-	q[2] = k > 1 ? b64_alpha[v >> 6 & 63] : '=';
-	q[3] = k > 2 ? b64_alpha[v & 63] : '=';
-}
-
-int
-otp_b64_encode(const uint8_t *in, size_t n, char *out, size_t outsz)
-{
-	size_t i, o = 0;
-
-	if (n > SIZE_MAX / 4 * 3 - 3 || outsz <= otp_b64_encoded_len(n))
-		return OTP_ENOSPACE;
-	if (otp_b64_encoded_len(n) > INT32_MAX)
-		return OTP_ETOOLONG;
-	for (i = 0; i < n; i += 3, o += 4)
-		b64_quantum(in + i, n - i < 3 ? n - i : 3, out + o);
-	out[o] = '\0';
-	return (int)o;
-}
-
-int
-otp_b64_decode(const char *in, size_t inlen, uint8_t *out, size_t outsz,
-    size_t *outlen, size_t *erroff)
-{
-	struct b64dec d;
-	size_t i, o = 0;
-	int r = 0;
-
-	memset(&d, 0, sizeof(d));
-	for (i = 0; i < inlen && r == 0; i++) {
-		*erroff = i;
-		r = b64_put(&d, (unsigned char)in[i], out, outsz, &o);
-	}
-	if (r == 0) {
-		*erroff = inlen;
-		r = b64_final(&d, out, outsz, &o);
-	}
-	if (r == 0)
-		*outlen = o;
-	else
-		otp_wipe(out, o);	/* no partial result */
-	otp_wipe(&d, sizeof(d));
-	return r;
-}
-
-/* ---- protobuf reading ------------------------------------------------ */
-
-/* A window [pos, end) of the payload; offsets stay absolute so that errors
- * point into the whole payload. */
-struct pb {
-	const uint8_t	*buf;
-	size_t		 pos;
-	size_t		 end;
+/* Those values as ours (unspecified: the app's default), or an error. */
+static const int algs[] = {
+	[0] = OTP_ALG_SHA1, [ALG_SHA1] = OTP_ALG_SHA1,
+	[ALG_SHA256] = OTP_ALG_SHA256, [ALG_SHA512] = OTP_ALG_SHA512,
+	[ALG_MD5] = OTP_EMIGRATEUNSUP,	/* no HOTP over MD5 here */
+};
+static const int ndigits[] = { [0] = 6, [DIGITS_SIX] = 6, [DIGITS_EIGHT] = 8 };
+static const int types[] = {
+	[0] = OTP_TYPE_TOTP, [TYPE_HOTP] = OTP_TYPE_HOTP,
+	[TYPE_TOTP] = OTP_TYPE_TOTP,
 };
 
-/* Base 128 varint, at most 10 bytes for 64 bits; the 10th byte may only
- * carry the top bit. */
+/* map[v], or err for a value past the end of map. */
 static int
-pb_varint(struct pb *p, uint64_t *v)
+enum_value(uint64_t v, const int *map, size_t n, int err)
 {
-	uint64_t x = 0;
-	unsigned i;
-
-	for (i = 0; i < 10; i++) {
-		uint8_t b;
-
-		if (p->pos >= p->end)
-			return OTP_EPROTOBUF;	/* runs past the end */
-		b = p->buf[p->pos++];
-		if (i == 9 && b > 1)
-			return OTP_EPROTOBUF;	/* over 64 bits or 11 bytes */
-		x |= (uint64_t)(b & 0x7f) << (7 * i);
-		if ((b & 0x80) == 0) {
-			*v = x;
-			return 0;
-		}
-	}
-	return OTP_EPROTOBUF;
-}
-
-static int
-pb_tag(struct pb *p, unsigned *field, unsigned *wt)
-{
-	uint64_t v;
-	int r;
-
-	if ((r = pb_varint(p, &v)) != 0)
-		return r;
-	if (v >> 3 == 0 || v >> 3 > FIELD_MAX)
-		return OTP_EPROTOBUF;
-	*field = (unsigned)(v >> 3);
-	*wt = (unsigned)(v & 7);
-	return 0;
-}
-
-/* A length-delimited field: its bytes must all be there. */
-static int
-pb_bytes(struct pb *p, const uint8_t **s, size_t *n)
-{
-	uint64_t len;
-	int r;
-
-	if ((r = pb_varint(p, &len)) != 0)
-		return r;
-	if (len > p->end - p->pos)
-		return OTP_EPROTOBUF;
-	*s = p->buf + p->pos;
-	*n = (size_t)len;
-	p->pos += (size_t)len;
-	return 0;
-}
-
-/* Skip an unknown field by its wire type; groups (3, 4) and the unused
- * types 6 and 7 are refused. */
-static int
-pb_skip(struct pb *p, unsigned wt)
-{
-	const uint8_t *s;
-	uint64_t v;
-	size_t n;
-
-	switch (wt) {
-	case WT_VARINT:
-		return pb_varint(p, &v);
-	case WT_I64:
-	case WT_I32:
-		n = wt == WT_I64 ? 8 : 4;
-		if (n > p->end - p->pos)
-			return OTP_EPROTOBUF;
-		p->pos += n;
-		return 0;
-	case WT_LEN:
-		return pb_bytes(p, &s, &n);
-	default:
-		return OTP_EPROTOBUF;
-	}
-}
-
-/* An int32 arrives as the varint of its 64-bit sign extension. */
-static int
-pb_int32(uint64_t v, int32_t *out)
-{
-	int64_t s = (int64_t)v;
-
-	if (s < INT32_MIN || s > INT32_MAX)
-		return OTP_ERANGE;
-	*out = (int32_t)s;
-	return 0;
-}
-
-/*
- * Well-formed UTF-8 (RFC 3629 §4) without NUL or control characters (C0,
- * DEL, C1), the same text rule as otpauth URI labels.  *bad gets the
- * offset of the offending sequence.
- */
-static int
-text_check(const uint8_t *s, size_t n, size_t *bad)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		uint32_t c = s[i], cp;
-		unsigned need, k;
-		uint8_t lo = 0x80, hi = 0xbf;
-
-		*bad = i;
-		if (c < 0x80) {
-			if (c == 0)
-				return OTP_ENUL;
-			if (c < 0x20 || c == 0x7f)
-				return OTP_EURICTRL;
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			need = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-			need = 2;
-		else if (c >= 0xf0 && c <= 0xf4)
-			need = 3;
-		else
-			return OTP_EUTF8;
-		/* The second byte's range excludes overlong forms,
-		 * surrogates and code points past U+10FFFF. */
-		if (c == 0xe0)
-			lo = 0xa0;
-		else if (c == 0xed)
-			hi = 0x9f;
-		else if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f;
-		if (n - i <= need)
-			return OTP_EUTF8;
-		if (s[i + 1] < lo || s[i + 1] > hi)
-			return OTP_EUTF8;
-		cp = c & (0x7fu >> (need + 1));
-		for (k = 1; k <= need; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return OTP_EUTF8;
-			cp = cp << 6 | (s[i + k] & 0x3fu);
-		}
-		if (cp >= 0x80 && cp <= 0x9f)
-			return OTP_EURICTRL;
-		i += need + 1;
-	}
-	return 0;
+	return v < n ? map[v] : err;
 }
 
 /* Copy n bytes of checked text to a NUL-terminated label buffer. */
@@ -374,17 +95,14 @@ struct vfield {
 
 /*
  * Split the name into issuer and account as a URI label is split
- * (reference/key-uri.md): the issuer field wins over a name prefix, and is
- * matched whole first so that an issuer holding ':' still splits right;
- * otherwise the first ':' ends the prefix and further colons stay in the
- * account.  Spaces after the colon are dropped.
+ * (otp_label_split), the issuer field known: it wins over a name prefix,
+ * and a prefix that differs from it is warned about.
  */
 static int
 split_name(struct otp_uri *u, const uint8_t *name, size_t nlen,
     const uint8_t *iss, size_t ilen)
 {
-	const uint8_t *colon, *acct;
-	size_t alen;
+	size_t plen, aoff;
 	int r;
 
 	u->issuer[0] = '\0';
@@ -393,31 +111,18 @@ split_name(struct otp_uri *u, const uint8_t *name, size_t nlen,
 			return r;
 		u->have |= OTP_HAVE_ISSUER;
 	}
-	colon = nlen > 0 ? memchr(name, ':', nlen) : NULL;
-	if (ilen > 0 && nlen > ilen && name[ilen] == ':' &&
-	    memcmp(name, iss, ilen) == 0) {
-		colon = name + ilen;
+	otp_label_split((const char *)name, nlen, (const char *)iss, ilen,
+	    &plen, &aoff);
+	if (plen > 0) {
 		u->have |= OTP_HAVE_LABELISSUER;
-	} else if (colon != NULL && colon > name) {
-		u->have |= OTP_HAVE_LABELISSUER;
-		if (ilen > 0)
+		if (ilen == 0) {
+			if ((r = label_copy(u->issuer, name, plen)) != 0)
+				return r;
+		} else if (plen != ilen || memcmp(name, iss, ilen) != 0)
 			u->warn |= OTP_WARN_ISSUERMISMATCH;
-		else if ((r = label_copy(u->issuer, name,
-		    (size_t)(colon - name))) != 0)
-			return r;
 	}
-	if (colon == NULL) {
-		acct = name;
-		alen = nlen;
-	} else {
-		acct = colon + 1;
-		alen = nlen - (size_t)(acct - name);
-		while (alen > 0 && *acct == ' ') {
-			acct++;
-			alen--;
-		}
-	}
-	return label_copy(u->account, acct, alen);
+	return label_copy(u->account, aoff > 0 ? name + aoff : name,
+	    nlen - aoff);
 }
 
 /*
@@ -426,12 +131,12 @@ split_name(struct otp_uri *u, const uint8_t *name, size_t nlen,
  * unknown fields are skipped.  *erroff gets the payload offset of a fault.
  */
 static int
-parse_account(struct pb *p, struct otp_uri *u, size_t *erroff)
+parse_account(struct otp_pb_reader *p, struct otp_uri *u, size_t *erroff)
 {
 	struct field secret, name, issuer;
 	struct vfield alg, digits, type, counter;
 	size_t start = p->pos, bad;
-	int r;
+	int k, r;
 
 	memset(&secret, 0, sizeof(secret));
 	memset(&name, 0, sizeof(name));
@@ -447,48 +152,48 @@ parse_account(struct pb *p, struct otp_uri *u, size_t *erroff)
 		size_t at = p->pos;
 
 		*erroff = at;
-		if ((r = pb_tag(p, &fn, &wt)) != 0)
+		if ((r = otp_pb_tag(p, &fn, &wt)) != 0)
 			return r;
 		switch (fn) {
-		case 1:
+		case PARAM_SECRET:
 			f = &secret;
 			break;
-		case 2:
+		case PARAM_NAME:
 			f = &name;
 			break;
-		case 3:
+		case PARAM_ISSUER:
 			f = &issuer;
 			break;
-		case 4:
+		case PARAM_ALGORITHM:
 			vf = &alg;
 			break;
-		case 5:
+		case PARAM_DIGITS:
 			vf = &digits;
 			break;
-		case 6:
+		case PARAM_TYPE:
 			vf = &type;
 			break;
-		case 7:
+		case PARAM_COUNTER:
 			vf = &counter;
 			break;
 		default:
 			break;
 		}
 		if (f != NULL) {
-			if (wt != WT_LEN)
+			if (wt != OTP_PB_LEN)
 				return OTP_EPROTOBUF;
-			if ((r = pb_bytes(p, &f->s, &f->n)) != 0)
+			if ((r = otp_pb_bytes(p, &f->s, &f->n)) != 0)
 				return r;
 			f->off = at;
 			f->seen = 1;
 		} else if (vf != NULL) {
-			if (wt != WT_VARINT)
+			if (wt != OTP_PB_VARINT)
 				return OTP_EPROTOBUF;
-			if ((r = pb_varint(p, &vf->v)) != 0)
+			if ((r = otp_pb_varint(p, &vf->v)) != 0)
 				return r;
 			vf->off = at;
 			vf->seen = 1;
-		} else if ((r = pb_skip(p, wt)) != 0)
+		} else if ((r = otp_pb_skip(p, wt)) != 0)
 			return r;
 	}
 
@@ -504,52 +209,24 @@ parse_account(struct pb *p, struct otp_uri *u, size_t *erroff)
 		return OTP_EKEYLONG;
 
 	*erroff = alg.off;
-	switch (alg.v) {
-	case 0:
-	case 1:
-		u->alg = OTP_ALG_SHA1;
-		break;
-	case 2:
-		u->alg = OTP_ALG_SHA256;
-		break;
-	case 3:
-		u->alg = OTP_ALG_SHA512;
-		break;
-	case 4:
-		return OTP_EMIGRATEUNSUP;	/* MD5: no HOTP over MD5 here */
-	default:
-		return OTP_EALG;
-	}
+	if ((k = enum_value(alg.v, algs, sizeof(algs) / sizeof(algs[0]),
+	    OTP_EALG)) < 0)
+		return k;
+	u->alg = (enum otp_alg)k;
 	if (alg.v != 0)
 		u->have |= OTP_HAVE_ALG;
-
 	*erroff = digits.off;
-	switch (digits.v) {
-	case 0:
-	case 1:
-		u->digits = 6;
-		break;
-	case 2:
-		u->digits = 8;
-		break;
-	default:
-		return OTP_EDIGITS;
-	}
+	if ((k = enum_value(digits.v, ndigits, sizeof(ndigits) /
+	    sizeof(ndigits[0]), OTP_EDIGITS)) < 0)
+		return k;
+	u->digits = (unsigned)k;
 	if (digits.v != 0)
 		u->have |= OTP_HAVE_DIGITS;
-
 	*erroff = type.off;
-	switch (type.v) {
-	case 0:
-	case 2:
-		u->type = OTP_TYPE_TOTP;
-		break;
-	case 1:
-		u->type = OTP_TYPE_HOTP;
-		break;
-	default:
-		return OTP_EURITYPE;
-	}
+	if ((k = enum_value(type.v, types, sizeof(types) / sizeof(types[0]),
+	    OTP_EURITYPE)) < 0)
+		return k;
+	u->type = (enum otp_type)k;
 
 	/* int64: a negative counter is a 10-byte varint above INT64_MAX. */
 	*erroff = counter.off;
@@ -562,12 +239,13 @@ parse_account(struct pb *p, struct otp_uri *u, size_t *erroff)
 	}
 
 	*erroff = name.off;
-	if ((r = text_check(name.s, name.n, &bad)) != 0) {
+	if ((r = otp_text_check((const char *)name.s, name.n, &bad)) != 0) {
 		*erroff = (size_t)(name.s - p->buf) + bad;
 		return r;
 	}
 	*erroff = issuer.off;
-	if ((r = text_check(issuer.s, issuer.n, &bad)) != 0) {
+	if ((r = otp_text_check((const char *)issuer.s, issuer.n,
+	    &bad)) != 0) {
 		*erroff = (size_t)(issuer.s - p->buf) + bad;
 		return r;
 	}
@@ -597,7 +275,7 @@ parse_payload(const uint8_t *buf, size_t len,
     struct otp_migration_err *err)
 {
 	struct otp_uri u;
-	struct pb p;
+	struct otp_pb_reader p;
 	size_t naccounts = 0;
 	int r = 0;
 
@@ -609,18 +287,18 @@ parse_payload(const uint8_t *buf, size_t len,
 		uint64_t v;
 
 		err->offset = p.pos;
-		if ((r = pb_tag(&p, &field, &wt)) != 0)
+		if ((r = otp_pb_tag(&p, &field, &wt)) != 0)
 			goto out;
-		if (field == 1) {
-			struct pb sub;
+		if (field == PAYLOAD_OTP_PARAMETERS) {
+			struct otp_pb_reader sub;
 			const uint8_t *s;
 			size_t n;
 
-			if (wt != WT_LEN) {
+			if (wt != OTP_PB_LEN) {
 				r = OTP_EPROTOBUF;
 				goto out;
 			}
-			if ((r = pb_bytes(&p, &s, &n)) != 0)
+			if ((r = otp_pb_bytes(&p, &s, &n)) != 0)
 				goto out;
 			sub.buf = buf;
 			sub.pos = (size_t)(s - buf);
@@ -635,19 +313,21 @@ parse_payload(const uint8_t *buf, size_t len,
 				goto out;
 			err->account = -1;
 			naccounts++;
-		} else if (field >= 2 && field <= 5) {
-			int32_t *dst = field == 2 ? &batch->version :
-			    field == 3 ? &batch->batch_size :
-			    field == 4 ? &batch->batch_index : &batch->batch_id;
+		} else if (field >= PAYLOAD_VERSION &&
+		    field <= PAYLOAD_BATCH_ID) {
+			int32_t *dst = field == PAYLOAD_VERSION ?
+			    &batch->version : field == PAYLOAD_BATCH_SIZE ?
+			    &batch->batch_size : field == PAYLOAD_BATCH_INDEX ?
+			    &batch->batch_index : &batch->batch_id;
 
-			if (wt != WT_VARINT) {
+			if (wt != OTP_PB_VARINT) {
 				r = OTP_EPROTOBUF;
 				goto out;
 			}
-			if ((r = pb_varint(&p, &v)) != 0 ||
-			    (r = pb_int32(v, dst)) != 0)
+			if ((r = otp_pb_varint(&p, &v)) != 0 ||
+			    (r = otp_pb_int32(v, dst)) != 0)
 				goto out;
-		} else if ((r = pb_skip(&p, wt)) != 0)
+		} else if ((r = otp_pb_skip(&p, wt)) != 0)
 			goto out;
 	}
 	if (naccounts == 0) {
@@ -688,18 +368,6 @@ otp_migration_payload_decode(const uint8_t *buf, size_t len,
 /* ---- the URI layer --------------------------------------------------- */
 
 static int
-hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int
 lower_eq(const char *s, size_t n, const char *lit)
 {
 	size_t i;
@@ -718,46 +386,51 @@ lower_eq(const char *s, size_t n, const char *lit)
 }
 
 /*
- * Percent-decode (RFC 3986 §2.1) and base64-decode the data value
- * text[start, end) into out.  '+' is a literal '+' to RFC 3986 and a space
- * to HTML forms; base64 reads a space as '+', so both come out right.
+ * Percent-decode and base64-decode the data value text[start, end) into
+ * out.  Runs between escapes go to the decoder as they are; '+' is a
+ * literal '+' to RFC 3986 and a space to HTML forms, and base64 reads a
+ * space as '+', so both come out right.
  */
 static int
 data_decode(const char *text, size_t start, size_t end, uint8_t *out,
     size_t outsz, size_t *outlen, size_t *erroff)
 {
-	struct b64dec d;
-	size_t i, o = 0;
+	struct otp_b64_decoder d;
+	size_t i, run, n, o = 0, off;
+	char c[2];
 	int r = 0;
 
-	memset(&d, 0, sizeof(d));
-	for (i = start; i < end && r == 0; i++) {
-		unsigned char c = (unsigned char)text[i];
+	otp_b64_decoder_init(&d);
+	for (i = start; i < end && r == 0; i += run) {
+		const char *pct = memchr(text + i, '%', end - i);
 
-		*erroff = i;
-		if (c == '%') {
-			int hi, lo;
-
-			if (end - i < 3 || (hi = hexval((unsigned char)
-			    text[i + 1])) < 0 || (lo = hexval((unsigned char)
-			    text[i + 2])) < 0) {
-				r = OTP_EURIESC;
-				break;
-			}
-			c = (unsigned char)(hi << 4 | lo);
-			i += 2;
-		}
-		r = b64_put(&d, c, out, outsz, &o);
+		run = pct != NULL ? (size_t)(pct - text) - i : end - i;
+		off = 0;
+		if (run == 0) {
+			/* one escape, one character */
+			run = end - i < 3 ? end - i : 3;
+			if ((r = otp_pct_decode(text + i, run, 0, c, sizeof(c),
+			    &n, &off)) == 0)
+				r = otp_b64_decoder_update(&d, c, 1, out + o,
+				    outsz - o, &n, &off);
+			off = 0;
+		} else
+			r = otp_b64_decoder_update(&d, text + i, run, out + o,
+			    outsz - o, &n, &off);
+		*erroff = i + off;
+		if (r == 0)
+			o += n;
 	}
 	if (r == 0) {
 		*erroff = end;
-		r = b64_final(&d, out, outsz, &o);
+		if ((r = otp_b64_decoder_final(&d, out + o, outsz - o,
+		    &n)) == 0)
+			*outlen = o + n;
 	}
-	if (r == 0)
-		*outlen = o;
-	else
+	if (r != 0)
 		otp_wipe(out, o);	/* no partial result */
 	otp_wipe(&d, sizeof(d));
+	otp_wipe(c, sizeof(c));
 	return r;
 }
 
@@ -862,91 +535,11 @@ otp_migration_decode(const char *text, size_t len,
 	return r;
 }
 
-/* ---- encoding -------------------------------------------------------- */
-
-/* A writer that counts what it would write when buf is NULL. */
-struct pbw {
-	uint8_t	*buf;
-	size_t	 size;
-	size_t	 pos;
-	int	 full;
-};
-
-static void
-w_byte(struct pbw *w, uint8_t b)
-{
-	if (w->buf != NULL) {
-		if (w->pos >= w->size) {
-			w->full = 1;
-			return;
-		}
-		w->buf[w->pos] = b;
-	}
-	w->pos++;
-}
-
-static void
-w_varint(struct pbw *w, uint64_t v)
-{
-	while (v >= 0x80) {
-		w_byte(w, (uint8_t)(v | 0x80));
-		v >>= 7;
-	}
-	w_byte(w, (uint8_t)v);
-}
-
-static void
-w_raw(struct pbw *w, const void *p, size_t n)
-{
-	const uint8_t *s = p;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		w_byte(w, s[i]);
-}
-
-/* A length-delimited field. */
-static void
-w_bytes(struct pbw *w, unsigned field, const void *p, size_t n)
-{
-	w_varint(w, (uint64_t)field << 3 | WT_LEN);
-	w_varint(w, n);
-	w_raw(w, p, n);
-}
-
-/* How an account's name is spelled so that split_name() gives back the
- * same issuer and account; OTP_EMIGRATEUNSUP when no spelling can. */
-enum { NAME_PLAIN, NAME_ISSUER, NAME_COLON };
-
-static int
-name_form(const struct otp_uri *u, int *form)
-{
-	int colon = strchr(u->account, ':') != NULL;
-	int space = u->account[0] == ' ';
-
-	if (u->issuer[0] != '\0') {
-		if (!space)
-			*form = NAME_ISSUER;	/* "Issuer:account" */
-		else if (!colon)
-			*form = NAME_PLAIN;	/* no colon: nothing to split */
-		else
-			return OTP_EMIGRATEUNSUP;
-	} else {
-		if (!colon)
-			*form = NAME_PLAIN;
-		else if (!space)
-			*form = NAME_COLON;	/* ":a:b", an empty prefix */
-		else
-			return OTP_EMIGRATEUNSUP;
-	}
-	return 0;
-}
-
 int
 otp_migration_check(const struct otp_uri *u)
 {
 	size_t ilen, alen, bad;
-	int form, r;
+	int r;
 
 	if (u == NULL)
 		return OTP_EINVAL;
@@ -962,8 +555,8 @@ otp_migration_check(const struct otp_uri *u)
 	alen = strnlen(u->account, OTP_LABEL_MAX);
 	if (ilen == OTP_LABEL_MAX || alen == OTP_LABEL_MAX)
 		return OTP_EINVAL;
-	if ((r = text_check((const uint8_t *)u->issuer, ilen, &bad)) != 0 ||
-	    (r = text_check((const uint8_t *)u->account, alen, &bad)) != 0)
+	if ((r = otp_text_check(u->issuer, ilen, &bad)) != 0 ||
+	    (r = otp_text_check(u->account, alen, &bad)) != 0)
 		return r;
 	/* What the app cannot hold: it has no period field (a period means
 	 * nothing to HOTP) and knows only 6 and 8 digits; the counter is an
@@ -972,66 +565,63 @@ otp_migration_check(const struct otp_uri *u)
 	    (u->digits != 6 && u->digits != 8) ||
 	    (u->type == OTP_TYPE_HOTP && u->counter > INT64_MAX))
 		return OTP_EMIGRATEUNSUP;
-	return name_form(u, &form);
+	/* A name that no split gives back as issuer and account. */
+	if (otp_label_form(u->issuer, u->account, 1) < 0)
+		return OTP_EMIGRATEUNSUP;
+	return 0;
 }
 
 /* One OtpParameters message, with the fields the app writes. */
 static void
-w_account(struct pbw *w, const struct otp_uri *u)
+w_account(struct otp_pb_writer *w, const struct otp_uri *u)
 {
 	size_t ilen = strlen(u->issuer), alen = strlen(u->account);
-	int form = NAME_PLAIN;
+	int form = otp_label_form(u->issuer, u->account, 1);
 
-	(void)name_form(u, &form);
-	w_bytes(w, 1, u->key.buf, u->key.len);
+	otp_pb_put_bytes(w, PARAM_SECRET, u->key.buf, u->key.len);
 	/* name: "Issuer:account", ":account" or "account" */
-	w_varint(w, 2 << 3 | WT_LEN);
-	w_varint(w, alen + (form == NAME_ISSUER ? ilen + 1 :
-	    form == NAME_COLON ? 1 : 0));
-	if (form == NAME_ISSUER)
-		w_raw(w, u->issuer, ilen);
-	if (form != NAME_PLAIN)
-		w_byte(w, ':');
-	w_raw(w, u->account, alen);
+	otp_pb_put_tag(w, PARAM_NAME, OTP_PB_LEN);
+	otp_pb_put_varint(w, alen + (form == OTP_LABEL_ISSUER ? ilen + 1 :
+	    form == OTP_LABEL_COLON ? 1 : 0));
+	if (form == OTP_LABEL_ISSUER)
+		otp_pb_put_raw(w, u->issuer, ilen);
+	if (form == OTP_LABEL_ISSUER || form == OTP_LABEL_COLON)
+		otp_pb_put_raw(w, ":", 1);
+	otp_pb_put_raw(w, u->account, alen);
 	if (ilen > 0)
-		w_bytes(w, 3, u->issuer, ilen);
-	w_varint(w, 4 << 3 | WT_VARINT);
-	w_varint(w, u->alg == OTP_ALG_SHA512 ? 3 :
-	    u->alg == OTP_ALG_SHA256 ? 2 : 1);
-	w_varint(w, 5 << 3 | WT_VARINT);
-	w_varint(w, u->digits == 8 ? 2 : 1);
-	w_varint(w, 6 << 3 | WT_VARINT);
-	w_varint(w, u->type == OTP_TYPE_HOTP ? 1 : 2);
-	if (u->type == OTP_TYPE_HOTP) {
-		w_varint(w, 7 << 3 | WT_VARINT);
-		w_varint(w, u->counter);
-	}
+		otp_pb_put_bytes(w, PARAM_ISSUER, u->issuer, ilen);
+	otp_pb_put_uint(w, PARAM_ALGORITHM, u->alg == OTP_ALG_SHA512 ?
+	    ALG_SHA512 : u->alg == OTP_ALG_SHA256 ? ALG_SHA256 : ALG_SHA1);
+	otp_pb_put_uint(w, PARAM_DIGITS, u->digits == 8 ? DIGITS_EIGHT :
+	    DIGITS_SIX);
+	otp_pb_put_uint(w, PARAM_TYPE, u->type == OTP_TYPE_HOTP ? TYPE_HOTP :
+	    TYPE_TOTP);
+	if (u->type == OTP_TYPE_HOTP)
+		otp_pb_put_uint(w, PARAM_COUNTER, u->counter);
 }
 
 /* The whole MigrationPayload: the accounts, then the batch fields (an
  * int32 goes out as the varint of its 64-bit sign extension). */
 static void
-w_payload(struct pbw *w, const struct otp_uri *u, size_t n,
+w_payload(struct otp_pb_writer *w, const struct otp_uri *u, size_t n,
     const struct otp_migration_batch *b)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		struct pbw count = { NULL, 0, 0, 0 };
+		struct otp_pb_writer count = { NULL, 0, 0, 0 };
 
 		w_account(&count, &u[i]);
-		w_varint(w, 1 << 3 | WT_LEN);
-		w_varint(w, count.pos);
+		otp_pb_put_tag(w, PAYLOAD_OTP_PARAMETERS, OTP_PB_LEN);
+		otp_pb_put_varint(w, count.pos);
 		w_account(w, &u[i]);
 	}
-	w_varint(w, 2 << 3 | WT_VARINT);
-	w_varint(w, (uint64_t)(int64_t)b->version);
-	w_varint(w, 3 << 3 | WT_VARINT);
-	w_varint(w, (uint64_t)(int64_t)b->batch_size);
-	w_varint(w, 4 << 3 | WT_VARINT);
-	w_varint(w, (uint64_t)(int64_t)b->batch_index);
-	w_varint(w, 5 << 3 | WT_VARINT);
-	w_varint(w, (uint64_t)(int64_t)b->batch_id);
+	otp_pb_put_uint(w, PAYLOAD_VERSION, (uint64_t)(int64_t)b->version);
+	otp_pb_put_uint(w, PAYLOAD_BATCH_SIZE,
+	    (uint64_t)(int64_t)b->batch_size);
+	otp_pb_put_uint(w, PAYLOAD_BATCH_INDEX,
+	    (uint64_t)(int64_t)b->batch_index);
+	otp_pb_put_uint(w, PAYLOAD_BATCH_ID, (uint64_t)(int64_t)b->batch_id);
 }
 
 int
@@ -1040,7 +630,7 @@ otp_migration_payload_encode(const struct otp_uri *u, size_t n,
     size_t *outlen, size_t *erridx)
 {
 	static const struct otp_migration_batch single = { 1, 1, 0, 0 };
-	struct pbw w = { NULL, 0, 0, 0 };
+	struct otp_pb_writer w = { NULL, 0, 0, 0 };
 	size_t i;
 	int r;
 
@@ -1082,7 +672,7 @@ otp_migration_encode(const struct otp_uri *u, size_t n,
 {
 	uint8_t payload[OTP_MIGRATION_PAYLOAD_MAX];
 	size_t plen = 0, i, o, k;
-	char q[4];
+	char q[DATA_PIECE / 3 * 4 + 1];
 	int r;
 
 	if (out == NULL)
@@ -1097,24 +687,15 @@ otp_migration_encode(const struct otp_uri *u, size_t n,
 		goto out;
 	}
 	memcpy(out, MIG_PREFIX MIG_HOST "?data=", o);
-	for (i = 0; i < plen; i += 3) {
-		b64_quantum(payload + i, plen - i < 3 ? plen - i : 3, q);
-		/* '+', '/' and '=' are escaped as the app does: a raw '+'
-		 * would turn into a space in a form-decoding reader. */
-		for (k = 0; k < 4; k++) {
-			int esc = q[k] == '+' || q[k] == '/' || q[k] == '=';
-
-			if (outsz - o <= (esc ? 3u : 1u)) {
-				r = OTP_ENOSPACE;
-				goto out;
-			}
-			if (esc) {
-				out[o++] = '%';
-				out[o++] = "0123456789ABCDEF"[q[k] >> 4];
-				out[o++] = "0123456789ABCDEF"[q[k] & 15];
-			} else
-				out[o++] = q[k];
-		}
+	/* A piece at a time, '+', '/' and '=' escaped as the app does: a raw
+	 * '+' would turn into a space in a form-decoding reader. */
+	for (i = 0; i < plen; i += k) {
+		k = plen - i < DATA_PIECE ? plen - i : DATA_PIECE;
+		if ((r = otp_b64_encode(payload + i, k, q, sizeof(q))) < 0 ||
+		    (r = otp_pct_encode(q, (size_t)r, out + o,
+		    outsz - o)) < 0)
+			goto out;
+		o += (size_t)r;
 	}
 	out[o] = '\0';
 	r = (int)o;

@@ -111,6 +111,45 @@ int otp_ct_equal(const void *a, const void *b, size_t n);
 /* Parse a decimal in [min, max] (no sign, no spaces, no base prefix). */
 int otp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
+/* ---- text: hex digits, UTF-8, percent-encoding, labels (lib/text.c) -- */
+
+/* The value of the hex digit c (either case), or -1. */
+int otp_hexval(unsigned char c);
+/* 0 if s[0..n) is UTF-8 (RFC 3629) without control characters (C0, DEL,
+ * C1); else OTP_EUTF8, OTP_ENUL or OTP_EURICTRL, *bad at the sequence. */
+int otp_text_check(const char *s, size_t n, size_t *bad);
+
+#define OTP_PCT_PLUS	0x01	/* decode '+' as ' ' (HTML form queries) */
+
+/* Percent-decode in[0..n) once (RFC 3986 §2.1) into out, then NUL;
+ * *outlen gets the length.  OTP_EURIESC or OTP_ENOSPACE, *erroff at the
+ * character at fault. */
+int otp_pct_decode(const char *in, size_t n, int flags, char *out,
+    size_t outsz, size_t *outlen, size_t *erroff);
+/* The offset in the encoded in[0..n) of decoded byte d (n past its end). */
+size_t otp_pct_offset(const char *in, size_t n, size_t d);
+/* Percent-encode in[0..n), all but RFC 3986 §2.3 unreserved characters
+ * as upper-case %XX, into out, then NUL; the length or OTP_ENOSPACE. */
+int otp_pct_encode(const char *in, size_t n, char *out, size_t outsz);
+
+/* How a label spells issuer and account (see otp-uri(1)). */
+enum otp_label_form {
+	OTP_LABEL_PLAIN,	/* "account": no colon to split */
+	OTP_LABEL_ISSUER,	/* "issuer:account" */
+	OTP_LABEL_COLON,	/* ":account", an empty prefix: no issuer */
+};
+
+/* Split the label s[0..n) at its first ':', or after a prefix equal to
+ * issuer[0..ilen) when there is one: *plen gets the prefix length, *aoff
+ * where the account starts (spaces after the colon skipped; 0 and 0 for
+ * no colon). */
+void otp_label_split(const char *s, size_t n, const char *issuer,
+    size_t ilen, size_t *plen, size_t *aoff);
+/* The label form that otp_label_split() reads back as issuer and account
+ * (whole: the reader knows the issuer, so it may hold ':'); OTP_EURILABEL
+ * when none does (an account with ':' that starts with ' '). */
+int otp_label_form(const char *issuer, const char *account, int whole);
+
 /* ---- hex (lib/hex.c) ------------------------------------------------- */
 
 /* Encode n bytes as lower-case hex into out (2n chars, then NUL);
@@ -121,6 +160,39 @@ int otp_hex_encode(const uint8_t *in, size_t n, char *out, size_t outsz);
  * first bad character, then OTP_EHEXLEN (odd length, *erroff = inlen);
  * nothing is written on error.  erroff may be NULL. */
 int otp_hex_decode(const char *in, size_t inlen, uint8_t *out,
+    size_t outsz, size_t *outlen, size_t *erroff);
+
+/* ---- base64, RFC 4648 §4 (lib/base64.c) ----------------------------- */
+
+/* Characters of standard base64 for n bytes, padded, without NUL. */
+size_t otp_b64_encoded_len(size_t n);
+/* Encode n bytes as padded standard base64 into out (then NUL); returns
+ * the number of characters or OTP_ENOSPACE. */
+int otp_b64_encode(const uint8_t *in, size_t n, char *out, size_t outsz);
+
+/* The decoder, fed text in pieces of any size.  It reads '=' padding as
+ * optional (but correct if present), ' ' as '+', the URL-safe '-' and '_'
+ * as '+' and '/', and ignores unused low bits of the last character. */
+struct otp_b64_decoder {
+	uint32_t	acc;	/* sextets of the current quantum */
+	unsigned	ndata;	/* data characters in it */
+	unsigned	npad;	/* '=' seen in it */
+	int		done;	/* padding closed the text */
+};
+void otp_b64_decoder_init(struct otp_b64_decoder *d);
+/* Decode in[0..inlen) into out; *outlen gets the bytes written.  Anything
+ * else is OTP_EBASE64, no room OTP_ENOSPACE, *erroff at the character;
+ * what this call wrote is wiped on error. */
+int otp_b64_decoder_update(struct otp_b64_decoder *d, const char *in,
+    size_t inlen, uint8_t *out, size_t outsz, size_t *outlen,
+    size_t *erroff);
+/* End of text: write a short last quantum (up to 2 bytes); OTP_EBASE64
+ * for a truncated one, OTP_ENOSPACE. */
+int otp_b64_decoder_final(struct otp_b64_decoder *d, uint8_t *out,
+    size_t outsz, size_t *outlen);
+/* The decoder over a whole text; *erroff is inlen for a truncated end,
+ * and nothing is left in out on error. */
+int otp_b64_decode(const char *in, size_t inlen, uint8_t *out,
     size_t outsz, size_t *outlen, size_t *erroff);
 
 /* ---- Base32, RFC 4648 §6 and §7 (lib/base32.c) ----------------------- */
@@ -352,7 +424,14 @@ struct otp_uri {
 	int		is_uri;		/* 1 when it came from a URI */
 };
 
-/* Set u to the defaults: HOTP, SHA1, 6 digits, counter 0, period 30. */
+/* What a key's parameters are when nothing says otherwise: a URI that
+ * leaves them out, and the tools (as oathtool). */
+#define OTP_DEFAULT_TYPE	OTP_TYPE_HOTP
+#define OTP_DEFAULT_ALG		OTP_ALG_SHA1
+#define OTP_DEFAULT_DIGITS	6
+#define OTP_DEFAULT_PERIOD	30	/* seconds a TOTP step lasts */
+
+/* Set u to the defaults above, counter 0. */
 void otp_uri_init(struct otp_uri *u);
 /* Turn key text into u (otp_uri_init first): an otpauth:// URI (any case
  * of the scheme) is parsed with its parameters, anything else is decoded
@@ -362,7 +441,7 @@ void otp_uri_init(struct otp_uri *u);
  * the offset in text.  On error u->key is wiped. */
 int otp_key_parse(const char *text, enum otp_keyenc enc, struct otp_uri *u,
     size_t *erroff);
-/* Parse an otpauth:// URI into u (see reference/key-uri.md). */
+/* Parse an otpauth:// URI into u (the rules are otp-uri(1)'s). */
 int otp_uri_parse(const char *uri, struct otp_uri *u, size_t *erroff);
 /* Build the canonical URI for u into out (then NUL). */
 int otp_uri_build(const struct otp_uri *u, char *out, size_t outsz);
@@ -372,14 +451,15 @@ int otp_uri_build(const struct otp_uri *u, char *out, size_t outsz);
  * was read (have, warn, is_uri). */
 int otp_uri_equal(const struct otp_uri *a, const struct otp_uri *b);
 
-/* ---- Google Authenticator migration payloads (lib/migration.c) ------- */
+/* ---- Google Authenticator migration payloads (lib/migration.c,
+ *      lib/protobuf.c) ------------------------------------------------- */
 
-/* See reference/migration.md.  Two layers, each a pure function over a
- * buffer and a length: the otpauth-migration://offline?data= URI (query
- * percent-encoding, then base64) and the protobuf MigrationPayload.
- * Names are split and rebuilt so that encode then decode gives back every
- * field the format carries: type, alg, digits, counter (HOTP), key, issuer
- * and account; the period is always 30. */
+/* The format is described in otp-uri(1).  Two layers, each a pure
+ * function over a buffer and a length: the otpauth-migration://offline?
+ * data= URI (query percent-encoding, then base64) and the protobuf
+ * MigrationPayload.  Names are split and rebuilt so that encode then
+ * decode gives back every field the format carries: type, alg, digits,
+ * counter (HOTP), key, issuer and account; the period is always 30. */
 
 #define OTP_MIGRATION_PAYLOAD_MAX 65536	/* decoded payload bytes */
 #define OTP_MIGRATION_BATCH	10	/* accounts per payload, as the app */
@@ -387,17 +467,52 @@ int otp_uri_equal(const struct otp_uri *a, const struct otp_uri *b);
  * 10 * 1818 + 44 protobuf bytes, base64, every character %XX. */
 #define OTP_MIGRATION_URI_MAX	73728
 
-/* Characters of standard base64 for n bytes, padded, without NUL. */
-size_t otp_b64_encoded_len(size_t n);
-/* Encode n bytes as padded standard base64 (RFC 4648 §4) into out (then
- * NUL); returns the number of characters or OTP_ENOSPACE. */
-int otp_b64_encode(const uint8_t *in, size_t n, char *out, size_t outsz);
-/* Decode base64: '=' padding optional (but correct if present), ' ' read
- * as '+', the URL-safe '-' and '_' as '+' and '/', unused low bits of the
- * last character ignored.  Anything else is OTP_EBASE64 with *erroff at it
- * (at inlen for a truncated last group). */
-int otp_b64_decode(const char *in, size_t inlen, uint8_t *out,
-    size_t outsz, size_t *outlen, size_t *erroff);
+/* The protobuf wire format, as much as the payload needs (protobuf
+ * encoding guide, "Message Structure"). */
+enum otp_pb_wiretype {
+	OTP_PB_VARINT = 0,
+	OTP_PB_I64 = 1,
+	OTP_PB_LEN = 2,
+	OTP_PB_I32 = 5,
+};
+
+/* A window [pos, end) of buf; offsets stay absolute so that errors point
+ * into the whole message. */
+struct otp_pb_reader {
+	const uint8_t	*buf;
+	size_t		 pos;
+	size_t		 end;
+};
+
+/* Each reader function returns 0 or OTP_EPROTOBUF (past the end, a
+ * varint over 64 bits, field number 0 or too large, a group) and moves
+ * pos past what it read. */
+int otp_pb_varint(struct otp_pb_reader *p, uint64_t *v);
+int otp_pb_tag(struct otp_pb_reader *p, unsigned *field, unsigned *wt);
+/* A length-delimited field: *s points at its n bytes inside buf. */
+int otp_pb_bytes(struct otp_pb_reader *p, const uint8_t **s, size_t *n);
+/* Skip the value of an unknown field of wire type wt. */
+int otp_pb_skip(struct otp_pb_reader *p, unsigned wt);
+/* An int32 read as a varint (its 64-bit sign extension), or OTP_ERANGE. */
+int otp_pb_int32(uint64_t v, int32_t *out);
+
+/* A writer into buf[0..size); with buf NULL it only counts pos.  full is
+ * set when something did not fit. */
+struct otp_pb_writer {
+	uint8_t	*buf;
+	size_t	 size;
+	size_t	 pos;
+	int	 full;
+};
+
+void otp_pb_put_varint(struct otp_pb_writer *w, uint64_t v);
+void otp_pb_put_raw(struct otp_pb_writer *w, const void *p, size_t n);
+void otp_pb_put_tag(struct otp_pb_writer *w, unsigned field, unsigned wt);
+/* A length-delimited field: tag, length, bytes. */
+void otp_pb_put_bytes(struct otp_pb_writer *w, unsigned field,
+    const void *p, size_t n);
+/* A varint field: tag, value. */
+void otp_pb_put_uint(struct otp_pb_writer *w, unsigned field, uint64_t v);
 
 /* The batch fields of a payload; 0 when absent. */
 struct otp_migration_batch {

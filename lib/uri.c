@@ -1,7 +1,7 @@
 /*
- * uri.c - otpauth:// key URIs (Google Authenticator's Key Uri Format, see
- * reference/key-uri.md): a parser that takes every spelling real producers
- * emit and a builder that writes one canonical form.
+ * uri.c - otpauth:// key URIs (Google Authenticator's Key Uri Format, as
+ * otp-uri(1) describes it): a parser that takes every spelling real
+ * producers emit and a builder that writes one canonical form.
  *
  * otpauth://TYPE/LABEL?PARAMETERS, percent-encoding per RFC 3986 §2.1.
  * Each component is split first and percent-decoded exactly once after, so
@@ -23,11 +23,11 @@ void
 otp_uri_init(struct otp_uri *u)
 {
 	memset(u, 0, sizeof(*u));
-	u->type = OTP_TYPE_HOTP;
-	u->alg = OTP_ALG_SHA1;
-	u->digits = 6;
+	u->type = OTP_DEFAULT_TYPE;
+	u->alg = OTP_DEFAULT_ALG;
+	u->digits = OTP_DEFAULT_DIGITS;
 	u->counter = 0;
-	u->period = 30;
+	u->period = OTP_DEFAULT_PERIOD;
 }
 
 int
@@ -43,134 +43,23 @@ otp_uri_equal(const struct otp_uri *a, const struct otp_uri *b)
 	    otp_ct_equal(a->key.buf, b->key.buf, a->key.len);
 }
 
-static int
-hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 /*
- * Check that s[0..n) is UTF-8 without control characters (C0, DEL, C1).
- * On error *bad gets the offset of the offending sequence.
+ * Percent-decode in[0..n) into out (then NUL) and check that it is text
+ * (otp_text_check); offsets in *erroff are relative to in.
  */
 static int
-check_text(const unsigned char *s, size_t n, size_t *bad)
-{
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned c = s[i], cp, need, k;
-
-		if (c < 0x80) {
-			if (c == 0) {
-				*bad = i;
-				return OTP_ENUL;
-			}
-			if (c < 0x20 || c == 0x7f) {
-				*bad = i;
-				return OTP_EURICTRL;
-			}
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			need = 1;
-			cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			need = 2;
-			cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			need = 3;
-			cp = c & 0x07;
-		} else {
-			*bad = i;
-			return OTP_EUTF8;
-		}
-		if (n - i <= need) {
-			*bad = i;
-			return OTP_EUTF8;
-		}
-		for (k = 1; k <= need; k++) {
-			if ((s[i + k] & 0xc0) != 0x80) {
-				*bad = i;
-				return OTP_EUTF8;
-			}
-			cp = (cp << 6) | (s[i + k] & 0x3fu);
-		}
-		/* Overlong forms, surrogates, beyond U+10FFFF (RFC 3629 §3). */
-		if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) ||
-		    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) {
-			*bad = i;
-			return OTP_EUTF8;
-		}
-		if (cp >= 0x80 && cp <= 0x9f) {
-			*bad = i;
-			return OTP_EURICTRL;
-		}
-		i += need + 1;
-	}
-	return 0;
-}
-
-/* The offset in the encoded in[0..n) of decoded byte d. */
-static size_t
-src_offset(const char *in, size_t n, size_t d)
-{
-	size_t i, k;
-
-	for (i = 0, k = 0; i < n && k < d; i++, k++)
-		if (in[i] == '%')
-			i += 2;
-	return i < n ? i : n;
-}
-
-/*
- * Percent-decode in[0..n) into out (then NUL), once (RFC 3986 §2.1); '+'
- * becomes a space when plus is set (the query, as HTML forms write it).
- * Offsets in *erroff are relative to in.
- */
-static int
-pct_decode(const char *in, size_t n, int plus, char *out, size_t outsz,
+pct_decode(const char *in, size_t n, int flags, char *out, size_t outsz,
     size_t *outlen, size_t *erroff)
 {
-	size_t i, o = 0;
 	int r;
 
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)in[i];
-
-		if (o + 1 >= outsz) {
-			*erroff = i;
-			return OTP_ETOOLONG;
-		}
-		if (c == '%') {
-			int hi, lo;
-
-			if (n - i < 3 ||
-			    (hi = hexval((unsigned char)in[i + 1])) < 0 ||
-			    (lo = hexval((unsigned char)in[i + 2])) < 0) {
-				*erroff = i;
-				return OTP_EURIESC;
-			}
-			out[o++] = (char)(hi << 4 | lo);
-			i += 2;
-		} else if (c == '+' && plus)
-			out[o++] = ' ';
-		else
-			out[o++] = (char)c;
-	}
-	out[o] = '\0';
-	if ((r = check_text((const unsigned char *)out, o, erroff)) != 0) {
-		*erroff = src_offset(in, n, *erroff);
+	if ((r = otp_pct_decode(in, n, flags, out, outsz, outlen,
+	    erroff)) != 0)
+		return r;
+	if ((r = otp_text_check(out, *outlen, erroff)) != 0) {
+		*erroff = otp_pct_offset(in, n, *erroff);
 		return r;
 	}
-	*outlen = o;
 	return 0;
 }
 
@@ -180,38 +69,25 @@ parse_label(const char *s, size_t n, struct otp_uri *u, char *issuer,
     size_t *erroff)
 {
 	char buf[OTP_LINE_MAX];
-	size_t len, off, i;
-	char *colon;
+	size_t len, off, plen, aoff;
 	int r;
 
 	if ((r = pct_decode(s, n, 0, buf, sizeof(buf), &len, &off)) != 0) {
 		*erroff = off;
 		return r;
 	}
-	issuer[0] = '\0';
-	if ((colon = memchr(buf, ':', len)) != NULL) {
-		size_t ilen = (size_t)(colon - buf);
-
-		/* An empty prefix (":account") names no issuer. */
-		if (ilen >= OTP_LABEL_MAX) {
-			*erroff = 0;
-			return OTP_ETOOLONG;
-		}
-		memcpy(issuer, buf, ilen);
-		issuer[ilen] = '\0';
-		if (ilen > 0)
-			u->have |= OTP_HAVE_LABELISSUER;
-		/* Spaces after the colon are allowed and dropped. */
-		for (i = ilen + 1; i < len && buf[i] == ' '; i++)
-			;
-	} else
-		i = 0;
-	if (len - i >= OTP_LABEL_MAX) {
+	/* An empty prefix (":account") names no issuer. */
+	otp_label_split(buf, len, NULL, 0, &plen, &aoff);
+	if (plen >= OTP_LABEL_MAX || len - aoff >= OTP_LABEL_MAX) {
 		*erroff = 0;
 		return OTP_ETOOLONG;
 	}
-	memcpy(u->account, buf + i, len - i);
-	u->account[len - i] = '\0';
+	memcpy(issuer, buf, plen);
+	issuer[plen] = '\0';
+	if (plen > 0)
+		u->have |= OTP_HAVE_LABELISSUER;
+	memcpy(u->account, buf + aoff, len - aoff);
+	u->account[len - aoff] = '\0';
 	otp_wipe(buf, sizeof(buf));
 	return 0;
 }
@@ -278,18 +154,45 @@ set_secret(struct otp_uri *u, const char *v, size_t n, size_t *erroff)
 	return 0;
 }
 
+/* A numeric parameter: its range, its error, the bit it sets in have. */
+static int
+set_number(struct otp_uri *u, enum param p, const char *v)
+{
+	static const struct {
+		uint64_t	min, max;
+		int		err;
+		unsigned	have;
+	} num[] = {
+		[P_DIGITS] = { OTP_DIGITS_MIN, OTP_DIGITS_MAX, OTP_EDIGITS,
+		    OTP_HAVE_DIGITS },
+		[P_COUNTER] = { 0, UINT64_MAX, OTP_ECOUNTER, OTP_HAVE_COUNTER },
+		[P_PERIOD] = { 1, PERIOD_MAX, OTP_ESTEP, OTP_HAVE_PERIOD },
+	};
+	uint64_t x;
+
+	if (otp_parse_u64(v, num[p].min, num[p].max, &x) != 0)
+		return num[p].err;
+	if (p == P_DIGITS)
+		u->digits = (unsigned)x;
+	else if (p == P_COUNTER)
+		u->counter = x;
+	else
+		u->period = x;
+	u->have |= num[p].have;
+	return 0;
+}
+
 /* One decoded parameter value v (NUL-terminated, length n). */
 static int
 set_param(struct otp_uri *u, enum param p, const char *v, size_t n,
     size_t *erroff)
 {
-	uint64_t x;
-
 	*erroff = 0;
 	switch (p) {
 	case P_SECRET:
 		return set_secret(u, v, n, erroff);
 	case P_ISSUER:
+		/* An empty issuer= is absent: the label's prefix stays. */
 		if (n >= OTP_LABEL_MAX)
 			return OTP_ETOOLONG;
 		memcpy(u->issuer, v, n + 1);
@@ -302,23 +205,9 @@ set_param(struct otp_uri *u, enum param p, const char *v, size_t n,
 		u->have |= OTP_HAVE_ALG;
 		return 0;
 	case P_DIGITS:
-		if (otp_parse_u64(v, OTP_DIGITS_MIN, OTP_DIGITS_MAX, &x) != 0)
-			return OTP_EDIGITS;
-		u->digits = (unsigned)x;
-		u->have |= OTP_HAVE_DIGITS;
-		return 0;
 	case P_COUNTER:
-		if (otp_parse_u64(v, 0, UINT64_MAX, &x) != 0)
-			return OTP_ECOUNTER;
-		u->counter = x;
-		u->have |= OTP_HAVE_COUNTER;
-		return 0;
 	case P_PERIOD:
-		if (otp_parse_u64(v, 1, PERIOD_MAX, &x) != 0)
-			return OTP_ESTEP;
-		u->period = x;
-		u->have |= OTP_HAVE_PERIOD;
-		return 0;
+		return set_number(u, p, v);
 	case P_UNKNOWN:
 	default:
 		return 0;
@@ -352,7 +241,7 @@ parse_query(const char *q, size_t n, size_t base, struct otp_uri *u,
 			/* Unknown parameters (image=, ...) are ignored, but
 			 * their escapes must still be sound. */
 			if (eq < end && (r = pct_decode(q + eq + 1,
-			    end - eq - 1, 1, val, sizeof(val), &vlen,
+			    end - eq - 1, OTP_PCT_PLUS, val, sizeof(val), &vlen,
 			    &off)) != 0) {
 				*erroff = base + eq + 1 + off;
 				goto out;
@@ -366,14 +255,14 @@ parse_query(const char *q, size_t n, size_t base, struct otp_uri *u,
 			goto out;
 		}
 		seen |= 1u << p;
-		if ((r = pct_decode(q + eq + 1, end - eq - 1, 1, val,
+		if ((r = pct_decode(q + eq + 1, end - eq - 1, OTP_PCT_PLUS, val,
 		    sizeof(val), &vlen, &off)) != 0) {
 			*erroff = base + eq + 1 + off;
 			goto out;
 		}
 		if ((r = set_param(u, p, val, vlen, &off)) != 0) {
 			*erroff = base + eq + 1 +
-			    src_offset(q + eq + 1, end - eq - 1, off);
+			    otp_pct_offset(q + eq + 1, end - eq - 1, off);
 			goto out;
 		}
 		i = end + 1;
@@ -444,8 +333,10 @@ otp_uri_parse(const char *uri, struct otp_uri *u, size_t *erroff)
 		memcpy(u->issuer, lissuer, sizeof(lissuer));
 	if (u->issuer[0] == '\0')
 		u->warn |= OTP_WARN_NOISSUER;
+	/* Google Authenticator knows SHA1, 6 or 8 digits and the default
+	 * period only. */
 	if (u->alg != OTP_ALG_SHA1 || (u->digits != 6 && u->digits != 8) ||
-	    (u->type == OTP_TYPE_TOTP && u->period != 30))
+	    (u->type == OTP_TYPE_TOTP && u->period != OTP_DEFAULT_PERIOD))
 		u->warn |= OTP_WARN_GAIGNORES;
 	u->is_uri = 1;
 	return 0;
@@ -455,30 +346,15 @@ fail:
 	return r;
 }
 
-/* Append s percent-encoded: all but RFC 3986 §2.3 unreserved characters. */
+/* Append s percent-encoded (otp_pct_encode). */
 static int
 put_enc(char *out, size_t outsz, size_t *o, const char *s)
 {
-	static const char hex[] = "0123456789ABCDEF";
+	int n;
 
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-		    (c >= '0' && c <= '9') || c == '-' || c == '.' ||
-		    c == '_' || c == '~') {
-			if (*o + 1 >= outsz)
-				return OTP_ENOSPACE;
-			out[(*o)++] = (char)c;
-		} else {
-			if (*o + 3 >= outsz)
-				return OTP_ENOSPACE;
-			out[(*o)++] = '%';
-			out[(*o)++] = hex[c >> 4];
-			out[(*o)++] = hex[c & 15];
-		}
-	}
-	out[*o] = '\0';
+	if ((n = otp_pct_encode(s, strlen(s), out + *o, outsz - *o)) < 0)
+		return n;
+	*o += (size_t)n;
 	return 0;
 }
 
@@ -501,8 +377,7 @@ check_label(const char *s)
 
 	if (n >= OTP_LABEL_MAX)
 		return OTP_ETOOLONG;
-	return check_text((const unsigned char *)s, n, &bad) ? OTP_EURILABEL :
-	    0;
+	return otp_text_check(s, n, &bad) != 0 ? OTP_EURILABEL : 0;
 }
 
 int
@@ -511,7 +386,7 @@ otp_uri_build(const struct otp_uri *u, char *out, size_t outsz)
 	char secret[(OTP_KEY_MAX * 8 + 4) / 5 + 8], num[48];
 	const char *acct = u->account, *iss = u->issuer;
 	size_t o = 0;
-	int r;
+	int form, r;
 
 	if (outsz == 0)
 		return OTP_ENOSPACE;
@@ -543,18 +418,14 @@ otp_uri_build(const struct otp_uri *u, char *out, size_t outsz)
 	 * the account.  An account with a colon and no usable prefix gets an
 	 * empty one (":a:b"), which names no issuer.
 	 */
-	if (iss[0] != '\0' && strchr(iss, ':') == NULL && acct[0] != ' ') {
-		if ((r = put_enc(out, outsz, &o, iss)) != 0 ||
-		    (r = put_raw(out, outsz, &o, ":")) != 0)
-			goto done;
-	} else if (strchr(acct, ':') != NULL) {
-		if (acct[0] == ' ') {
-			r = OTP_EURILABEL;
-			goto done;
-		}
-		if ((r = put_raw(out, outsz, &o, ":")) != 0)
-			goto done;
+	if ((form = otp_label_form(iss, acct, 0)) < 0) {
+		r = form;
+		goto done;
 	}
+	if (form == OTP_LABEL_ISSUER && (r = put_enc(out, outsz, &o, iss)) != 0)
+		goto done;
+	if (form != OTP_LABEL_PLAIN && (r = put_raw(out, outsz, &o, ":")) != 0)
+		goto done;
 	if ((r = put_enc(out, outsz, &o, acct)) != 0)
 		goto done;
 
@@ -570,12 +441,13 @@ otp_uri_build(const struct otp_uri *u, char *out, size_t outsz)
 		    (r = put_enc(out, outsz, &o, iss)) != 0)
 			goto done;
 	}
-	if (u->alg != OTP_ALG_SHA1) {
+	/* What a parser takes for the default is left out. */
+	if (u->alg != OTP_DEFAULT_ALG) {
 		if ((r = put_raw(out, outsz, &o, "&algorithm=")) != 0 ||
 		    (r = put_raw(out, outsz, &o, otp_alg_name(u->alg))) != 0)
 			goto done;
 	}
-	if (u->digits != 6) {
+	if (u->digits != OTP_DEFAULT_DIGITS) {
 		snprintf(num, sizeof(num), "&digits=%u", u->digits);
 		if ((r = put_raw(out, outsz, &o, num)) != 0)
 			goto done;
@@ -584,7 +456,7 @@ otp_uri_build(const struct otp_uri *u, char *out, size_t outsz)
 	if (u->type == OTP_TYPE_HOTP)
 		snprintf(num, sizeof(num), "&counter=%llu",
 		    (unsigned long long)u->counter);
-	else if (u->period != 30)
+	else if (u->period != OTP_DEFAULT_PERIOD)
 		snprintf(num, sizeof(num), "&period=%llu",
 		    (unsigned long long)u->period);
 	else

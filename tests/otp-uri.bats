@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# otp-uri: every option and mode, the hard cases of reference/key-uri.md
-# and reference/migration.md, QR codes scanned back with zbarimg.
+# otp-uri: every option and mode, the hard cases of key URIs and
+# migration exports (otp-uri(1) "Reading URIs", "Export format"), QR codes
+# scanned back with zbarimg.
 
 bats_require_minimum_version 1.5.0
 load common
@@ -10,7 +11,7 @@ setup() {
 }
 
 EX='otpauth://totp/Example:alice%40google.com?secret=JBSWY3DPEHPK3PXP&issuer=Example'
-# reference/migration.md's sample export.
+# The sample export of otp-uri(1)'s EXAMPLES.
 MIG='otpauth-migration://offline?data=CjEKCkhlbGxvId6tvu8SGEV4YW1wbGU6YWxpY2VAZ29vZ2xlLmNvbRoHRXhhbXBsZTAC'
 
 # A QR code drawn with --qr=ascii ("##" a dark module, "  " a light one)
@@ -281,7 +282,7 @@ counter=50"
 	[ "${#lines[@]}" -eq 14 ]
 }
 
-@test "parse: every hard case of reference/key-uri.md" {
+@test "parse: every hard case of otp-uri(1)'s Reading URIs" {
 	# issuer prefix != issuer=: the parameter wins, with a warning
 	run --separate-stderr otp-uri --get=issuer "otpauth://totp/Label:bob?secret=$RFC_B32&issuer=Param"
 	assert_output Param
@@ -318,6 +319,34 @@ counter=50"
 	# unknown parameters are ignored
 	run otp-uri --get=account "otpauth://totp/me?secret=$RFC_B32&image=https%3A%2F%2Fx%2Fy.png"
 	assert_output me
+}
+
+@test "parse: an empty issuer= is absent, as otp-uri(1) says" {
+	# The manual's rule, its source lines joined ...
+	run tr '\n' ' ' < "$BATS_TEST_DIRNAME/../man/otp-uri.1"
+	assert_output --partial "an empty one counts as absent, so the label's prefix stays the issuer"
+	# ... is what the parser does: the label's prefix stays, no warning
+	# of a mismatch (the parameter said nothing), and no other URI field
+	# moves.
+	for q in 'issuer=' 'issuer' 'issuer=&digits=6'; do
+		run --separate-stderr otp-uri --parse "otpauth://totp/Acme:bob?secret=$RFC_B32&$q"
+		if [ "$q" = issuer ]; then
+			# a parameter without '=' is malformed, not empty
+			assert_failure 2
+			continue
+		fi
+		assert_success
+		assert_line 'issuer=Acme'
+		assert_line 'account=bob'
+		[[ $stderr != *"differs"* ]] || { echo "$q: $stderr"; false; }
+	done
+	# and the URI built again carries the label's issuer both ways
+	run otp-uri -q "otpauth://totp/Acme:bob?secret=$RFC_B32&issuer="
+	assert_output "otpauth://totp/Acme:bob?secret=$RFC_B32&issuer=Acme"
+	# no prefix and an empty parameter: no issuer at all
+	run otp-uri -q --get=issuer "otpauth://totp/bob?secret=$RFC_B32&issuer="
+	assert_success
+	assert_output ''
 }
 
 @test "parse: malformed URIs exit 2 with one line naming the fault" {
