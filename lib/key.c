@@ -6,7 +6,6 @@
  */
 #include <stdint.h>
 #include <string.h>
-#include <strings.h>
 
 #include "otp.h"
 
@@ -29,9 +28,9 @@ otp_key_parse(const char *text, enum otp_keyenc enc, struct otp_uri *u,
 		return OTP_EINVAL;
 	/* A Google Authenticator export is a different format: say so
 	 * rather than fail on its first character as a key. */
-	if (strncasecmp(text, MIGRATION_SCHEME, strlen(MIGRATION_SCHEME)) == 0)
+	if (otp_ascii_caseeq(text, MIGRATION_SCHEME, strlen(MIGRATION_SCHEME)))
 		return OTP_EURI;
-	if (strncasecmp(text, URI_SCHEME, strlen(URI_SCHEME)) == 0) {
+	if (otp_ascii_caseeq(text, URI_SCHEME, strlen(URI_SCHEME))) {
 		rc = otp_uri_parse(text, u, &off);
 		if (rc == 0 && (u->key.len == 0 || u->key.len > OTP_KEY_MAX))
 			rc = u->key.len == 0 ? OTP_EKEYEMPTY : OTP_EKEYLONG;

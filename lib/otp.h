@@ -115,6 +115,11 @@ int otp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 
 /* The value of the hex digit c (either case), or -1. */
 int otp_hexval(unsigned char c);
+/* c in lower case if it is an ASCII capital (no locale). */
+int otp_ascii_lower(int c);
+/* 1 if a and b agree in their first n characters (or up to a common NUL)
+ * but for ASCII case, else 0. */
+int otp_ascii_caseeq(const char *a, const char *b, size_t n);
 /* 0 if s[0..n) is UTF-8 (RFC 3629) without control characters (C0, DEL,
  * C1); else OTP_EUTF8, OTP_ENUL or OTP_EURICTRL, *bad at the sequence. */
 int otp_text_check(const char *s, size_t n, size_t *bad);

@@ -20,6 +20,27 @@ otp_hexval(unsigned char c)
 	return -1;
 }
 
+int
+otp_ascii_lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+int
+otp_ascii_caseeq(const char *a, const char *b, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (otp_ascii_lower((unsigned char)a[i]) !=
+		    otp_ascii_lower((unsigned char)b[i]))
+			return 0;
+		if (a[i] == '\0')
+			return 1;
+	}
+	return 1;
+}
+
 /*
  * The length of the well-formed UTF-8 sequence at s[0..n) (RFC 3629 §4),
  * its code point in *cp; 0 when it is not one.  The second byte's range

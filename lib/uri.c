@@ -8,7 +8,6 @@
  * an escaped '&', '=', ':' or '%' is data, never syntax.
  */
 #include <string.h>
-#include <strings.h>
 
 #include "otp.h"
 
@@ -108,7 +107,7 @@ param_lookup(const char *name, size_t n)
 
 	for (i = 0; i < sizeof(param_names) / sizeof(param_names[0]); i++)
 		if (strlen(param_names[i]) == n &&
-		    strncasecmp(name, param_names[i], n) == 0)
+		    otp_ascii_caseeq(name, param_names[i], n))
 			return (enum param)i;
 	return P_UNKNOWN;
 }
@@ -294,13 +293,13 @@ otp_uri_parse(const char *uri, struct otp_uri *u, size_t *erroff)
 		return OTP_ETOOLONG;
 	}
 	/* Scheme and type are case-insensitive (RFC 3986 §3.1, §3.2.2). */
-	if (len < SCHEME_LEN || strncasecmp(uri, SCHEME, SCHEME_LEN) != 0)
+	if (len < SCHEME_LEN || !otp_ascii_caseeq(uri, SCHEME, SCHEME_LEN))
 		return OTP_EURI;
 	type = uri + SCHEME_LEN;
 	tlen = strcspn(type, "/?");
-	if (tlen == 4 && strncasecmp(type, "totp", 4) == 0)
+	if (tlen == 4 && otp_ascii_caseeq(type, "totp", 4))
 		u->type = OTP_TYPE_TOTP;
-	else if (tlen == 4 && strncasecmp(type, "hotp", 4) == 0)
+	else if (tlen == 4 && otp_ascii_caseeq(type, "hotp", 4))
 		u->type = OTP_TYPE_HOTP;
 	else {
 		*erroff = SCHEME_LEN;
