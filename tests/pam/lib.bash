@@ -20,7 +20,7 @@ FAKETIME_SO=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
 PAM_USER=$(id -un)
 
 # Reference secrets.  2SH3V3GDW7ZNMGYE gives 050548 at Unix time 300000
-# (step 10000) in TOTP mode (reference/pam-testing.md).
+# (step 10000) in TOTP mode.
 KEY=2SH3V3GDW7ZNMGYE
 T0=300000
 

@@ -125,7 +125,7 @@ check_steam_motp(void)
 	struct otp_match m = { 0, 0 };
 	const char *s = "e3152afee62599c8";
 
-	/* reference/vectors.md: this key at t=0 (counter 0) gives VH8YJ. */
+	/* Steam Guard: this key at t=0 (counter 0) gives VH8YJ. */
 	CHECK(otp_hmac_init(&h, OTP_ALG_SHA1, steamkey, sizeof(steamkey)) == 0,
 	    "steam init");
 	CHECK_EQ_INT(otp_verify_steam(&h, "VH8YJ", 0, 0, OTP_WINDOW_AROUND,
