@@ -299,18 +299,29 @@ int otp_motp(const char *secret, size_t secretlen, const char *pin,
 
 /* ---- time and duration parsing (lib/timeparse.c) --------------------- */
 
+/* A time zone's rules, which the caller knows and the core does not:
+ * offset() stores the UTC offset in seconds east (within a day) in force
+ * at the instant t, and returns 0 or an OTP_E* code.  lib/sys/sys.h has
+ * the system's, sys_zone_local(). */
+struct otp_zone {
+	int	(*offset)(void *arg, int64_t t, int32_t *off);
+	void	*arg;
+};
+
 /* Parse a time: "now", "@[-]EPOCH[.FRACTION]" (to the earlier second),
  * ISO 8601 ("2009-02-13 23:31:30", "T", ".5", "Z", "+01:00", "+0100",
- * "-05", " UTC"; a date alone is midnight; no zone means local time per
- * TZ), RFC 5322 ("Fri, 13 Feb 2009 23:31:30 +0000"), and relative items
- * after any of these or alone ("now - 90 seconds", "+2 min", "1 hour
- * ago", "tomorrow", "@1234567890 + 30 s"; units s, m, h, d, w; a day is
- * 86400 s).  now is the base for relative forms.  OTP_ETIME for text not
- * recognised whole, OTP_ETIMEFIELD for a bad field (2009-02-30),
- * OTP_ETIMEGAP for a local time a clock change skipped, OTP_ETIMEAMBIG
+ * "-05", " UTC"; a date alone is midnight; no zone means local time in
+ * zone, UTC when zone is NULL), RFC 5322 ("Fri, 13 Feb 2009 23:31:30
+ * +0000"), and relative items after any of these or alone ("now - 90
+ * seconds", "+2 min", "1 hour ago", "tomorrow", "@1234567890 + 30 s";
+ * units s, m, h, d, w; a day is 86400 s).  now is the base for relative
+ * forms.  OTP_ETIME for text not recognised whole, OTP_ETIMEFIELD for a
+ * bad field (2009-02-30), OTP_ETIMEGAP for a local time a clock change
+ * skipped (one it repeated is read as date -d reads it), OTP_ETIMEAMBIG
  * for "+1 hour" after a zone-less clock time, OTP_ETIMERANGE on
- * overflow. */
-int otp_time_parse(const char *s, int64_t now, int64_t *out);
+ * overflow, or the zone's error. */
+int otp_time_parse(const char *s, int64_t now, const struct otp_zone *zone,
+    int64_t *out);
 /* Parse a duration: "30" (seconds) or components in the order d, h, m, s
  * ("30s", "1m", "1h", "1d", "2m30s", "1h30m", "90S"; not "1M", which
  * oathtool reads as a month).  Zero is accepted (the caller decides);

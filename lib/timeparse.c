@@ -3,17 +3,15 @@
  * them: "now", "@EPOCH", ISO 8601, RFC 5322 dates, relative offsets; and
  * the "YYYY-MM-DD HH:MM:SS UTC" form oathtool prints.
  *
- * Everything is a pure function of the text (and of "now" and, for a time
- * without a zone, the TZ rules): no global state, no setenv("TZ").  Zoned
- * times use the proleptic Gregorian calendar arithmetic below; zone-less
- * times go through mktime() as date -d does, and are refused when they do
- * not exist locally.  Anything not recognised whole is an error.
+ * Everything is a pure function of the text, of "now" and of the zone the
+ * caller passes: no global state, no system call, no environment.  Dates
+ * use the proleptic Gregorian calendar arithmetic below; a zone-less time
+ * is read on the zone's wall clock as date -d reads it, and refused when
+ * a clock change skipped it.  Anything not recognised whole is an error.
  */
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "otp.h"
 
@@ -21,8 +19,6 @@
 #define HOUR	3600
 #define DAY	86400
 #define WEEK	604800
-
-_Static_assert(sizeof(time_t) == 8, "64-bit time_t is required");
 
 /* A calendar date and clock time as written, before conversion. */
 struct civil {
@@ -235,47 +231,115 @@ civil_check(const struct civil *c)
 	return 0;
 }
 
-/* A zone-less time, read in the local zone as date -d and mktime() do. */
+/* The UTC offset of z at the instant t; a NULL zone is UTC.  An offset
+ * beyond a day is no zone's: refused, so that the sums below hold. */
 static int
-local_to_epoch(const struct civil *c, int64_t *out)
+zone_offset(const struct otp_zone *z, int64_t t, int32_t *off)
 {
-	struct tm tm, back;
-	time_t t;
+	int rc;
 
-	memset(&tm, 0, sizeof(tm));
-	tm.tm_year = c->year - 1900;
-	tm.tm_mon = c->mon - 1;
-	tm.tm_mday = c->day;
-	tm.tm_hour = c->hour;
-	tm.tm_min = c->min;
-	tm.tm_sec = c->sec == 60 ? 59 : c->sec;	/* a leap second: below */
-	tm.tm_isdst = -1;
-	t = mktime(&tm);
-	/* mktime() moves a time that a clock change skipped, and returns -1
-	 * both for an error and for 1969-12-31 23:59:59 UTC: converting back
-	 * and comparing tells all of these apart. */
-	if (localtime_r(&t, &back) == NULL)
-		return OTP_ETIMERANGE;
-	if (back.tm_year != c->year - 1900 || back.tm_mon != c->mon - 1 ||
-	    back.tm_mday != c->day || back.tm_hour != c->hour ||
-	    back.tm_min != c->min || back.tm_sec != (c->sec == 60 ? 59 : c->sec))
-		return t == (time_t)-1 ? OTP_ETIMERANGE : OTP_ETIMEGAP;
-	*out = (int64_t)t + (c->sec == 60);
+	if (z == NULL) {
+		*off = 0;
+		return 0;
+	}
+	if ((rc = z->offset(z->arg, t, off)) != 0)
+		return rc;
+	return *off < -DAY || *off > DAY ? OTP_EINVAL : 0;
+}
+
+/*
+ * Where z's wall clock shows the local time l (seconds since 1970-01-01
+ * 00:00 on that clock).  An instant t shows it when offset(t) = o and
+ * t = l - o; the offsets to try are those in force within a day of l, and
+ * as no zone changes its clocks twice within two days (the closest two
+ * changes in the tz database are four days apart), the offsets a day
+ * before l, at l and a day after are all of them.
+ */
+struct wall {
+	int	n;		/* 1, 0 in a gap, 2 in a repeat */
+	int64_t	t[2];		/* the instants, earlier first */
+	int32_t	off[2];		/* their offsets */
+	int32_t	before;		/* the offset a day before l */
+	int32_t	at;		/* the offset at l read as a UTC time */
+};
+
+static int
+wall_find(const struct otp_zone *z, int64_t l, struct wall *w)
+{
+	int32_t probe[3], off;
+	int64_t at, t;
+	int i, rc;
+
+	for (i = 0; i < 3; i++) {
+		if (__builtin_add_overflow(l, (i - 1) * DAY, &at))
+			return OTP_ETIMERANGE;
+		if ((rc = zone_offset(z, at, &probe[i])) != 0)
+			return rc;
+	}
+	w->n = 0;
+	w->before = probe[0];
+	w->at = probe[1];
+	for (i = 0; i < 3 && w->n < 2; i++) {
+		if ((i > 0 && probe[i] == probe[0]) ||
+		    (i > 1 && probe[i] == probe[1]))
+			continue;
+		t = l - probe[i];	/* |probe| <= DAY: no overflow */
+		if ((rc = zone_offset(z, t, &off)) != 0)
+			return rc;
+		if (off != probe[i])
+			continue;
+		w->t[w->n] = t;
+		w->off[w->n] = off;
+		w->n++;
+	}
+	if (w->n == 2 && w->t[1] < w->t[0]) {
+		t = w->t[0];
+		w->t[0] = w->t[1];
+		w->t[1] = t;
+		off = w->off[0];
+		w->off[0] = w->off[1];
+		w->off[1] = off;
+	}
+	return 0;
+}
+
+/*
+ * The instant for the local time l; of two (a clock change repeated l),
+ * the one whose offset is in force at l read as a UTC time: what glibc's
+ * mktime(), and so date -d, choose.  OTP_ETIMEGAP for none (a change
+ * skipped l).
+ */
+static int
+wall_to_utc(const struct otp_zone *z, int64_t l, int64_t *out)
+{
+	struct wall w;
+	int rc;
+
+	if ((rc = wall_find(z, l, &w)) != 0)
+		return rc;
+	if (w.n == 0)
+		return OTP_ETIMEGAP;
+	*out = w.n == 2 && w.off[1] == w.at ? w.t[1] : w.t[0];
 	return 0;
 }
 
 static int
-civil_to_epoch(const struct civil *c, int64_t *out)
+civil_to_epoch(const struct civil *c, const struct otp_zone *z, int64_t *out)
 {
+	int64_t l;
 	int rc;
 
 	if ((rc = civil_check(c)) != 0)
 		return rc;
-	if (!c->has_zone)
-		return local_to_epoch(c, out);
-	/* Years 0..9999: no overflow is possible here. */
-	*out = days_from_civil(c->year, c->mon, c->day) * DAY +
-	    c->hour * HOUR + c->min * MINUTE + c->sec - c->offset;
+	/* Years 0..9999: no overflow is possible here.  A leap second is
+	 * read as :59 and added back after. */
+	l = days_from_civil(c->year, c->mon, c->day) * DAY +
+	    c->hour * HOUR + c->min * MINUTE + (c->sec == 60 ? 59 : c->sec);
+	if (c->has_zone)
+		*out = l - c->offset;
+	else if ((rc = wall_to_utc(z, l, out)) != 0)
+		return rc;
+	*out += c->sec == 60;
 	return 0;
 }
 
@@ -577,7 +641,8 @@ is_rfc5322(const char *p)
 }
 
 int
-otp_time_parse(const char *s, int64_t now, int64_t *out)
+otp_time_parse(const char *s, int64_t now, const struct otp_zone *zone,
+    int64_t *out)
 {
 	struct civil c;
 	const char *p, *rest = NULL;
@@ -585,7 +650,7 @@ otp_time_parse(const char *s, int64_t now, int64_t *out)
 	size_t n;
 	int rc = 0, signed_ok = 1, civil = 0;
 
-	if (s == NULL || out == NULL)
+	if (s == NULL || out == NULL || (zone != NULL && zone->offset == NULL))
 		return OTP_EINVAL;
 	memset(&c, 0, sizeof(c));
 	p = skip_space(s);
@@ -611,7 +676,7 @@ otp_time_parse(const char *s, int64_t now, int64_t *out)
 	    *rest != '-' && rest != p)
 		return OTP_ETIME;
 	if (civil) {
-		if ((rc = civil_to_epoch(&c, &base)) != 0)
+		if ((rc = civil_to_epoch(&c, zone, &base)) != 0)
 			return rc;
 		signed_ok = !c.has_clock || c.has_zone;
 	}

@@ -25,4 +25,10 @@ int sys_keygen(struct otp_key *key, size_t n);
 /* n distinct scratch codes from the kernel's generator. */
 int sys_scratch_codes(uint32_t *codes, size_t n);
 
+/* ---- the local time zone (lib/sys/tz.c) ------------------------------ */
+
+/* The zone TZ names (else /etc/localtime) as localtime_r() reads it, read
+ * afresh by each call, for otp_time_parse(). */
+const struct otp_zone *sys_zone_local(void);
+
 #endif /* OTP_SYS_H */
