@@ -10,7 +10,6 @@
  * a clock change skipped it.  Anything not recognised whole is an error.
  */
 #include <limits.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "otp.h"
@@ -736,11 +735,31 @@ otp_duration_parse(const char *s, uint64_t *seconds)
 	return 0;
 }
 
+/* v in decimal, zero-padded to at least width digits, at p; the end. */
+static char *
+put_decimal(char *p, uint64_t v, size_t width)
+{
+	char digits[20];
+	size_t n = 0;
+
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	for (; width > n; width--)
+		*p++ = '0';
+	while (n > 0)
+		*p++ = digits[--n];
+	return p;
+}
+
 int
 otp_time_format_utc(int64_t t, char *out, size_t outsz)
 {
+	char buf[48], *p = buf;
 	int64_t days, secs, y;
-	int m, d, n;
+	size_t len;
+	int m, d;
 
 	if (out == NULL)
 		return OTP_EINVAL;
@@ -757,14 +776,25 @@ otp_time_format_utc(int64_t t, char *out, size_t outsz)
 	/* What gmtime() can represent: tm_year is an int. */
 	if (y - 1900 > INT_MAX || y - 1900 < INT_MIN)
 		return OTP_ETIMERANGE;
-	n = snprintf(out, outsz, "%s%04lld-%02d-%02d %02d:%02d:%02d UTC",
-	    y < 0 ? "-" : "", (long long)(y < 0 ? -y : y), m, d,
-	    (int)(secs / HOUR), (int)(secs % HOUR / MINUTE),
-	    (int)(secs % MINUTE));
-	if (n < 0 || (size_t)n >= outsz) {
-		if (outsz > 0)
-			out[0] = '\0';
+	/* "%s%04lld-%02d-%02d %02d:%02d:%02d UTC", with "-" before a year
+	 * below 0. */
+	if (y < 0)
+		*p++ = '-';
+	p = put_decimal(p, (uint64_t)(y < 0 ? -y : y), 4);
+	*p++ = '-';
+	p = put_decimal(p, (uint64_t)m, 2);
+	*p++ = '-';
+	p = put_decimal(p, (uint64_t)d, 2);
+	*p++ = ' ';
+	p = put_decimal(p, (uint64_t)(secs / HOUR), 2);
+	*p++ = ':';
+	p = put_decimal(p, (uint64_t)(secs % HOUR / MINUTE), 2);
+	*p++ = ':';
+	p = put_decimal(p, (uint64_t)(secs % MINUTE), 2);
+	memcpy(p, " UTC", 5);
+	len = (size_t)(p - buf) + 4;
+	if (len >= outsz)
 		return OTP_ENOSPACE;
-	}
+	memcpy(out, buf, len + 1);
 	return 0;
 }
