@@ -314,12 +314,15 @@ struct otp_zone {
  * zone, UTC when zone is NULL), RFC 5322 ("Fri, 13 Feb 2009 23:31:30
  * +0000"), and relative items after any of these or alone ("now - 90
  * seconds", "+2 min", "1 hour ago", "tomorrow", "@1234567890 + 30 s";
- * units s, m, h, d, w; a day is 86400 s).  now is the base for relative
- * forms.  OTP_ETIME for text not recognised whole, OTP_ETIMEFIELD for a
- * bad field (2009-02-30), OTP_ETIMEGAP for a local time a clock change
- * skipped (one it repeated is read as date -d reads it), OTP_ETIMEAMBIG
- * for "+1 hour" after a zone-less clock time, OTP_ETIMERANGE on
- * overflow, or the zone's error. */
+ * units s, m, h, d, w).  Seconds, minutes and hours are exact; days and
+ * weeks are calendar days as in date -d: the wall-clock time is kept
+ * across a clock change (in the written zone, else in zone; a time the
+ * change skipped moves past it).  now is the base for relative forms.
+ * OTP_ETIME for text not recognised whole, OTP_ETIMEFIELD for a bad field
+ * (2009-02-30), OTP_ETIMEGAP for a local time a clock change skipped (one
+ * it repeated is read as date -d reads it), OTP_ETIMEAMBIG for "+1 hour"
+ * after a zone-less clock time, OTP_ETIMERANGE on overflow, or the zone's
+ * error. */
 int otp_time_parse(const char *s, int64_t now, const struct otp_zone *zone,
     int64_t *out);
 /* Parse a duration: "30" (seconds) or components in the order d, h, m, s

@@ -17,7 +17,6 @@
 #define MINUTE	60
 #define HOUR	3600
 #define DAY	86400
-#define WEEK	604800
 
 /* A calendar date and clock time as written, before conversion. */
 struct civil {
@@ -28,17 +27,26 @@ struct civil {
 	int	offset;			/* zone: seconds east of UTC */
 };
 
+/* Relative units: seconds are exact, days are calendar days (the wall
+ * clock kept across a clock change, as date -d). */
 static const struct {
 	const char	*name;
 	int64_t		 secs;
+	int64_t		 days;
 } units[] = {
-	{ "s", 1 }, { "sec", 1 }, { "secs", 1 },
-	{ "second", 1 }, { "seconds", 1 },
-	{ "m", MINUTE }, { "min", MINUTE }, { "mins", MINUTE },
-	{ "minute", MINUTE }, { "minutes", MINUTE },
-	{ "h", HOUR }, { "hour", HOUR }, { "hours", HOUR },
-	{ "d", DAY }, { "day", DAY }, { "days", DAY },
-	{ "w", WEEK }, { "week", WEEK }, { "weeks", WEEK },
+	{ "s", 1, 0 }, { "sec", 1, 0 }, { "secs", 1, 0 },
+	{ "second", 1, 0 }, { "seconds", 1, 0 },
+	{ "m", MINUTE, 0 }, { "min", MINUTE, 0 }, { "mins", MINUTE, 0 },
+	{ "minute", MINUTE, 0 }, { "minutes", MINUTE, 0 },
+	{ "h", HOUR, 0 }, { "hour", HOUR, 0 }, { "hours", HOUR, 0 },
+	{ "d", 0, 1 }, { "day", 0, 1 }, { "days", 0, 1 },
+	{ "w", 0, 7 }, { "week", 0, 7 }, { "weeks", 0, 7 },
+};
+
+/* The sums of the relative items: calendar days, then exact seconds. */
+struct rel {
+	int64_t	days;
+	int64_t	secs;
 };
 
 /* RFC 5322 §3.3 zones by name, and §4.3's obsolete North American ones;
@@ -246,6 +254,15 @@ zone_offset(const struct otp_zone *z, int64_t t, int32_t *off)
 	return *off < -DAY || *off > DAY ? OTP_EINVAL : 0;
 }
 
+/* A written zone ("+01:00", "EST") as a zone: arg points to its offset. */
+static int
+fixed_offset(void *arg, int64_t t, int32_t *off)
+{
+	(void)t;
+	*off = *(const int32_t *)arg;
+	return 0;
+}
+
 /*
  * Where z's wall clock shows the local time l (seconds since 1970-01-01
  * 00:00 on that clock).  An instant t shows it when offset(t) = o and
@@ -303,23 +320,52 @@ wall_find(const struct otp_zone *z, int64_t l, struct wall *w)
 }
 
 /*
- * The instant for the local time l; of two (a clock change repeated l),
- * the one whose offset is in force at l read as a UTC time: what glibc's
- * mktime(), and so date -d, choose.  OTP_ETIMEGAP for none (a change
- * skipped l).
+ * The instant for the local time l.  Of two (a clock change repeated l),
+ * the one with the offset *keep when there is one, else the one whose
+ * offset is in force at l read as a UTC time: what glibc's mktime(), and
+ * so date -d, choose.  None (a change skipped l) is OTP_ETIMEGAP, unless
+ * forward is set: then l is read with the offset before the change, which
+ * lands as far past the change as l was past its start (date -d does so
+ * when days added land in a gap).
  */
 static int
-wall_to_utc(const struct otp_zone *z, int64_t l, int64_t *out)
+wall_to_utc(const struct otp_zone *z, int64_t l, const int32_t *keep,
+    int forward, int64_t *out)
 {
 	struct wall w;
 	int rc;
 
 	if ((rc = wall_find(z, l, &w)) != 0)
 		return rc;
-	if (w.n == 0)
-		return OTP_ETIMEGAP;
-	*out = w.n == 2 && w.off[1] == w.at ? w.t[1] : w.t[0];
+	if (w.n == 0) {
+		if (!forward)
+			return OTP_ETIMEGAP;
+		*out = l - w.before;
+	} else if (w.n == 1)
+		*out = w.t[0];
+	else if (keep != NULL && (w.off[0] == *keep || w.off[1] == *keep))
+		*out = w.off[0] == *keep ? w.t[0] : w.t[1];
+	else
+		*out = w.off[1] == w.at ? w.t[1] : w.t[0];
 	return 0;
+}
+
+/* t plus days calendar days on z's wall clock: the clock time is kept, and
+ * so is t's offset where a clock change repeats it. */
+static int
+add_days(const struct otp_zone *z, int64_t t, int64_t days, int64_t *out)
+{
+	int64_t l, d;
+	int32_t off;
+	int rc;
+
+	if ((rc = zone_offset(z, t, &off)) != 0)
+		return rc;
+	if (__builtin_mul_overflow(days, DAY, &d) ||
+	    __builtin_add_overflow(t, off, &l) ||
+	    __builtin_add_overflow(l, d, &l))
+		return OTP_ETIMERANGE;
+	return wall_to_utc(z, l, &off, 1, out);
 }
 
 static int
@@ -336,7 +382,7 @@ civil_to_epoch(const struct civil *c, const struct otp_zone *z, int64_t *out)
 	    c->hour * HOUR + c->min * MINUTE + (c->sec == 60 ? 59 : c->sec);
 	if (c->has_zone)
 		*out = l - c->offset;
-	else if ((rc = wall_to_utc(z, l, out)) != 0)
+	else if ((rc = wall_to_utc(z, l, NULL, 0, out)) != 0)
 		return rc;
 	*out += c->sec == 60;
 	return 0;
@@ -545,17 +591,19 @@ parse_epoch(const char *p, int64_t *t, const char **end)
 
 /*
  * Relative items after the base: "[+|-] N unit" (blanks optional),
- * "yesterday", "tomorrow", and a final "ago" after a single unsigned item.
- * signed_ok is 0 after a clock time without a zone, where date -d reads
- * "-1 hour" as zone UTC-1 plus one hour: refused as ambiguous.
+ * "yesterday", "tomorrow", and a final "ago" after a single unsigned item,
+ * summed into r.  signed_ok is 0 after a clock time without a zone, where
+ * date -d reads "-1 hour" as zone UTC-1 plus one hour: refused as
+ * ambiguous.
  */
 static int
-parse_relative(const char *p, int signed_ok, int64_t base, int64_t *out)
+parse_relative(const char *p, int signed_ok, struct rel *r)
 {
-	int64_t sum = 0, v, n;
+	int64_t n, days, secs;
 	int items = 0, agoable = 0, rc;
 	size_t len, i;
 
+	r->days = r->secs = 0;
 	for (;;) {
 		int sign = 1, has_sign = 0;
 
@@ -580,9 +628,11 @@ parse_relative(const char *p, int signed_ok, int64_t base, int64_t *out)
 			if (len == 0 || i == NELEM(units))
 				return OTP_ETIME;
 			p += len;
-			if (__builtin_mul_overflow(n, units[i].secs, &v))
+			if (__builtin_mul_overflow(n, units[i].days, &days) ||
+			    __builtin_mul_overflow(n, units[i].secs, &secs))
 				return OTP_ETIMERANGE;
-			v *= sign;
+			days *= sign;
+			secs *= sign;
 			agoable = !has_sign && items == 0;
 		} else if (!has_sign && (len = word_len(p)) > 0) {
 			if (word_is(p, len, "ago")) {
@@ -592,27 +642,27 @@ parse_relative(const char *p, int signed_ok, int64_t base, int64_t *out)
 				 * ago" is too surprising to accept. */
 				if (!agoable || *skip_space(p + len) != '\0')
 					return OTP_ETIME;
-				sum = -sum;
+				r->days = -r->days;
+				r->secs = -r->secs;
 				break;
 			} else if (word_is(p, len, "tomorrow"))
-				v = DAY;
+				days = 1;
 			else if (word_is(p, len, "yesterday"))
-				v = -DAY;
+				days = -1;
 			else
 				return OTP_ETIME;
+			secs = 0;
 			p += len;
 			agoable = 0;
 		} else
 			return OTP_ETIME;
-		if (__builtin_add_overflow(sum, v, &sum))
+		if (__builtin_add_overflow(r->days, days, &r->days) ||
+		    __builtin_add_overflow(r->secs, secs, &r->secs))
 			return OTP_ETIMERANGE;
 		items++;
 		if (items > 1)
 			agoable = 0;
 	}
-	if (__builtin_add_overflow(base, sum, &v))
-		return OTP_ETIMERANGE;
-	*out = v;
 	return 0;
 }
 
@@ -643,9 +693,12 @@ int
 otp_time_parse(const char *s, int64_t now, const struct otp_zone *zone,
     int64_t *out)
 {
+	struct otp_zone written;
 	struct civil c;
+	struct rel r;
 	const char *p, *rest = NULL;
 	int64_t base = now;
+	int32_t offset;
 	size_t n;
 	int rc = 0, signed_ok = 1, civil = 0;
 
@@ -678,8 +731,23 @@ otp_time_parse(const char *s, int64_t now, const struct otp_zone *zone,
 		if ((rc = civil_to_epoch(&c, zone, &base)) != 0)
 			return rc;
 		signed_ok = !c.has_clock || c.has_zone;
+		/* Days added to a zoned time are days in that zone. */
+		if (c.has_zone) {
+			offset = c.offset;
+			written.offset = fixed_offset;
+			written.arg = &offset;
+			zone = &written;
+		}
 	}
-	return parse_relative(rest, signed_ok, base, out);
+	if ((rc = parse_relative(rest, signed_ok, &r)) != 0)
+		return rc;
+	/* As date -d: calendar days first, then exact seconds. */
+	if (r.days != 0 && (rc = add_days(zone, base, r.days, &base)) != 0)
+		return rc;
+	if (__builtin_add_overflow(base, r.secs, &base))
+		return OTP_ETIMERANGE;
+	*out = base;
+	return 0;
 }
 
 int

@@ -433,15 +433,40 @@ static const struct {
 	const char		*text;
 	int64_t			 want;	/* an epoch, or an OTP_E* code */
 } fake_cases[] = {
-	/* Hours are exact. */
+	/* A day keeps the wall clock (23 hours here), hours are exact. */
+	{ &berlin, "Europe/Berlin", "+1 day", 1774778400 },
+	{ &berlin, "Europe/Berlin", "tomorrow", 1774778400 },
+	{ &berlin, "Europe/Berlin", "now 1 day", 1774778400 },
+	{ &berlin, "Europe/Berlin", "@1774695600 + 1 day", 1774778400 },
 	{ &berlin, "Europe/Berlin", "+24 hours", BASE + 86400 },
-	{ &berlin, "Europe/Berlin", "2026-03-28 12:00 25 hours", 1774785600 },
-	/* Skipped: refused. */
+	{ &berlin, "Europe/Berlin", "+1 day +1 hour", 1774782000 },
+	{ &berlin, "Europe/Berlin", "2026-03-28 12:00 1 day", 1774778400 },
+	{ &berlin, "Europe/Berlin", "2026-03-29 12:00 yesterday", BASE },
+	{ &berlin, "Europe/Berlin", "2026-04-04 12:00 1 week ago", BASE },
+	{ &berlin, "Europe/Berlin", "2026-10-24 12:00 1 day", 1792926000 },
+	/* A written zone: its days are 86400 s. */
+	{ &berlin, "Europe/Berlin", "2026-03-28 11:00 UTC + 1 day",
+	    BASE + 86400 },
+	{ &berlin, "Europe/Berlin", "2026-03-28 12:00 +01:00 1 day",
+	    BASE + 86400 },
+	/* Skipped: refused when written, passed when days land there. */
 	{ &berlin, "Europe/Berlin", "2026-03-29 02:30", OTP_ETIMEGAP },
-	{ &new_york, "America/New_York", "2026-03-08 02:30", OTP_ETIMEGAP },
-	/* Repeated: the later here, the earlier west of UTC (as date -d). */
+	{ &berlin, "Europe/Berlin", "2026-03-28 02:30 1 day", 1774747800 },
+	/* Repeated: the later here, the earlier west of UTC (as date -d);
+	 * the base's offset when days land there. */
 	{ &berlin, "Europe/Berlin", "2026-10-25 02:30", 1792891800 },
+	{ &berlin, "Europe/Berlin", "2026-10-24 02:30 1 day", 1792888200 },
+	{ &berlin, "Europe/Berlin", "2026-10-26 02:30 1 day ago", 1792891800 },
 	{ &new_york, "America/New_York", "2026-11-01 01:30", 1793511000 },
+	{ &new_york, "America/New_York", "2026-10-31 01:30 1 day",
+	    1793511000 },
+	{ &new_york, "America/New_York", "2026-11-02 01:30 1 day ago",
+	    1793514600 },
+	{ &new_york, "America/New_York", "2026-03-08 02:30", OTP_ETIMEGAP },
+	{ &new_york, "America/New_York", "2026-03-07 02:30 1 day",
+	    1772955000 },
+	{ &new_york, "America/New_York", "2026-03-07 12:00 1 day",
+	    1772985600 },
 	{ &new_york, "America/New_York", "2026-03-07 12:00 +1 hour",
 	    OTP_ETIMEAMBIG },
 };
@@ -454,34 +479,25 @@ zones(void)
 	struct fake_zone fixed = { 19800, 19800, 0, 0, 0 };	/* +05:30 */
 	struct otp_zone z, bad = { broken_offset, NULL };
 	int32_t off;
-	int64_t t;
+	int64_t t, want;
 	size_t i;
-	int rc;
+	int k, rc;
 
 	for (i = 0; i < sizeof(fake_cases) / sizeof(fake_cases[0]); i++) {
 		z.offset = fake_offset;
 		z.arg = fake_cases[i].zone;
-		t = 0;
-		rc = otp_time_parse(fake_cases[i].text, BASE, &z, &t);
-		if (fake_cases[i].want < 0)
-			CHECK(rc == fake_cases[i].want, "fake %s '%s': got %d",
-			    fake_cases[i].tz, fake_cases[i].text, rc);
-		else
-			CHECK(rc == 0 && t == fake_cases[i].want,
-			    "fake %s '%s': got %d %lld, want %lld",
-			    fake_cases[i].tz, fake_cases[i].text, rc,
-			    (long long)t, (long long)fake_cases[i].want);
 		set_tz(fake_cases[i].tz);
-		t = 0;
-		rc = otp_time_parse(fake_cases[i].text, BASE, zone, &t);
-		if (fake_cases[i].want < 0)
-			CHECK(rc == fake_cases[i].want, "TZ=%s '%s': got %d",
-			    fake_cases[i].tz, fake_cases[i].text, rc);
-		else
-			CHECK(rc == 0 && t == fake_cases[i].want,
-			    "TZ=%s '%s': got %d %lld, want %lld",
-			    fake_cases[i].tz, fake_cases[i].text, rc,
-			    (long long)t, (long long)fake_cases[i].want);
+		want = fake_cases[i].want;
+		for (k = 0; k < 2; k++) {
+			t = 0;
+			rc = otp_time_parse(fake_cases[i].text, BASE,
+			    k == 0 ? &z : zone, &t);
+			CHECK(want < 0 ? rc == want : rc == 0 && t == want,
+			    "%s %s '%s': got %d %lld, want %lld",
+			    k == 0 ? "fake" : "TZ", fake_cases[i].tz,
+			    fake_cases[i].text, rc, (long long)t,
+			    (long long)want);
+		}
 	}
 
 	/* A fixed offset; NULL is UTC. */
@@ -513,6 +529,8 @@ zones(void)
 	off = 0;
 	CHECK_EQ_INT(otp_time_parse("2009-02-13 12:00", NOW, &bad, &t),
 	    OTP_ETIMERANGE, "zone error");
+	CHECK_EQ_INT(otp_time_parse("1 day", NOW, &bad, &t), OTP_ETIMERANGE,
+	    "zone error, days");
 	CHECK_EQ_INT(otp_time_parse("1 hour", NOW, &bad, &t), 0,
 	    "zone error unasked");
 	off = 86401;
