@@ -98,7 +98,8 @@ parse_time_option(const char *name, const char *arg)
 	int64_t t;
 	int rc;
 
-	if ((rc = otp_time_parse(arg, (int64_t)time(NULL), &t)) != 0)
+	if ((rc = otp_time_parse(arg, (int64_t)time(NULL), sys_zone_local(),
+	    &t)) != 0)
 		errx(CLI_EXIT_ERR, "%s: %s: '%s'", name, otp_strerror(rc), arg);
 	return t;
 }

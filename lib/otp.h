@@ -32,71 +32,84 @@
 
 /* ---- errors (lib/error.c) -------------------------------------------- */
 
+/*
+ * Every error code once, as X(NAME, value, text): OTP_NAME = value below,
+ * the text for otp_strerror(), the name for tests/unit.  Values are kept
+ * for good; a code removed leaves its value unused.
+ */
+#define OTP_ERRORS(X) \
+	/* general */ \
+	X(EINVAL,	-1,	"invalid argument") \
+	X(ERANGE,	-2,	"number out of range") \
+	X(ENOSPACE,	-3,	"output buffer too small") \
+	X(ETOOLONG,	-4,	"input too long") \
+	X(EIO,		-5,	"input/output error")	/* errno: the cause */ \
+	X(EEMPTY,	-6,	"empty input") \
+	X(ENUL,		-7,	"NUL byte in input") \
+	X(ENOMEM,	-8,	"out of memory") \
+	/* codecs */ \
+	X(EBASE32,	-10,	"invalid Base32 character") \
+	X(EBASE32LEN,	-11,	"impossible Base32 length") \
+	X(EBASE32PAD,	-12,	"invalid Base32 padding") \
+	X(EBASE32BITS,	-13,	"non-zero trailing bits in Base32") \
+	X(EHEX,		-14,	"invalid hex character") \
+	X(EHEXLEN,	-15,	"odd number of hex digits") \
+	X(EBASE64,	-16,	"invalid base64") \
+	/* keys and OTP parameters */ \
+	X(EKEYEMPTY,	-20,	"key is empty") \
+	X(EKEYLONG,	-21,	"key too long") \
+	X(EALG,		-22,	"unknown algorithm") \
+	X(EDIGITS,	-23,	"digits out of range 6..10") \
+	X(ECOUNTER,	-24,	"counter must be a decimal from 0 to " \
+	    "18446744073709551615") \
+	X(ESTEP,	-25,	"invalid time step") \
+	X(EWINDOW,	-26,	"invalid window") \
+	X(EBEFORESTART,	-27,	"time is before the start time") \
+	X(ECODE,	-28,	"malformed one-time password") \
+	/* time and duration parsing */ \
+	X(ETIME,	-40,	"unrecognised time") \
+	X(ETIMERANGE,	-41,	"time out of range") \
+	X(EDURATION,	-42,	"unrecognised duration") \
+	X(ETIMEFIELD,	-43,	"date or time field out of range") \
+	X(ETIMEGAP,	-44,	"local time skipped by a clock change") \
+	X(ETIMEAMBIG,	-45,	"signed offset after a time without a zone " \
+	    "is ambiguous; add a zone such as UTC") \
+	/* otpauth URIs */ \
+	X(EURI,		-50,	"not an otpauth:// URI") \
+	X(EURITYPE,	-51,	"URI type must be totp or hotp") \
+	X(ENOSECRET,	-52,	"URI has no secret") \
+	X(EURIESC,	-53,	"bad percent-encoding in URI") \
+	X(EURIPARAM,	-54,	"malformed URI parameter") \
+	X(EURILABEL,	-55,	"malformed URI label") \
+	X(EUTF8,	-56,	"text is not valid UTF-8") \
+	X(EURICTRL,	-57,	"control character in URI text") \
+	/* migration payloads */ \
+	X(EMIGRATION,	-70,	"not an otpauth-migration:// URI") \
+	X(EPROTOBUF,	-71,	"malformed migration payload") \
+	X(EMIGRATEUNSUP, -72,	"parameter cannot be carried by the " \
+	    "migration format") \
+	X(EMIGRATIONDATA, -73,	"migration URI has no data= parameter") \
+	/* state file */ \
+	X(ESTATE,	-90,	"malformed state file") \
+	X(ESTATESECRET,	-91,	"bad secret in state file") \
+	X(ESTATEOPT,	-92,	"bad option line in state file") \
+	X(ESTATESIZE,	-93,	"state file empty or larger than 64 KiB") \
+	X(ESTATEOWNER,	-94,	"state file has the wrong owner") \
+	X(ESTATEMODE,	-95,	"state file permissions are too open") \
+	X(ESTATETYPE,	-96,	"state file is not a regular file") \
+	X(ESTATECHANGED, -97,	"state file changed during update") \
+	X(ESTATEEXIST,	-98,	"file exists") \
+	X(EREADONLY,	-100,	"state file cannot be updated") \
+	X(ELOCK,	-101,	"cannot lock state file") \
+	X(EBUSY,	-102,	"state file is being rewritten by another " \
+	    "program")
+
+#define OTP_ERROR_ENUM_(name, value, text)	OTP_##name = (value),
 enum {
 	OTP_OK = 0,
-	/* general */
-	OTP_EINVAL = -1,	/* invalid argument */
-	OTP_ERANGE = -2,	/* number out of range */
-	OTP_ENOSPACE = -3,	/* output buffer too small */
-	OTP_ETOOLONG = -4,	/* input longer than its limit */
-	OTP_EIO = -5,		/* I/O error; errno holds the cause */
-	OTP_EEMPTY = -6,	/* empty input */
-	OTP_ENUL = -7,		/* NUL byte in text input */
-	OTP_ENOMEM = -8,	/* out of memory */
-	/* codecs */
-	OTP_EBASE32 = -10,	/* invalid Base32 character */
-	OTP_EBASE32LEN = -11,	/* impossible Base32 length */
-	OTP_EBASE32PAD = -12,	/* misplaced or wrong Base32 padding */
-	OTP_EBASE32BITS = -13,	/* non-zero trailing bits (strict) */
-	OTP_EHEX = -14,		/* invalid hex character */
-	OTP_EHEXLEN = -15,	/* odd number of hex digits */
-	OTP_EBASE64 = -16,	/* invalid base64 */
-	/* keys and OTP parameters */
-	OTP_EKEYEMPTY = -20,	/* key decodes to zero bytes */
-	OTP_EKEYLONG = -21,	/* key longer than OTP_KEY_MAX */
-	OTP_EALG = -22,		/* unknown algorithm */
-	OTP_EDIGITS = -23,	/* digits out of range */
-	OTP_ECOUNTER = -24,	/* counter not a decimal in 0..2^64-1 */
-	OTP_ESTEP = -25,	/* time step zero or out of range */
-	OTP_EWINDOW = -26,	/* window negative or out of range */
-	OTP_EBEFORESTART = -27,	/* time before the start time */
-	OTP_ECODE = -28,	/* OTP text of the wrong shape */
-	/* time and duration parsing */
-	OTP_ETIME = -40,	/* unparseable time */
-	OTP_ETIMERANGE = -41,	/* time out of range */
-	OTP_EDURATION = -42,	/* unparseable duration */
-	OTP_ETIMEFIELD = -43,	/* date or time field out of range */
-	OTP_ETIMEGAP = -44,	/* local time skipped by a clock change */
-	OTP_ETIMEAMBIG = -45,	/* signed offset after a zone-less time */
-	/* otpauth URIs */
-	OTP_EURI = -50,		/* not an otpauth:// URI */
-	OTP_EURITYPE = -51,	/* type not totp or hotp */
-	OTP_ENOSECRET = -52,	/* URI without a secret */
-	OTP_EURIESC = -53,	/* bad percent-encoding */
-	OTP_EURIPARAM = -54,	/* malformed or duplicated parameter */
-	OTP_EURILABEL = -55,	/* malformed label */
-	OTP_EUTF8 = -56,	/* text is not valid UTF-8 */
-	OTP_EURICTRL = -57,	/* control character in URI text */
-	/* migration payloads */
-	OTP_EMIGRATION = -70,	/* not an otpauth-migration:// URI */
-	OTP_EPROTOBUF = -71,	/* malformed protobuf */
-	OTP_EMIGRATEUNSUP = -72,	/* parameter the format cannot carry */
-	OTP_EMIGRATIONDATA = -73,	/* migration URI without data= */
-	/* state file */
-	OTP_ESTATE = -90,	/* malformed state file */
-	OTP_ESTATESECRET = -91,	/* bad secret line */
-	OTP_ESTATEOPT = -92,	/* option line out of range or malformed */
-	OTP_ESTATESIZE = -93,	/* file empty or larger than 64 KiB */
-	OTP_ESTATEOWNER = -94,	/* file owned by someone else */
-	OTP_ESTATEMODE = -95,	/* file mode too permissive */
-	OTP_ESTATETYPE = -96,	/* not a regular file */
-	OTP_ESTATECHANGED = -97,	/* file changed while we worked */
-	OTP_ESTATEEXIST = -98,	/* file exists and no force */
-	OTP_ERATELIMIT = -99,	/* too many attempts */
-	OTP_EREADONLY = -100,	/* update could not be recorded */
-	OTP_ELOCK = -101,	/* lock failed */
-	OTP_EBUSY = -102,	/* file being rewritten by another program */
+	OTP_ERRORS(OTP_ERROR_ENUM_)
 };
+#undef OTP_ERROR_ENUM_
 
 /* The text for an OTP_E* code; never NULL. */
 const char *otp_strerror(int err);
@@ -365,18 +378,32 @@ int otp_motp(const char *secret, size_t secretlen, const char *pin,
 
 /* ---- time and duration parsing (lib/timeparse.c) --------------------- */
 
+/* A time zone's rules, which the caller knows and the core does not:
+ * offset() stores the UTC offset in seconds east (within a day) in force
+ * at the instant t, and returns 0 or an OTP_E* code.  lib/sys/sys.h has
+ * the system's, sys_zone_local(). */
+struct otp_zone {
+	int	(*offset)(void *arg, int64_t t, int32_t *off);
+	void	*arg;
+};
+
 /* Parse a time: "now", "@[-]EPOCH[.FRACTION]" (to the earlier second),
  * ISO 8601 ("2009-02-13 23:31:30", "T", ".5", "Z", "+01:00", "+0100",
- * "-05", " UTC"; a date alone is midnight; no zone means local time per
- * TZ), RFC 5322 ("Fri, 13 Feb 2009 23:31:30 +0000"), and relative items
- * after any of these or alone ("now - 90 seconds", "+2 min", "1 hour
- * ago", "tomorrow", "@1234567890 + 30 s"; units s, m, h, d, w; a day is
- * 86400 s).  now is the base for relative forms.  OTP_ETIME for text not
- * recognised whole, OTP_ETIMEFIELD for a bad field (2009-02-30),
- * OTP_ETIMEGAP for a local time a clock change skipped, OTP_ETIMEAMBIG
- * for "+1 hour" after a zone-less clock time, OTP_ETIMERANGE on
- * overflow. */
-int otp_time_parse(const char *s, int64_t now, int64_t *out);
+ * "-05", " UTC"; a date alone is midnight; no zone means local time in
+ * zone, UTC when zone is NULL), RFC 5322 ("Fri, 13 Feb 2009 23:31:30
+ * +0000"), and relative items after any of these or alone ("now - 90
+ * seconds", "+2 min", "1 hour ago", "tomorrow", "@1234567890 + 30 s";
+ * units s, m, h, d, w).  Seconds, minutes and hours are exact; days and
+ * weeks are calendar days as in date -d: the wall-clock time is kept
+ * across a clock change (in the written zone, else in zone; a time the
+ * change skipped moves past it).  now is the base for relative forms.
+ * OTP_ETIME for text not recognised whole, OTP_ETIMEFIELD for a bad field
+ * (2009-02-30), OTP_ETIMEGAP for a local time a clock change skipped (one
+ * it repeated is read as date -d reads it), OTP_ETIMEAMBIG for "+1 hour"
+ * after a zone-less clock time, OTP_ETIMERANGE on overflow, or the zone's
+ * error. */
+int otp_time_parse(const char *s, int64_t now, const struct otp_zone *zone,
+    int64_t *out);
 /* Parse a duration: "30" (seconds) or components in the order d, h, m, s
  * ("30s", "1m", "1h", "1d", "2m30s", "1h30m", "90S"; not "1M", which
  * oathtool reads as a month).  Zero is accepted (the caller decides);

@@ -1326,7 +1326,8 @@ otp_state_build(const uint8_t *key, size_t keylen,
 	    nw->nscratch > OTP_STATE_SCRATCH_MAX)
 		return OTP_EINVAL;
 	for (i = 0; i < nw->nscratch; i++)
-		if (nw->scratch[i] < 10000000 || nw->scratch[i] > 99999999)
+		if (nw->scratch[i] < OTP_SCRATCH_LO ||
+		    nw->scratch[i] > OTP_SCRATCH_HI)
 			return OTP_ERANGE;
 	r = otp_b32_encode(key, keylen, b32, sizeof(b32), OTP_B32_NOPAD);
 	if (r < 0)

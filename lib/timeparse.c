@@ -3,26 +3,20 @@
  * them: "now", "@EPOCH", ISO 8601, RFC 5322 dates, relative offsets; and
  * the "YYYY-MM-DD HH:MM:SS UTC" form oathtool prints.
  *
- * Everything is a pure function of the text (and of "now" and, for a time
- * without a zone, the TZ rules): no global state, no setenv("TZ").  Zoned
- * times use the proleptic Gregorian calendar arithmetic below; zone-less
- * times go through mktime() as date -d does, and are refused when they do
- * not exist locally.  Anything not recognised whole is an error.
+ * Everything is a pure function of the text, of "now" and of the zone the
+ * caller passes: no global state, no system call, no environment.  Dates
+ * use the proleptic Gregorian calendar arithmetic below; a zone-less time
+ * is read on the zone's wall clock as date -d reads it, and refused when
+ * a clock change skipped it.  Anything not recognised whole is an error.
  */
-#include <errno.h>
 #include <limits.h>
-#include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "otp.h"
 
 #define MINUTE	60
 #define HOUR	3600
 #define DAY	86400
-#define WEEK	604800
-
-_Static_assert(sizeof(time_t) == 8, "64-bit time_t is required");
 
 /* A calendar date and clock time as written, before conversion. */
 struct civil {
@@ -33,17 +27,26 @@ struct civil {
 	int	offset;			/* zone: seconds east of UTC */
 };
 
+/* Relative units: seconds are exact, days are calendar days (the wall
+ * clock kept across a clock change, as date -d). */
 static const struct {
 	const char	*name;
 	int64_t		 secs;
+	int64_t		 days;
 } units[] = {
-	{ "s", 1 }, { "sec", 1 }, { "secs", 1 },
-	{ "second", 1 }, { "seconds", 1 },
-	{ "m", MINUTE }, { "min", MINUTE }, { "mins", MINUTE },
-	{ "minute", MINUTE }, { "minutes", MINUTE },
-	{ "h", HOUR }, { "hour", HOUR }, { "hours", HOUR },
-	{ "d", DAY }, { "day", DAY }, { "days", DAY },
-	{ "w", WEEK }, { "week", WEEK }, { "weeks", WEEK },
+	{ "s", 1, 0 }, { "sec", 1, 0 }, { "secs", 1, 0 },
+	{ "second", 1, 0 }, { "seconds", 1, 0 },
+	{ "m", MINUTE, 0 }, { "min", MINUTE, 0 }, { "mins", MINUTE, 0 },
+	{ "minute", MINUTE, 0 }, { "minutes", MINUTE, 0 },
+	{ "h", HOUR, 0 }, { "hour", HOUR, 0 }, { "hours", HOUR, 0 },
+	{ "d", 0, 1 }, { "day", 0, 1 }, { "days", 0, 1 },
+	{ "w", 0, 7 }, { "week", 0, 7 }, { "weeks", 0, 7 },
+};
+
+/* The sums of the relative items: calendar days, then exact seconds. */
+struct rel {
+	int64_t	days;
+	int64_t	secs;
 };
 
 /* RFC 5322 §3.3 zones by name, and §4.3's obsolete North American ones;
@@ -235,47 +238,153 @@ civil_check(const struct civil *c)
 	return 0;
 }
 
-/* A zone-less time, read in the local zone as date -d and mktime() do. */
+/* The UTC offset of z at the instant t; a NULL zone is UTC.  An offset
+ * beyond a day is no zone's: refused, so that the sums below hold. */
 static int
-local_to_epoch(const struct civil *c, int64_t *out)
+zone_offset(const struct otp_zone *z, int64_t t, int32_t *off)
 {
-	struct tm tm, back;
-	time_t t;
+	int rc;
 
-	memset(&tm, 0, sizeof(tm));
-	tm.tm_year = c->year - 1900;
-	tm.tm_mon = c->mon - 1;
-	tm.tm_mday = c->day;
-	tm.tm_hour = c->hour;
-	tm.tm_min = c->min;
-	tm.tm_sec = c->sec == 60 ? 59 : c->sec;	/* a leap second: below */
-	tm.tm_isdst = -1;
-	t = mktime(&tm);
-	/* mktime() moves a time that a clock change skipped, and returns -1
-	 * both for an error and for 1969-12-31 23:59:59 UTC: converting back
-	 * and comparing tells all of these apart. */
-	if (localtime_r(&t, &back) == NULL)
-		return OTP_ETIMERANGE;
-	if (back.tm_year != c->year - 1900 || back.tm_mon != c->mon - 1 ||
-	    back.tm_mday != c->day || back.tm_hour != c->hour ||
-	    back.tm_min != c->min || back.tm_sec != (c->sec == 60 ? 59 : c->sec))
-		return t == (time_t)-1 ? OTP_ETIMERANGE : OTP_ETIMEGAP;
-	*out = (int64_t)t + (c->sec == 60);
+	if (z == NULL) {
+		*off = 0;
+		return 0;
+	}
+	if ((rc = z->offset(z->arg, t, off)) != 0)
+		return rc;
+	return *off < -DAY || *off > DAY ? OTP_EINVAL : 0;
+}
+
+/* A written zone ("+01:00", "EST") as a zone: arg points to its offset. */
+static int
+fixed_offset(void *arg, int64_t t, int32_t *off)
+{
+	(void)t;
+	*off = *(const int32_t *)arg;
 	return 0;
 }
 
+/*
+ * Where z's wall clock shows the local time l (seconds since 1970-01-01
+ * 00:00 on that clock).  An instant t shows it when offset(t) = o and
+ * t = l - o; the offsets to try are those in force within a day of l, and
+ * as no zone changes its clocks twice within two days (the closest two
+ * changes in the tz database are four days apart), the offsets a day
+ * before l, at l and a day after are all of them.
+ */
+struct wall {
+	int	n;		/* 1, 0 in a gap, 2 in a repeat */
+	int64_t	t[2];		/* the instants, earlier first */
+	int32_t	off[2];		/* their offsets */
+	int32_t	before;		/* the offset a day before l */
+	int32_t	at;		/* the offset at l read as a UTC time */
+};
+
 static int
-civil_to_epoch(const struct civil *c, int64_t *out)
+wall_find(const struct otp_zone *z, int64_t l, struct wall *w)
 {
+	int32_t probe[3], off;
+	int64_t at, t;
+	int i, rc;
+
+	for (i = 0; i < 3; i++) {
+		if (__builtin_add_overflow(l, (i - 1) * DAY, &at))
+			return OTP_ETIMERANGE;
+		if ((rc = zone_offset(z, at, &probe[i])) != 0)
+			return rc;
+	}
+	w->n = 0;
+	w->before = probe[0];
+	w->at = probe[1];
+	for (i = 0; i < 3 && w->n < 2; i++) {
+		if ((i > 0 && probe[i] == probe[0]) ||
+		    (i > 1 && probe[i] == probe[1]))
+			continue;
+		t = l - probe[i];	/* |probe| <= DAY: no overflow */
+		if ((rc = zone_offset(z, t, &off)) != 0)
+			return rc;
+		if (off != probe[i])
+			continue;
+		w->t[w->n] = t;
+		w->off[w->n] = off;
+		w->n++;
+	}
+	if (w->n == 2 && w->t[1] < w->t[0]) {
+		t = w->t[0];
+		w->t[0] = w->t[1];
+		w->t[1] = t;
+		off = w->off[0];
+		w->off[0] = w->off[1];
+		w->off[1] = off;
+	}
+	return 0;
+}
+
+/*
+ * The instant for the local time l.  Of two (a clock change repeated l),
+ * the one with the offset *keep when there is one, else the one whose
+ * offset is in force at l read as a UTC time: what glibc's mktime(), and
+ * so date -d, choose.  None (a change skipped l) is OTP_ETIMEGAP, unless
+ * forward is set: then l is read with the offset before the change, which
+ * lands as far past the change as l was past its start (date -d does so
+ * when days added land in a gap).
+ */
+static int
+wall_to_utc(const struct otp_zone *z, int64_t l, const int32_t *keep,
+    int forward, int64_t *out)
+{
+	struct wall w;
+	int rc;
+
+	if ((rc = wall_find(z, l, &w)) != 0)
+		return rc;
+	if (w.n == 0) {
+		if (!forward)
+			return OTP_ETIMEGAP;
+		*out = l - w.before;
+	} else if (w.n == 1)
+		*out = w.t[0];
+	else if (keep != NULL && (w.off[0] == *keep || w.off[1] == *keep))
+		*out = w.off[0] == *keep ? w.t[0] : w.t[1];
+	else
+		*out = w.off[1] == w.at ? w.t[1] : w.t[0];
+	return 0;
+}
+
+/* t plus days calendar days on z's wall clock: the clock time is kept, and
+ * so is t's offset where a clock change repeats it. */
+static int
+add_days(const struct otp_zone *z, int64_t t, int64_t days, int64_t *out)
+{
+	int64_t l, d;
+	int32_t off;
+	int rc;
+
+	if ((rc = zone_offset(z, t, &off)) != 0)
+		return rc;
+	if (__builtin_mul_overflow(days, DAY, &d) ||
+	    __builtin_add_overflow(t, off, &l) ||
+	    __builtin_add_overflow(l, d, &l))
+		return OTP_ETIMERANGE;
+	return wall_to_utc(z, l, &off, 1, out);
+}
+
+static int
+civil_to_epoch(const struct civil *c, const struct otp_zone *z, int64_t *out)
+{
+	int64_t l;
 	int rc;
 
 	if ((rc = civil_check(c)) != 0)
 		return rc;
-	if (!c->has_zone)
-		return local_to_epoch(c, out);
-	/* Years 0..9999: no overflow is possible here. */
-	*out = days_from_civil(c->year, c->mon, c->day) * DAY +
-	    c->hour * HOUR + c->min * MINUTE + c->sec - c->offset;
+	/* Years 0..9999: no overflow is possible here.  A leap second is
+	 * read as :59 and added back after. */
+	l = days_from_civil(c->year, c->mon, c->day) * DAY +
+	    c->hour * HOUR + c->min * MINUTE + (c->sec == 60 ? 59 : c->sec);
+	if (c->has_zone)
+		*out = l - c->offset;
+	else if ((rc = wall_to_utc(z, l, NULL, 0, out)) != 0)
+		return rc;
+	*out += c->sec == 60;
 	return 0;
 }
 
@@ -482,17 +591,19 @@ parse_epoch(const char *p, int64_t *t, const char **end)
 
 /*
  * Relative items after the base: "[+|-] N unit" (blanks optional),
- * "yesterday", "tomorrow", and a final "ago" after a single unsigned item.
- * signed_ok is 0 after a clock time without a zone, where date -d reads
- * "-1 hour" as zone UTC-1 plus one hour: refused as ambiguous.
+ * "yesterday", "tomorrow", and a final "ago" after a single unsigned item,
+ * summed into r.  signed_ok is 0 after a clock time without a zone, where
+ * date -d reads "-1 hour" as zone UTC-1 plus one hour: refused as
+ * ambiguous.
  */
 static int
-parse_relative(const char *p, int signed_ok, int64_t base, int64_t *out)
+parse_relative(const char *p, int signed_ok, struct rel *r)
 {
-	int64_t sum = 0, v, n;
+	int64_t n, days, secs;
 	int items = 0, agoable = 0, rc;
 	size_t len, i;
 
+	r->days = r->secs = 0;
 	for (;;) {
 		int sign = 1, has_sign = 0;
 
@@ -517,9 +628,11 @@ parse_relative(const char *p, int signed_ok, int64_t base, int64_t *out)
 			if (len == 0 || i == NELEM(units))
 				return OTP_ETIME;
 			p += len;
-			if (__builtin_mul_overflow(n, units[i].secs, &v))
+			if (__builtin_mul_overflow(n, units[i].days, &days) ||
+			    __builtin_mul_overflow(n, units[i].secs, &secs))
 				return OTP_ETIMERANGE;
-			v *= sign;
+			days *= sign;
+			secs *= sign;
 			agoable = !has_sign && items == 0;
 		} else if (!has_sign && (len = word_len(p)) > 0) {
 			if (word_is(p, len, "ago")) {
@@ -529,27 +642,27 @@ parse_relative(const char *p, int signed_ok, int64_t base, int64_t *out)
 				 * ago" is too surprising to accept. */
 				if (!agoable || *skip_space(p + len) != '\0')
 					return OTP_ETIME;
-				sum = -sum;
+				r->days = -r->days;
+				r->secs = -r->secs;
 				break;
 			} else if (word_is(p, len, "tomorrow"))
-				v = DAY;
+				days = 1;
 			else if (word_is(p, len, "yesterday"))
-				v = -DAY;
+				days = -1;
 			else
 				return OTP_ETIME;
+			secs = 0;
 			p += len;
 			agoable = 0;
 		} else
 			return OTP_ETIME;
-		if (__builtin_add_overflow(sum, v, &sum))
+		if (__builtin_add_overflow(r->days, days, &r->days) ||
+		    __builtin_add_overflow(r->secs, secs, &r->secs))
 			return OTP_ETIMERANGE;
 		items++;
 		if (items > 1)
 			agoable = 0;
 	}
-	if (__builtin_add_overflow(base, sum, &v))
-		return OTP_ETIMERANGE;
-	*out = v;
 	return 0;
 }
 
@@ -577,15 +690,19 @@ is_rfc5322(const char *p)
 }
 
 int
-otp_time_parse(const char *s, int64_t now, int64_t *out)
+otp_time_parse(const char *s, int64_t now, const struct otp_zone *zone,
+    int64_t *out)
 {
+	struct otp_zone written;
 	struct civil c;
+	struct rel r;
 	const char *p, *rest = NULL;
 	int64_t base = now;
+	int32_t offset;
 	size_t n;
 	int rc = 0, signed_ok = 1, civil = 0;
 
-	if (s == NULL || out == NULL)
+	if (s == NULL || out == NULL || (zone != NULL && zone->offset == NULL))
 		return OTP_EINVAL;
 	memset(&c, 0, sizeof(c));
 	p = skip_space(s);
@@ -611,11 +728,26 @@ otp_time_parse(const char *s, int64_t now, int64_t *out)
 	    *rest != '-' && rest != p)
 		return OTP_ETIME;
 	if (civil) {
-		if ((rc = civil_to_epoch(&c, &base)) != 0)
+		if ((rc = civil_to_epoch(&c, zone, &base)) != 0)
 			return rc;
 		signed_ok = !c.has_clock || c.has_zone;
+		/* Days added to a zoned time are days in that zone. */
+		if (c.has_zone) {
+			offset = c.offset;
+			written.offset = fixed_offset;
+			written.arg = &offset;
+			zone = &written;
+		}
 	}
-	return parse_relative(rest, signed_ok, base, out);
+	if ((rc = parse_relative(rest, signed_ok, &r)) != 0)
+		return rc;
+	/* As date -d: calendar days first, then exact seconds. */
+	if (r.days != 0 && (rc = add_days(zone, base, r.days, &base)) != 0)
+		return rc;
+	if (__builtin_add_overflow(base, r.secs, &base))
+		return OTP_ETIMERANGE;
+	*out = base;
+	return 0;
 }
 
 int
@@ -671,11 +803,31 @@ otp_duration_parse(const char *s, uint64_t *seconds)
 	return 0;
 }
 
+/* v in decimal, zero-padded to at least width digits, at p; the end. */
+static char *
+put_decimal(char *p, uint64_t v, size_t width)
+{
+	char digits[20];
+	size_t n = 0;
+
+	do {
+		digits[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	for (; width > n; width--)
+		*p++ = '0';
+	while (n > 0)
+		*p++ = digits[--n];
+	return p;
+}
+
 int
 otp_time_format_utc(int64_t t, char *out, size_t outsz)
 {
+	char buf[48], *p = buf;
 	int64_t days, secs, y;
-	int m, d, n;
+	size_t len;
+	int m, d;
 
 	if (out == NULL)
 		return OTP_EINVAL;
@@ -692,14 +844,25 @@ otp_time_format_utc(int64_t t, char *out, size_t outsz)
 	/* What gmtime() can represent: tm_year is an int. */
 	if (y - 1900 > INT_MAX || y - 1900 < INT_MIN)
 		return OTP_ETIMERANGE;
-	n = snprintf(out, outsz, "%s%04lld-%02d-%02d %02d:%02d:%02d UTC",
-	    y < 0 ? "-" : "", (long long)(y < 0 ? -y : y), m, d,
-	    (int)(secs / HOUR), (int)(secs % HOUR / MINUTE),
-	    (int)(secs % MINUTE));
-	if (n < 0 || (size_t)n >= outsz) {
-		if (outsz > 0)
-			out[0] = '\0';
+	/* "%s%04lld-%02d-%02d %02d:%02d:%02d UTC", with "-" before a year
+	 * below 0. */
+	if (y < 0)
+		*p++ = '-';
+	p = put_decimal(p, (uint64_t)(y < 0 ? -y : y), 4);
+	*p++ = '-';
+	p = put_decimal(p, (uint64_t)m, 2);
+	*p++ = '-';
+	p = put_decimal(p, (uint64_t)d, 2);
+	*p++ = ' ';
+	p = put_decimal(p, (uint64_t)(secs / HOUR), 2);
+	*p++ = ':';
+	p = put_decimal(p, (uint64_t)(secs % HOUR / MINUTE), 2);
+	*p++ = ':';
+	p = put_decimal(p, (uint64_t)(secs % MINUTE), 2);
+	memcpy(p, " UTC", 5);
+	len = (size_t)(p - buf) + 4;
+	if (len >= outsz)
 		return OTP_ENOSPACE;
-	}
+	memcpy(out, buf, len + 1);
 	return 0;
 }

@@ -426,3 +426,49 @@ load common
 	run otp-gen --label -N @1257894000 < "$BATS_TEST_TMPDIR/accounts"
 	assert_output "$(printf 'Example:alice@google.com\t528064')"
 }
+
+@test "-N days and weeks are calendar days across clock changes, as date -d" {
+	local tz text want c n=0
+	# Europe/Berlin: 2026-03-29 02:00 -> 03:00, 2026-10-25 03:00 -> 02:00.
+	# America/New_York: 2026-03-08 02:00 -> 03:00, 2026-11-01 02:00 -> 01:00.
+	while IFS='|' read -r tz text; do
+		want=$(TZ=$tz date -d "$text" +%s)
+		TZ=$tz run otp-gen --totp -v -N "$text" 00
+		assert_success
+		assert_output --partial "($want)"
+		c=$(otp-gen --totp -N "@$want" 00)
+		TZ=$tz run otp-verify --totp -N "$text" 00 "$c"
+		assert_success
+		assert_output 0
+		n=$((n + 1))
+	done <<-'CASES'
+	Europe/Berlin|2026-03-28 12:00 1 day
+	Europe/Berlin|2026-03-28 12:00 tomorrow
+	Europe/Berlin|2026-03-29 12:00 yesterday
+	Europe/Berlin|2026-03-30 12:00 2 days ago
+	Europe/Berlin|2026-03-22 12:00 1 week
+	Europe/Berlin|2026-03-28 12:00 24 hours
+	Europe/Berlin|2026-03-28 12:00 1 day 1 hour
+	Europe/Berlin|2026-10-24 12:00 1 day
+	Europe/Berlin|2026-10-25 12:00 1 day ago
+	Europe/Berlin|2026-03-28 02:30 1 day
+	Europe/Berlin|2026-10-24 02:30 1 day
+	Europe/Berlin|2026-10-26 02:30 1 day ago
+	Europe/Berlin|2026-03-28 12:00 UTC 1 day
+	Europe/Berlin|2026-03-28 12:00 +0100 + 1 day
+	America/New_York|2026-03-07 12:00 1 day
+	America/New_York|2026-03-09 12:00 2 days ago
+	America/New_York|2026-03-01 12:00 1 week
+	America/New_York|2026-10-31 12:00 tomorrow
+	America/New_York|2026-11-01 12:00 yesterday
+	America/New_York|2026-03-07 02:30 1 day
+	America/New_York|2026-10-31 01:30 1 day
+	America/New_York|2026-11-02 01:30 1 day ago
+	America/New_York|2026-03-07 12:00 EST 1 day
+	CASES
+	[ "$n" -eq 23 ]
+	# The day across the spring change is 23 hours, the hours exact.
+	want=$(TZ=UTC date -d "2026-03-29 10:00" +%s)
+	TZ=Europe/Berlin run otp-gen --totp -v -N "2026-03-28 12:00 1 day" 00
+	assert_output --partial "($want)"
+}

@@ -120,5 +120,10 @@ int sys_statefile_load(const char *path, const struct otp_state_opts *o,
  * OTP_ESTATEEXIST unless force, which replaces only a regular file. */
 int sys_statefile_create(const char *path, const char *img, size_t len,
     int force);
+/* ---- the local time zone (lib/sys/tz.c) ------------------------------ */
+
+/* The zone TZ names (else /etc/localtime) as localtime_r() reads it, read
+ * afresh by each call, for otp_time_parse(). */
+const struct otp_zone *sys_zone_local(void);
 
 #endif /* OTP_SYS_H */

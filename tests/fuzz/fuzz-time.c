@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "otp.h"
+#include "sys.h"
 
 #define NOW	INT64_C(1234567890)
 
@@ -17,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static int tz_set;
+	static const struct otp_zone *zone;
 	char text[OTP_LINE_MAX], out[64];
 	int64_t t, back;
 	uint64_t d;
@@ -28,20 +29,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* The parsers take NUL-terminated text, as the tools pass it. */
 	memcpy(text, data, size);
 	text[size] = '\0';
-	/* Zone-less times go through mktime(): a fixed zone with summer
-	 * time keeps the gap and overlap paths reachable. */
-	if (!tz_set) {
+	/* Zone-less times are read in the system's zone: a fixed one with
+	 * summer time keeps the gap and overlap paths reachable. */
+	if (zone == NULL) {
 		setenv("TZ", "Europe/Paris", 1);
-		tzset();
-		tz_set = 1;
+		zone = sys_zone_local();
 	}
-	rc = otp_time_parse(text, NOW, &t);
+	rc = otp_time_parse(text, NOW, zone, &t);
 	if (rc == 0) {
 		/* Any accepted time of a representable year formats, and
 		 * the text read back is the same second. */
 		if (otp_time_format_utc(t, out, sizeof(out)) == 0 &&
 		    out[0] != '-' && strlen(out) == 23) {
-			if (otp_time_parse(out, NOW, &back) != 0 || back != t)
+			if (otp_time_parse(out, NOW, zone, &back) != 0 ||
+			    back != t)
 				abort();
 		}
 	} else if (rc != OTP_ETIME && rc != OTP_ETIMERANGE &&

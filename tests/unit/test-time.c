@@ -2,7 +2,7 @@
  * test-time.c - otp_time_parse, otp_duration_parse and otp_time_format_utc
  * against the vectors in tests/vectors/ (made with GNU date -d and
  * oathtool), and a few thousand random times against the C library's
- * timegm(), mktime() and gmtime_r().
+ * timegm(), mktime() and gmtime_r(); zones of its own beside the system's.
  */
 #include <errno.h>
 #include <limits.h>
@@ -12,15 +12,18 @@
 #include <time.h>
 
 #include "otp.h"
+#include "sys.h"
 #include "unit.h"
 
 #define NOW	INT64_C(1234567890)	/* "now" in the vector files */
+
+static const struct otp_zone *zone;	/* the system's, as TZ says */
 
 static void
 set_tz(const char *tz)
 {
 	setenv("TZ", tz, 1);
-	tzset();
+	zone = sys_zone_local();
 }
 
 static void
@@ -37,7 +40,7 @@ time_case(const struct unit_line *l, void *arg)
 		return;
 	}
 	set_tz(l->field[0]);
-	rc = otp_time_parse(l->field[1], NOW, &got);
+	rc = otp_time_parse(l->field[1], NOW, zone, &got);
 	code = unit_errcode(l->field[2]);
 	if (code != 1) {
 		unit_check(rc == code, l->file, (int)l->lineno,
@@ -164,7 +167,7 @@ random_zoned(int n)
 			    off < 0 ? '-' : '+', oh, om);
 			break;
 		}
-		rc = otp_time_parse(text, NOW, &got);
+		rc = otp_time_parse(text, NOW, zone, &got);
 		CHECK(rc == 0 && got == (int64_t)base - off,
 		    "'%s': got %d %lld, want %lld", text, rc, (long long)got,
 		    (long long)base - off);
@@ -200,7 +203,7 @@ random_local(const char *tz, int n)
 		t = mktime(&back);
 		exists = back.tm_hour == tm.tm_hour && back.tm_min == tm.tm_min &&
 		    back.tm_mday == tm.tm_mday;
-		rc = otp_time_parse(text, NOW, &got);
+		rc = otp_time_parse(text, NOW, zone, &got);
 		if (exists)
 			CHECK(rc == 0 && got == (int64_t)t,
 			    "TZ=%s '%s': got %d %lld, want %lld", tz, text, rc,
@@ -326,7 +329,7 @@ formats(void)
 			int64_t back = 0;
 
 			otp_time_format_utc(t, buf, sizeof(buf));
-			CHECK(otp_time_parse(buf, NOW, &back) == 0 &&
+			CHECK(otp_time_parse(buf, NOW, zone, &back) == 0 &&
 			    back == t, "round trip '%s': %lld", buf,
 			    (long long)back);
 		}
@@ -341,32 +344,35 @@ edges(void)
 
 	set_tz("UTC");
 	/* Blanks around the text (the vector reader trims them). */
-	CHECK_EQ_INT(otp_time_parse("  now  ", NOW, &t), 0, "blanks");
+	CHECK_EQ_INT(otp_time_parse("  now  ", NOW, zone, &t), 0, "blanks");
 	CHECK_EQ_INT(t, NOW, "blanks");
-	CHECK_EQ_INT(otp_time_parse("\t@1234567890\t", 0, &t), 0, "tabs");
+	CHECK_EQ_INT(otp_time_parse("\t@1234567890\t", 0, zone, &t), 0,
+	    "tabs");
 	CHECK_EQ_INT(t, NOW, "tabs");
-	CHECK_EQ_INT(otp_time_parse("   ", NOW, &t), OTP_ETIME, "blank");
-	CHECK_EQ_INT(otp_time_parse("now\n", NOW, &t), OTP_ETIME, "newline");
-	CHECK_EQ_INT(otp_time_parse("@1\r", NOW, &t), OTP_ETIME, "CR");
-	CHECK_EQ_INT(otp_time_parse("now\v", NOW, &t), OTP_ETIME, "VT");
-	CHECK_EQ_INT(otp_time_parse("2009-02-13\xc2\xa0UTC", NOW, &t),
+	CHECK_EQ_INT(otp_time_parse("   ", NOW, zone, &t), OTP_ETIME, "blank");
+	CHECK_EQ_INT(otp_time_parse("now\n", NOW, zone, &t), OTP_ETIME,
+	    "newline");
+	CHECK_EQ_INT(otp_time_parse("@1\r", NOW, zone, &t), OTP_ETIME, "CR");
+	CHECK_EQ_INT(otp_time_parse("now\v", NOW, zone, &t), OTP_ETIME, "VT");
+	CHECK_EQ_INT(otp_time_parse("2009-02-13\xc2\xa0UTC", NOW, zone, &t),
 	    OTP_ETIME, "no-break space");
-	CHECK_EQ_INT(otp_time_parse("@1234567890|", NOW, &t), OTP_ETIME,
+	CHECK_EQ_INT(otp_time_parse("@1234567890|", NOW, zone, &t), OTP_ETIME,
 	    "bar");
 	/* A failed parse leaves *out alone. */
 	t = 42;
-	CHECK_EQ_INT(otp_time_parse("@9223372036854775807 + 1 s", NOW, &t),
-	    OTP_ETIMERANGE, "overflow");
+	CHECK_EQ_INT(otp_time_parse("@9223372036854775807 + 1 s", NOW, zone,
+	    &t), OTP_ETIMERANGE, "overflow");
 	CHECK_EQ_INT(t, 42, "untouched on error");
 	/* now itself at the ends of the range. */
-	CHECK_EQ_INT(otp_time_parse("now", INT64_MIN, &t), 0, "min now");
+	CHECK_EQ_INT(otp_time_parse("now", INT64_MIN, zone, &t), 0, "min now");
 	CHECK(t == INT64_MIN, "min now");
-	CHECK_EQ_INT(otp_time_parse("1 s ago", INT64_MIN, &t), OTP_ETIMERANGE,
-	    "below min");
-	CHECK_EQ_INT(otp_time_parse("tomorrow", INT64_MAX, &t),
+	CHECK_EQ_INT(otp_time_parse("1 s ago", INT64_MIN, zone, &t),
+	    OTP_ETIMERANGE, "below min");
+	CHECK_EQ_INT(otp_time_parse("tomorrow", INT64_MAX, zone, &t),
 	    OTP_ETIMERANGE, "above max");
-	CHECK_EQ_INT(otp_time_parse(NULL, NOW, &t), OTP_EINVAL, "NULL text");
-	CHECK_EQ_INT(otp_time_parse("now", NOW, NULL), OTP_EINVAL,
+	CHECK_EQ_INT(otp_time_parse(NULL, NOW, zone, &t), OTP_EINVAL,
+	    "NULL text");
+	CHECK_EQ_INT(otp_time_parse("now", NOW, zone, NULL), OTP_EINVAL,
 	    "NULL out");
 	/* Durations: blanks are not trimmed, NULL refused. */
 	CHECK_EQ_INT(otp_duration_parse(" 30", &d), OTP_EDURATION, "lead");
@@ -384,6 +390,160 @@ edges(void)
 	    "ETIMEAMBIG text");
 }
 
+/*
+ * Zones of our own, pure: std seconds east of UTC, and dst from the
+ * instant start until end, counted in calls.  The two below have the
+ * rules of Europe/Berlin and America/New_York in 2026.
+ */
+struct fake_zone {
+	int32_t		std, dst;
+	int64_t		start, end;
+	unsigned	calls;
+};
+
+static int
+fake_offset(void *arg, int64_t t, int32_t *off)
+{
+	struct fake_zone *f = arg;
+
+	f->calls++;
+	*off = t >= f->start && t < f->end ? f->dst : f->std;
+	return 0;
+}
+
+static int
+broken_offset(void *arg, int64_t t, int32_t *off)
+{
+	(void)t;
+	*off = *(int32_t *)arg;
+	return *off == 0 ? OTP_ETIMERANGE : 0;
+}
+
+/* 2026-03-29 01:00 and 2026-10-25 01:00 UTC; 2026-03-08 07:00 and
+ * 2026-11-01 06:00 UTC. */
+static struct fake_zone berlin = { 3600, 7200, 1774746000, 1792890000, 0 };
+static struct fake_zone new_york = { -18000, -14400, 1772953200, 1793512800,
+    0 };
+
+#define BASE	INT64_C(1774695600)	/* 2026-03-28 11:00 UTC */
+
+static const struct {
+	struct fake_zone	*zone;
+	const char		*tz;	/* the same rules from the system */
+	const char		*text;
+	int64_t			 want;	/* an epoch, or an OTP_E* code */
+} fake_cases[] = {
+	/* A day keeps the wall clock (23 hours here), hours are exact. */
+	{ &berlin, "Europe/Berlin", "+1 day", 1774778400 },
+	{ &berlin, "Europe/Berlin", "tomorrow", 1774778400 },
+	{ &berlin, "Europe/Berlin", "now 1 day", 1774778400 },
+	{ &berlin, "Europe/Berlin", "@1774695600 + 1 day", 1774778400 },
+	{ &berlin, "Europe/Berlin", "+24 hours", BASE + 86400 },
+	{ &berlin, "Europe/Berlin", "+1 day +1 hour", 1774782000 },
+	{ &berlin, "Europe/Berlin", "2026-03-28 12:00 1 day", 1774778400 },
+	{ &berlin, "Europe/Berlin", "2026-03-29 12:00 yesterday", BASE },
+	{ &berlin, "Europe/Berlin", "2026-04-04 12:00 1 week ago", BASE },
+	{ &berlin, "Europe/Berlin", "2026-10-24 12:00 1 day", 1792926000 },
+	/* A written zone: its days are 86400 s. */
+	{ &berlin, "Europe/Berlin", "2026-03-28 11:00 UTC + 1 day",
+	    BASE + 86400 },
+	{ &berlin, "Europe/Berlin", "2026-03-28 12:00 +01:00 1 day",
+	    BASE + 86400 },
+	/* Skipped: refused when written, passed when days land there. */
+	{ &berlin, "Europe/Berlin", "2026-03-29 02:30", OTP_ETIMEGAP },
+	{ &berlin, "Europe/Berlin", "2026-03-28 02:30 1 day", 1774747800 },
+	/* Repeated: the later here, the earlier west of UTC (as date -d);
+	 * the base's offset when days land there. */
+	{ &berlin, "Europe/Berlin", "2026-10-25 02:30", 1792891800 },
+	{ &berlin, "Europe/Berlin", "2026-10-24 02:30 1 day", 1792888200 },
+	{ &berlin, "Europe/Berlin", "2026-10-26 02:30 1 day ago", 1792891800 },
+	{ &new_york, "America/New_York", "2026-11-01 01:30", 1793511000 },
+	{ &new_york, "America/New_York", "2026-10-31 01:30 1 day",
+	    1793511000 },
+	{ &new_york, "America/New_York", "2026-11-02 01:30 1 day ago",
+	    1793514600 },
+	{ &new_york, "America/New_York", "2026-03-08 02:30", OTP_ETIMEGAP },
+	{ &new_york, "America/New_York", "2026-03-07 02:30 1 day",
+	    1772955000 },
+	{ &new_york, "America/New_York", "2026-03-07 12:00 1 day",
+	    1772985600 },
+	{ &new_york, "America/New_York", "2026-03-07 12:00 +1 hour",
+	    OTP_ETIMEAMBIG },
+};
+
+/* Time parsing with zones passed in: fake ones (no TZ, no system call),
+ * the same rules from the system, and zones that fail. */
+static void
+zones(void)
+{
+	struct fake_zone fixed = { 19800, 19800, 0, 0, 0 };	/* +05:30 */
+	struct otp_zone z, bad = { broken_offset, NULL };
+	int32_t off;
+	int64_t t, want;
+	size_t i;
+	int k, rc;
+
+	for (i = 0; i < sizeof(fake_cases) / sizeof(fake_cases[0]); i++) {
+		z.offset = fake_offset;
+		z.arg = fake_cases[i].zone;
+		set_tz(fake_cases[i].tz);
+		want = fake_cases[i].want;
+		for (k = 0; k < 2; k++) {
+			t = 0;
+			rc = otp_time_parse(fake_cases[i].text, BASE,
+			    k == 0 ? &z : zone, &t);
+			CHECK(want < 0 ? rc == want : rc == 0 && t == want,
+			    "%s %s '%s': got %d %lld, want %lld",
+			    k == 0 ? "fake" : "TZ", fake_cases[i].tz,
+			    fake_cases[i].text, rc, (long long)t,
+			    (long long)want);
+		}
+	}
+
+	/* A fixed offset; NULL is UTC. */
+	z.offset = fake_offset;
+	z.arg = &fixed;
+	CHECK(otp_time_parse("2009-02-14 05:01:30", NOW, &z, &t) == 0 &&
+	    t == NOW, "+05:30 local time");
+	CHECK(otp_time_parse("2009-02-14", NOW, &z, &t) == 0 &&
+	    t == 1234569600 - 19800, "+05:30 date");
+	CHECK(otp_time_parse("tomorrow", NOW, &z, &t) == 0 &&
+	    t == NOW + 86400, "+05:30 tomorrow");
+	CHECK(otp_time_parse("2009-02-13 23:31:30", NOW, NULL, &t) == 0 &&
+	    t == NOW, "NULL zone is UTC");
+	CHECK(otp_time_parse("2009-02-13 1 week", NOW, NULL, &t) == 0 &&
+	    t == 1234483200 + 7 * 86400, "NULL zone days");
+
+	/* The zone is asked only about local times and days. */
+	fixed.calls = 0;
+	CHECK(otp_time_parse("now - 90 s", NOW, &z, &t) == 0 &&
+	    t == NOW - 90, "now");
+	CHECK(otp_time_parse("@0 + 1 hour", NOW, &z, &t) == 0 && t == 3600,
+	    "epoch");
+	CHECK(otp_time_parse("2009-02-13 23:31:30 UTC", NOW, &z, &t) == 0 &&
+	    t == NOW, "zoned");
+	CHECK_EQ_INT(fixed.calls, 0, "zone not asked");
+
+	/* A zone's error is the parser's; an offset past a day is refused. */
+	bad.arg = &off;
+	off = 0;
+	CHECK_EQ_INT(otp_time_parse("2009-02-13 12:00", NOW, &bad, &t),
+	    OTP_ETIMERANGE, "zone error");
+	CHECK_EQ_INT(otp_time_parse("1 day", NOW, &bad, &t), OTP_ETIMERANGE,
+	    "zone error, days");
+	CHECK_EQ_INT(otp_time_parse("1 hour", NOW, &bad, &t), 0,
+	    "zone error unasked");
+	off = 86401;
+	CHECK_EQ_INT(otp_time_parse("2009-02-13 12:00", NOW, &bad, &t),
+	    OTP_EINVAL, "offset past a day");
+	off = 86400;
+	CHECK(otp_time_parse("2009-02-13 12:00", NOW, &bad, &t) == 0 &&
+	    t == 1234526400 - 86400, "offset of a day");
+	bad.offset = NULL;
+	CHECK_EQ_INT(otp_time_parse("now", NOW, &bad, &t), OTP_EINVAL,
+	    "no offset function");
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -392,6 +552,7 @@ main(int argc, char *argv[])
 	unit_vectors(dir, "time.txt", time_case, NULL);
 	unit_vectors(dir, "duration.txt", duration_case, NULL);
 	edges();
+	zones();
 	formats();
 	random_zoned(600);
 	random_local("Europe/Paris", 300);

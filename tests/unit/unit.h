@@ -32,8 +32,8 @@ int unit_done(void);
  * counts a failure when the file cannot be read. */
 int unit_vectors(const char *dir, const char *name,
     void (*fn)(const struct unit_line *, void *), void *arg);
-/* The OTP_E* code a vector names ("EHEX"), or 1 when name is not one:
- * vector files spell expected errors by name. */
+/* The OTP_E* code a vector names ("EHEX"; any of otp.h's OTP_ERRORS), or
+ * 1 when name is not one: vector files spell expected errors by name. */
 int unit_errcode(const char *name);
 /* Decode hex text into buf; returns the byte count or -1. */
 long unit_unhex(const char *hex, uint8_t *buf, size_t size);
