@@ -561,13 +561,15 @@ otp_migration_check(const struct otp_uri *u)
 	/* What the app cannot hold: it has no period field (a period means
 	 * nothing to HOTP) and knows only 6 and 8 digits; the counter is an
 	 * int64. */
-	if ((u->type == OTP_TYPE_TOTP && u->period != MIG_PERIOD) ||
-	    (u->digits != 6 && u->digits != 8) ||
-	    (u->type == OTP_TYPE_HOTP && u->counter > INT64_MAX))
-		return OTP_EMIGRATEUNSUP;
+	if (u->type == OTP_TYPE_TOTP && u->period != MIG_PERIOD)
+		return OTP_EMIGRATEPERIOD;
+	if (u->digits != 6 && u->digits != 8)
+		return OTP_EMIGRATEDIGITS;
+	if (u->type == OTP_TYPE_HOTP && u->counter > INT64_MAX)
+		return OTP_EMIGRATECOUNTER;
 	/* A name that no split gives back as issuer and account. */
 	if (otp_label_form(u->issuer, u->account, 1) < 0)
-		return OTP_EMIGRATEUNSUP;
+		return OTP_EMIGRATENAME;
 	return 0;
 }
 

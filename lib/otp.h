@@ -89,6 +89,13 @@
 	X(EMIGRATEUNSUP, -72,	"parameter cannot be carried by the " \
 	    "migration format") \
 	X(EMIGRATIONDATA, -73,	"migration URI has no data= parameter") \
+	X(EMIGRATEPERIOD, -74,	"an export carries only a period of 30 " \
+	    "seconds") \
+	X(EMIGRATEDIGITS, -75,	"an export carries 6 or 8 digits only") \
+	X(EMIGRATECOUNTER, -76,	"an export carries HOTP counters up to " \
+	    "2^63-1") \
+	X(EMIGRATENAME,	-77,	"an export cannot carry an account that starts " \
+	    "with a space and holds a ':'") \
 	/* state file */ \
 	X(ESTATE,	-90,	"malformed state file") \
 	X(ESTATESECRET,	-91,	"bad secret in state file") \
@@ -597,11 +604,8 @@ int otp_migration_decode(const char *text, size_t len,
     struct otp_migration_batch *batch, otp_migration_fn *fn, void *arg,
     struct otp_migration_err *err);
 
-/* 0 if the format can carry u exactly; else OTP_EMIGRATEUNSUP (TOTP
- * period not 30, digits not 6 or 8, HOTP counter over 2^63-1, or an
- * account that both starts with ' ' and holds ':', which no name keeps),
- * OTP_EUTF8 / OTP_EURICTRL for text a decoder refuses, OTP_EKEYEMPTY /
- * OTP_EKEYLONG, or OTP_EINVAL for a bad struct. */
+/* 0 if the format can carry u exactly; else the OTP_EMIGRATE* code that
+ * says why, or what otp_text_check or a key check refuses. */
 int otp_migration_check(const struct otp_uri *u);
 /* Write the payload for n (>= 1) accounts and *batch (NULL: version 1,
  * batch 1 of 1, id 0) into out, the fields the app writes; *outlen gets

@@ -545,7 +545,7 @@ for l in sys.stdin:
 		run --separate-stderr otp-uri -q --to-migration "$EX" "$u"
 		assert_failure 2
 		[ -z "$output" ]
-		[[ $stderr == *"cannot be carried"*"(URI 2)"* ]] || { echo "$stderr"; false; }
+		[[ $stderr == *"an export carries"*"(URI 2)"* ]] || { echo "$stderr"; false; }
 	done
 	run --separate-stderr otp-uri --to-migration "otpauth://totp/x?secret=$RFC_B32&period=60"
 	[[ $stderr == *"30 seconds"* ]]

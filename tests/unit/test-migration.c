@@ -480,7 +480,7 @@ test_edges(void)
 	many[3].digits = 7;
 	erridx = 0;
 	r = otp_migration_encode(many, 5, NULL, out, sizeof(out), &erridx);
-	CHECK(r == OTP_EMIGRATEUNSUP && erridx == 3, "refused account index");
+	CHECK(r == OTP_EMIGRATEDIGITS && erridx == 3, "refused account index");
 	many[3].digits = 6;
 	many[2].issuer[OTP_LABEL_MAX - 1] = 'x';	/* no NUL */
 	CHECK(otp_migration_check(&many[2]) == OTP_EINVAL, "unterminated");
@@ -564,7 +564,7 @@ expect_check(const struct otp_uri *u)
 	int colon = strchr(u->account, ':') != NULL;
 	int space = u->account[0] == ' ';
 
-	return colon && space ? OTP_EMIGRATEUNSUP : 0;
+	return colon && space ? OTP_EMIGRATENAME : 0;
 }
 
 static void
