@@ -225,25 +225,26 @@ sys_lines_init(struct sys_lines *l, int fd)
 	l->fd = fd;
 }
 
-/* After a bad line: drop the rest of it, so that the next call reads
- * the next line; returns rc. */
+/* After a bad line: drop the rest of it before the next line is read
+ * (not at once: an endless bad line, /dev/zero, must not hang a tool that
+ * stops at the error). */
 static int
-skip_line(struct sys_lines *l, int rc)
+skip_line(struct sys_lines *l)
 {
 	ssize_t r;
 
 	for (;;) {
 		while (l->pos < l->len)
 			if (l->buf[l->pos++] == '\n')
-				return rc;
+				return 0;
 		if (l->eof)
-			return rc;
+			return 0;
 		do
 			r = read(l->fd, l->buf, sizeof(l->buf));
 		while (r < 0 && errno == EINTR);
 		if (r <= 0) {
 			l->eof = 1;
-			return r < 0 ? OTP_EIO : rc;
+			return r < 0 ? OTP_EIO : 0;
 		}
 		l->pos = 0;
 		l->len = (size_t)r;
@@ -259,6 +260,11 @@ sys_lines_next(struct sys_lines *l, char *out, size_t outsz)
 
 	if (outsz == 0)
 		return OTP_EINVAL;
+	if (l->bad) {
+		l->bad = 0;
+		if (skip_line(l) != 0)
+			goto fail;
+	}
 	for (;;) {
 		if (l->pos == l->len) {
 			if (l->eof)
@@ -282,7 +288,8 @@ sys_lines_next(struct sys_lines *l, char *out, size_t outsz)
 		if (l->buf[l->pos] == '\0' || n + 1 >= outsz) {
 			rc = l->buf[l->pos] == '\0' ? OTP_ENUL : OTP_ETOOLONG;
 			otp_wipe(out, outsz);
-			return skip_line(l, rc);
+			l->bad = 1;
+			return rc;
 		}
 		out[n++] = (char)l->buf[l->pos++];
 	}

@@ -38,12 +38,13 @@ int sys_key_read(const char *arg, int fd, char *out, size_t outsz);
 struct sys_lines {
 	int		fd;
 	int		eof;
+	int		bad;		/* the rest of a bad line to skip */
 	size_t		pos, len;
 	unsigned char	buf[4096];
 };
 void sys_lines_init(struct sys_lines *l, int fd);
-/* The next line into out (as sys_key_read); OTP_EEMPTY at the end.  A bad
- * line (OTP_ETOOLONG, OTP_ENUL) is skipped for the next call. */
+/* The next line into out (as sys_key_read); OTP_EEMPTY at the end.  The
+ * rest of a bad line (OTP_ETOOLONG, OTP_ENUL) is skipped by the next call. */
 int sys_lines_next(struct sys_lines *l, char *out, size_t outsz);
 /* Wipe the buffer. */
 void sys_lines_wipe(struct sys_lines *l);
