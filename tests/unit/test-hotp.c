@@ -196,65 +196,6 @@ edges(void)
 	CHECK_EQ_INT(c, 10, "leading zero is decimal");
 }
 
-/* Background jobs give the serial values, whatever the thread count and
- * however the run divides among the threads. */
-static void
-parallel(void)
-{
-	static const size_t sizes[] = { 0, 1, 4095, 8192, 8193, 70001 };
-	static const unsigned threads[] = { 1, 2, 3, 7, 16, 99 };
-	static const uint8_t key[] = "threads";
-	struct otp_hmac h;
-	struct otp_hotp_job job;
-	uint32_t *want = malloc(70001 * sizeof(*want));
-	uint32_t *got = malloc(70001 * sizeof(*got));
-	size_t z, t;
-
-	CHECK(want != NULL && got != NULL, "malloc");
-	if (want == NULL || got == NULL)
-		return;
-	CHECK(otp_hmac_init(&h, OTP_ALG_SHA256, key, sizeof(key) - 1) == 0,
-	    "init");
-	otp_hotp_values(&h, 123456789, want, 70001);
-	for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
-		for (t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
-			memset(got, 0, 70001 * sizeof(*got));
-			otp_hotp_job_start(&job, &h, 123456789, got, sizes[z],
-			    threads[t]);
-			otp_hotp_job_wait(&job);
-			CHECK(memcmp(got, want, sizes[z] * sizeof(*got)) == 0,
-			    "job: %zu codes, %u threads", sizes[z],
-			    threads[t]);
-		}
-	}
-	otp_hmac_wipe(&h);
-	free(want);
-	free(got);
-}
-
-/* OTP_THREADS, when it is a number from 1 to OTP_THREADS_MAX, says how
- * many threads; anything else leaves the CPU count. */
-static void
-thread_count(void)
-{
-	unsigned cpus;
-
-	unsetenv("OTP_THREADS");
-	cpus = otp_threads();
-	CHECK(cpus >= 1 && cpus <= OTP_THREADS_MAX, "cpus %u", cpus);
-	setenv("OTP_THREADS", "7", 1);
-	CHECK_EQ_INT(otp_threads(), 7, "OTP_THREADS=7");
-	setenv("OTP_THREADS", "16", 1);
-	CHECK_EQ_INT(otp_threads(), 16, "OTP_THREADS=16");
-	setenv("OTP_THREADS", "17", 1);
-	CHECK_EQ_INT(otp_threads(), cpus, "OTP_THREADS=17 ignored");
-	setenv("OTP_THREADS", "0", 1);
-	CHECK_EQ_INT(otp_threads(), cpus, "OTP_THREADS=0 ignored");
-	setenv("OTP_THREADS", "2x", 1);
-	CHECK_EQ_INT(otp_threads(), cpus, "OTP_THREADS=2x ignored");
-	unsetenv("OTP_THREADS");
-}
-
 int
 main(int argc, char *argv[])
 {
@@ -266,7 +207,5 @@ main(int argc, char *argv[])
 	unit_vectors(dir, "motp.txt", motp_case, NULL);
 	edges();
 	batches();
-	parallel();
-	thread_count();
 	return unit_done();
 }
