@@ -18,8 +18,6 @@
 #include <stdio.h>
 #include <time.h>
 
-#include <nettle/hmac.h>
-
 /* ---- limits ---------------------------------------------------------- */
 
 #define OTP_KEY_MAX	256	/* key bytes: twice SHA-512's HMAC block */
@@ -189,14 +187,11 @@ int otp_alg_parse(const char *name, enum otp_alg *alg);
 const char *otp_alg_name(enum otp_alg alg);
 
 /* An HMAC key schedule: the inner and outer pads are hashed once by
- * otp_hmac_init and reused for every counter. */
+ * otp_hmac_init and reused for every counter.  Opaque: only the functions
+ * below look inside (lib/hotp.c checks at build time that it fits). */
+#define OTP_HMAC_SIZE	768
 struct otp_hmac {
-	enum otp_alg alg;
-	union {
-		struct hmac_sha1_ctx	sha1;
-		struct hmac_sha256_ctx	sha256;
-		struct hmac_sha512_ctx	sha512;
-	} u;
+	_Alignas(uint64_t) unsigned char opaque[OTP_HMAC_SIZE];
 };
 
 /* Set up h for key (1..OTP_KEY_MAX bytes). */

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <nettle/hmac.h>
+
 #include "otp.h"
 #include "unit.h"
 
@@ -196,6 +198,74 @@ edges(void)
 	CHECK_EQ_INT(c, 10, "leading zero is decimal");
 }
 
+/* The HOTP value of msg by nettle's own HMAC functions, truncated as
+ * RFC 4226 §5.3 says: the reference for the key schedule made here. */
+static uint32_t
+ref_value(enum otp_alg alg, const uint8_t *key, size_t len,
+    const uint8_t msg[8])
+{
+	struct hmac_sha1_ctx s1;
+	struct hmac_sha256_ctx s256;
+	struct hmac_sha512_ctx s512;
+	uint8_t mac[SHA512_DIGEST_SIZE];
+	const uint8_t *p;
+	size_t n = SHA512_DIGEST_SIZE;
+	uint32_t v = 0;
+	int i;
+
+	if (alg == OTP_ALG_SHA1) {
+		hmac_sha1_set_key(&s1, len, key);
+		hmac_sha1_update(&s1, 8, msg);
+		hmac_sha1_digest(&s1, n = SHA1_DIGEST_SIZE, mac);
+	} else if (alg == OTP_ALG_SHA256) {
+		hmac_sha256_set_key(&s256, len, key);
+		hmac_sha256_update(&s256, 8, msg);
+		hmac_sha256_digest(&s256, n = SHA256_DIGEST_SIZE, mac);
+	} else {
+		hmac_sha512_set_key(&s512, len, key);
+		hmac_sha512_update(&s512, 8, msg);
+		hmac_sha512_digest(&s512, n, mac);
+	}
+	p = mac + (mac[n - 1] & 0x0f);
+	for (i = 0; i < 4; i++)
+		v = v << 8 | p[i];
+	return v & 0x7fffffff;
+}
+
+/* Every key length from 1 to OTP_KEY_MAX (short, one block, hashed
+ * first) gives the value nettle's own HMAC gives: the key schedule is
+ * made here, not by nettle. */
+static void
+key_lengths(void)
+{
+	static const enum otp_alg algs[] = { OTP_ALG_SHA1, OTP_ALG_SHA256,
+	    OTP_ALG_SHA512 };
+	static const uint64_t counters[] = { 0, 1, 0x0123456789abcdefULL,
+	    UINT64_MAX };
+	struct otp_hmac h;
+	uint8_t key[OTP_KEY_MAX], msg[8];
+	size_t len, i, a, c;
+
+	for (len = 1; len <= OTP_KEY_MAX; len++) {
+		for (i = 0; i < len; i++)
+			key[i] = (uint8_t)(i * 37 + len);
+		for (a = 0; a < sizeof(algs) / sizeof(algs[0]); a++) {
+			otp_hmac_init(&h, algs[a], key, len);
+			for (c = 0; c < sizeof(counters) / sizeof(counters[0]);
+			    c++) {
+				for (i = 0; i < 8; i++)
+					msg[i] = (uint8_t)(counters[c] >>
+					    (56 - 8 * i));
+				CHECK(otp_hotp_value(&h, counters[c]) ==
+				    ref_value(algs[a], key, len, msg),
+				    "%s, %zu-byte key, counter %zu",
+				    otp_alg_name(algs[a]), len, c);
+			}
+		}
+	}
+	otp_hmac_wipe(&h);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -207,5 +277,6 @@ main(int argc, char *argv[])
 	unit_vectors(dir, "motp.txt", motp_case, NULL);
 	edges();
 	batches();
+	key_lengths();
 	return unit_done();
 }
