@@ -2,9 +2,7 @@
  * hotp.c - HOTP (RFC 4226), TOTP (RFC 6238), Steam Guard and Mobile-OTP
  * over libnettle's public hash and HMAC functions.
  */
-#include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 #include <nettle/hmac.h>
 #include <nettle/md5.h>
@@ -41,6 +39,23 @@ state_of(struct otp_hmac *h)
 	return (struct hmac_state *)(void *)h->opaque;
 }
 
+/* ASCII only: the result must not depend on the locale. */
+static int
+ascii_caseeq(const char *a, const char *b)
+{
+	unsigned char x, y;
+
+	do {
+		x = (unsigned char)*a++;
+		y = (unsigned char)*b++;
+		if (x >= 'a' && x <= 'z')
+			x = (unsigned char)(x - 'a' + 'A');
+		if (y >= 'a' && y <= 'z')
+			y = (unsigned char)(y - 'a' + 'A');
+	} while (x == y && x != '\0');
+	return x == y;
+}
+
 static const struct {
 	const char	*name;
 	enum otp_alg	 alg;
@@ -56,7 +71,7 @@ otp_alg_parse(const char *name, enum otp_alg *alg)
 	size_t i;
 
 	for (i = 0; i < sizeof(algs) / sizeof(algs[0]); i++) {
-		if (strcasecmp(name, algs[i].name) == 0) {
+		if (ascii_caseeq(name, algs[i].name)) {
 			*alg = algs[i].alg;
 			return 0;
 		}
@@ -342,16 +357,27 @@ otp_motp(const char *secret, size_t secretlen, const char *pin, int64_t t,
 	static const char hexdigits[] = "0123456789abcdef";
 	struct md5_ctx md5;
 	uint8_t digest[MD5_DIGEST_SIZE];
-	char epoch[32];
+	char epoch[20], *p;
 	int64_t tens;
-	int n, i;
+	uint64_t u;
+	int i;
 
 	if (secretlen == 0)
 		return OTP_EKEYEMPTY;
 	tens = t / 10 - (t % 10 < 0);	/* floor division */
-	n = snprintf(epoch, sizeof(epoch), "%lld", (long long)tens);
+	/* Its decimal text, written backwards from the end of epoch (no
+	 * snprintf: the core has no locale); 20 characters at most. */
+	u = tens < 0 ? 0 - (uint64_t)tens : (uint64_t)tens;
+	p = epoch + sizeof(epoch);
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (tens < 0)
+		*--p = '-';
 	md5_init(&md5);
-	md5_update(&md5, (size_t)n, (const uint8_t *)epoch);
+	md5_update(&md5, (size_t)(epoch + sizeof(epoch) - p),
+	    (const uint8_t *)p);
 	md5_update(&md5, secretlen, (const uint8_t *)secret);
 	md5_update(&md5, strlen(pin), (const uint8_t *)pin);
 	md5_digest(&md5, sizeof(digest), digest);

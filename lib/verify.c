@@ -3,7 +3,6 @@
  * (RFC 4226 §7.4, RFC 6238 §5.2) in constant time, and finding where a run
  * of consecutive codes sits (clock skew, HOTP resynchronisation).
  */
-#include <ctype.h>
 #include <string.h>
 
 #include "otp.h"
@@ -16,6 +15,20 @@ eq_mask(uint64_t a, uint64_t b)
 
 	/* d | -d has its top bit set exactly when d != 0. */
 	return ((d | (0 - d)) >> 63) - 1;
+}
+
+/* Case changes of ASCII letters only: the answer must not depend on the
+ * locale. */
+static char
+ascii_upper(char c)
+{
+	return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+}
+
+static char
+ascii_lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
 int
@@ -185,7 +198,7 @@ otp_verify_steam(struct otp_hmac *h, const char *code, uint64_t counter,
 	memset(&w, 0, sizeof(w));
 	w.steam = 1;
 	for (i = 0; code[i] != '\0'; i++) {
-		char c = (char)toupper((unsigned char)code[i]);
+		char c = ascii_upper(code[i]);
 
 		if (i >= 5 || strchr(alphabet, c) == NULL)
 			return OTP_ECODE;
@@ -210,9 +223,12 @@ otp_verify_motp(const char *secret, size_t secretlen, const char *pin,
 	int rc = 0;
 
 	for (i = 0; code[i] != '\0'; i++) {
-		if (i >= 6 || !isxdigit((unsigned char)code[i]))
+		char x = ascii_lower(code[i]);
+
+		if (i >= 6 || !((x >= '0' && x <= '9') || (x >= 'a' &&
+		    x <= 'f')))
 			return OTP_ECODE;
-		want[i] = (char)tolower((unsigned char)code[i]);
+		want[i] = x;
 	}
 	if (i != 6)
 		return OTP_ECODE;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <nettle/hmac.h>
+#include <nettle/md5.h>
 
 #include "otp.h"
 #include "unit.h"
@@ -266,6 +267,37 @@ key_lengths(void)
 	otp_hmac_wipe(&h);
 }
 
+/* Mobile-OTP hashes floor(t / 10) as decimal text: negative times, the
+ * ends of int64 and each digit count give what printf's text gives. */
+static void
+motp_times(void)
+{
+	static const int64_t times[] = { 0, 9, 10, 99, 100, -1, -9, -10, -11,
+	    165892298, 1234567890123, INT64_MAX, INT64_MIN, INT64_MIN + 9 };
+	static const char secret[] = "e3152afee62599c8", pin[] = "1234";
+	struct md5_ctx md5;
+	uint8_t d[MD5_DIGEST_SIZE];
+	char text[32], want[7], got[7];
+	int64_t tens;
+	size_t i;
+	int n;
+
+	for (i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+		tens = times[i] / 10 - (times[i] % 10 < 0);
+		n = snprintf(text, sizeof(text), "%lld", (long long)tens);
+		md5_init(&md5);
+		md5_update(&md5, (size_t)n, (const uint8_t *)text);
+		md5_update(&md5, strlen(secret), (const uint8_t *)secret);
+		md5_update(&md5, strlen(pin), (const uint8_t *)pin);
+		md5_digest(&md5, sizeof(d), d);
+		snprintf(want, sizeof(want), "%02x%02x%02x", d[0], d[1], d[2]);
+		CHECK(otp_motp(secret, strlen(secret), pin, times[i], got) == 0,
+		    "motp at %lld", (long long)times[i]);
+		CHECK(strcmp(got, want) == 0, "motp at %lld: got %s, want %s",
+		    (long long)times[i], got, want);
+	}
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -278,5 +310,6 @@ main(int argc, char *argv[])
 	edges();
 	batches();
 	key_lengths();
+	motp_times();
 	return unit_done();
 }
