@@ -33,10 +33,11 @@ _Static_assert(sizeof(struct hmac_state) <= sizeof(struct otp_hmac),
 _Static_assert(_Alignof(struct hmac_state) <= _Alignof(struct otp_hmac),
     "struct otp_hmac is not aligned enough for this nettle");
 
+/* The storage starts at the struct's first byte: no member is read. */
 static struct hmac_state *
 state_of(struct otp_hmac *h)
 {
-	return (struct hmac_state *)(void *)h->opaque;
+	return (struct hmac_state *)(void *)h;
 }
 
 /* ASCII only: the result must not depend on the locale. */
