@@ -11,13 +11,9 @@
 
 #include "cli.h"
 
-/* Codes computed per otp_hotp_values call; from GEN_PAR_MIN codes on,
- * GEN_CHUNK codes at a time on otp_threads() threads.  Then the output
- * buffer, and the longest line: label, tab, code, tab, seconds left,
- * newline. */
+/* Codes computed per otp_hotp_values call, the output buffer, and the
+ * longest line: label, tab, code, tab, seconds left, newline. */
 #define GEN_BATCH	256
-#define GEN_PAR_MIN	16384
-#define GEN_CHUNK	65536
 #define GEN_OUT_SIZE	32768
 #define GEN_LINE_MAX	(2 * OTP_LABEL_MAX + 2 + OTP_CODE_MAX + 24)
 
@@ -216,51 +212,6 @@ emit(const struct gen *g, const struct otp_uri *u, uint64_t counter,
 	return 0;
 }
 
-/*
- * A large window on several threads: they hash the next chunk while
- * this one writes the lines of the last, so the output costs no time of
- * its own.  Returns -1, having written nothing, when the chunks cannot
- * be allocated.
- */
-static int
-emit_parallel(const struct gen *g, const struct otp_uri *u,
-    const struct otp_hmac *h, uint64_t counter, uint64_t left,
-    unsigned threads, struct lines *l)
-{
-	struct otp_hotp_job job;
-	uint32_t *chunks;
-	uint64_t i, nv, next, w = g->o.window;
-	unsigned k;
-	int last;
-
-	if ((chunks = malloc(2 * GEN_CHUNK * sizeof(*chunks))) == NULL)
-		return -1;
-	nv = w < GEN_CHUNK ? w + 1 : GEN_CHUNK;
-	otp_hotp_job_start(&job, h, counter, chunks, nv, threads);
-	for (i = 0, k = 0;; i = next, k ^= 1) {
-		nv = w - i < GEN_CHUNK ? w - i + 1 : GEN_CHUNK;
-		next = i + nv;		/* 0 past a window of 2^64 codes */
-		last = next > w || next == 0;
-		otp_hotp_job_wait(&job);
-		if (!last)
-			otp_hotp_job_start(&job, h, counter + next,
-			    chunks + (k ^ 1) * GEN_CHUNK,
-			    w - next < GEN_CHUNK ? w - next + 1 : GEN_CHUNK,
-			    threads);
-		if (emit(g, u, counter, left, i, chunks + k * GEN_CHUNK, nv,
-		    l) != 0) {
-			if (!last)
-				otp_hotp_job_wait(&job);
-			break;
-		}
-		if (last)
-			break;
-	}
-	otp_wipe(chunks, 2 * GEN_CHUNK * sizeof(*chunks));
-	free(chunks);
-	return 0;
-}
-
 /* Print the codes of one key; returns 0, or -1 after a warning. */
 static int
 generate(const struct gen *g, struct otp_uri *u, const char *where)
@@ -269,8 +220,7 @@ generate(const struct gen *g, struct otp_uri *u, const char *where)
 	struct lines l;
 	uint64_t counter, i, nv, left = 0;
 	uint32_t values[GEN_BATCH];
-	unsigned threads;
-	int rc, done = 0;
+	int rc;
 
 	if (g->steam || g->motp)
 		u->type = OTP_TYPE_TOTP;
@@ -304,13 +254,9 @@ generate(const struct gen *g, struct otp_uri *u, const char *where)
 	l.n = 0;
 	if (g->label)
 		label_of(u, l.label, sizeof(l.label));
-	/* A large window costs the hashing alone, shared among threads;
-	 * otherwise (or if the chunks cannot be allocated) codes in batches
-	 * of GEN_BATCH. */
-	if (!g->motp && g->o.window >= GEN_PAR_MIN - 1 &&
-	    (threads = otp_threads()) > 1)
-		done = emit_parallel(g, u, &h, counter, left, threads, &l) == 0;
-	for (i = 0; !done && i <= g->o.window; i += nv) {
+	/* Codes in batches of GEN_BATCH, their lines through one buffer: a
+	 * large window costs little more than its hashing. */
+	for (i = 0; i <= g->o.window; i += nv) {
 		nv = g->o.window - i < GEN_BATCH ? g->o.window - i + 1 :
 		    GEN_BATCH;
 		if (!g->motp)

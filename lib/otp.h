@@ -13,13 +13,10 @@
 #ifndef OTP_H
 #define OTP_H
 
-#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
-
-#include <nettle/hmac.h>
 
 /* ---- limits ---------------------------------------------------------- */
 
@@ -288,14 +285,11 @@ int otp_alg_parse(const char *name, enum otp_alg *alg);
 const char *otp_alg_name(enum otp_alg alg);
 
 /* An HMAC key schedule: the inner and outer pads are hashed once by
- * otp_hmac_init and reused for every counter. */
+ * otp_hmac_init and reused for every counter.  Opaque: only the functions
+ * below look inside (lib/hotp.c checks at build time that it fits). */
+#define OTP_HMAC_SIZE	768
 struct otp_hmac {
-	enum otp_alg alg;
-	union {
-		struct hmac_sha1_ctx	sha1;
-		struct hmac_sha256_ctx	sha256;
-		struct hmac_sha512_ctx	sha512;
-	} u;
+	_Alignas(uint64_t) unsigned char opaque[OTP_HMAC_SIZE];
 };
 
 /* Set up h for key (1..OTP_KEY_MAX bytes). */
@@ -312,60 +306,6 @@ uint32_t otp_hotp_value(struct otp_hmac *h, uint64_t counter);
 void otp_hotp_values(struct otp_hmac *h, uint64_t first, uint32_t *values,
     size_t n);
 
-/* ---- Long runs of counters on several CPUs (lib/parallel.c) -------- */
-
-#define OTP_THREADS_MAX	16
-
-/* How many threads a long run may use: OTP_THREADS from the environment
- * when it is 1 to OTP_THREADS_MAX (not in a set-id process), else the
- * CPUs this process may run on (its affinity mask), at most
- * OTP_THREADS_MAX. */
-unsigned otp_threads(void);
-
-/* A run of counters cut into contiguous shares, in order, one per thread:
- * fn(arg, k, first, n) does share k.  A thread is started only for 4,096
- * counters or more. */
-typedef void otp_share_fn(void *arg, unsigned k, uint64_t first,
-    uint64_t n);
-struct otp_job;
-struct otp_job_share {
-	struct otp_job	*job;
-	unsigned	 index;
-	uint64_t	 first;
-	uint64_t	 n;
-};
-struct otp_job {
-	otp_share_fn		*fn;
-	void			*arg;
-	struct otp_job_share	 share[OTP_THREADS_MAX];
-	pthread_t		 tid[OTP_THREADS_MAX];
-	int			 started[OTP_THREADS_MAX];
-	unsigned		 nshares;
-};
-/* Cut first..first+n-1 into at most threads shares; returns how many. */
-unsigned otp_job_split(struct otp_job *j, uint64_t first, uint64_t n,
-    unsigned threads, otp_share_fn *fn, void *arg);
-/* Start shares from..nshares-1, each on a thread of its own (a share
- * whose thread cannot start runs here and now). */
-void otp_job_start(struct otp_job *j, unsigned from);
-/* Run share k on the calling thread. */
-void otp_job_run(struct otp_job *j, unsigned k);
-/* Wait for the started shares. */
-void otp_job_wait(struct otp_job *j);
-
-/* otp_hotp_values on up to threads threads in the background, each with
- * its own copy of h, so that the caller can use the previous batch
- * meanwhile; the values are those of the serial call.  h and values must
- * stay put until wait returns. */
-struct otp_hotp_job {
-	struct otp_job		 job;
-	const struct otp_hmac	*h;
-	uint64_t		 first;
-	uint32_t		*values;
-};
-void otp_hotp_job_start(struct otp_hotp_job *hj, const struct otp_hmac *h,
-    uint64_t first, uint32_t *values, size_t n, unsigned threads);
-void otp_hotp_job_wait(struct otp_hotp_job *hj);
 /* Render a truncated value as a zero-padded decimal code of digits
  * (6..10) characters into out (then NUL). */
 int otp_code_decimal(uint32_t value, unsigned digits, char *out,
@@ -679,10 +619,8 @@ int otp_code_check(const char *code, unsigned digits);
  * every candidate of the window around counter in constant time; the
  * match nearest the centre wins (AHEAD: lowest counter; AROUND: smallest
  * |offset|, and on a tie the earlier step).  Counters are clamped to
- * 0..2^64-1.  A window of 16,384 candidates or more is scanned on
- * otp_threads() threads (threads are started and joined here; the answer
- * is the same on one).  Returns 1 and fills m on a match, 0 for none,
- * OTP_ECODE, OTP_EDIGITS or OTP_EWINDOW (window > OTP_WINDOW_MAX). */
+ * 0..2^64-1.  Returns 1 and fills m on a match, 0 for none, OTP_ECODE,
+ * OTP_EDIGITS or OTP_EWINDOW (window > OTP_WINDOW_MAX). */
 int otp_verify(struct otp_hmac *h, const char *code, unsigned digits,
     uint64_t counter, uint64_t window, enum otp_window shape,
     struct otp_match *m);

@@ -3,7 +3,6 @@
  * (RFC 4226 §7.4, RFC 6238 §5.2) in constant time, and finding where a run
  * of consecutive codes sits (clock skew, HOTP resynchronisation).
  */
-#include <ctype.h>
 #include <string.h>
 
 #include "otp.h"
@@ -16,6 +15,20 @@ eq_mask(uint64_t a, uint64_t b)
 
 	/* d | -d has its top bit set exactly when d != 0. */
 	return ((d | (0 - d)) >> 63) - 1;
+}
+
+/* Case changes of ASCII letters only: the answer must not depend on the
+ * locale. */
+static char
+ascii_upper(char c)
+{
+	return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+}
+
+static char
+ascii_lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
 int
@@ -45,9 +58,8 @@ otp_code_check(const char *code, unsigned digits)
  * replaces the one held only when strictly nearer, so any order in which
  * an earlier step comes before a later one at the same distance gives
  * that answer: the window is hashed in ascending batches (below the
- * centre each match is nearer than the last), the shares of several
- * threads are merged in ascending order, and Mobile-OTP goes centre, -1,
- * +1, -2, ...  AHEAD is centre, centre+1, ...; AROUND reaches as far
+ * centre each match is nearer than the last), and Mobile-OTP goes centre,
+ * -1, +1, -2, ...  AHEAD is centre, centre+1, ...; AROUND reaches as far
  * below the centre.
  */
 struct scan {
@@ -111,58 +123,16 @@ candidate(uint32_t v, const struct want *w)
 	return r;
 }
 
-/* Candidates hashed per otp_hotp_values call.  Windows of SCAN_PAR_MIN
- * candidates or more are cut into otp_threads() shares, each scanned on
- * a thread of its own (a login's window of a few codes never starts a
- * thread). */
+/* Candidates hashed per otp_hotp_values call. */
 #define SCAN_BATCH	256
-#define SCAN_PAR_MIN	16384
-
-/* Each thread scans into a local struct scan and stores it in its slot
- * once, at the end. */
-struct scan_job {
-	const struct otp_hmac	*h;
-	const struct want	*w;
-	uint64_t		 centre;
-	struct scan		 slot[OTP_THREADS_MAX];
-};
-
-/* Scan counters first..first+n-1 into slot k. */
-static void
-scan_share(void *arg, unsigned k, uint64_t first, uint64_t n)
-{
-	struct scan_job *sj = arg;
-	struct otp_hmac h = *sj->h;
-	struct scan s = { 0, 0, 0, 0 };
-	uint32_t v[SCAN_BATCH];
-	uint64_t c, i, m, centre = sj->centre;
-
-	for (c = 0; c < n; c += m) {
-		m = n - c < SCAN_BATCH ? n - c : SCAN_BATCH;
-		otp_hotp_values(&h, first + c, v, (size_t)m);
-		for (i = 0; i < m; i++) {
-			uint64_t x = first + c + i;
-			uint64_t neg = x < centre ? ~(uint64_t)0 : 0;
-
-			scan_take(&s, candidate(v[i], sj->w), x, neg,
-			    neg ? centre - x : x - centre);
-		}
-	}
-	sj->slot[k] = s;
-	otp_wipe(&s, sizeof(s));
-	otp_wipe(v, sizeof(v));
-	otp_hmac_wipe(&h);
-}
 
 static int
 scan_window(struct otp_hmac *h, const struct want *w, uint64_t centre,
     uint64_t window, enum otp_window shape, struct otp_match *m)
 {
-	struct scan_job sj;
-	struct otp_job job;
 	struct scan s = { 0, 0, 0, 0 };
-	uint64_t lo, hi;
-	unsigned k, n;
+	uint32_t v[SCAN_BATCH];
+	uint64_t lo, n, c, i, k;
 	int rc;
 
 	if (window > OTP_WINDOW_MAX)
@@ -170,26 +140,26 @@ scan_window(struct otp_hmac *h, const struct want *w, uint64_t centre,
 	if (shape != OTP_WINDOW_AHEAD && shape != OTP_WINDOW_AROUND)
 		return OTP_EINVAL;
 	/* The edges are public: clamping branches on the window, not on the
-	 * code.  No counter wraps past 0 or 2^64-1. */
+	 * code.  No counter wraps past 0 or 2^64-1, and the count, at most
+	 * 2 * OTP_WINDOW_MAX + 1, cannot overflow. */
 	lo = shape == OTP_WINDOW_AHEAD ? centre :
 	    centre >= window ? centre - window : 0;
-	hi = centre <= UINT64_MAX - window ? centre + window : UINT64_MAX;
-	sj.h = h;
-	sj.w = w;
-	sj.centre = centre;
-	/* hi - lo + 1 <= 2 * OTP_WINDOW_MAX + 1: no overflow. */
-	n = otp_job_split(&job, lo, hi - lo + 1, hi - lo >= SCAN_PAR_MIN - 1 ?
-	    otp_threads() : 1, scan_share, &sj);
-	otp_job_start(&job, 1);
-	otp_job_run(&job, 0);
-	otp_job_wait(&job);
-	/* The shares in ascending order: the same choice as one pass. */
-	for (k = 0; k < n; k++)
-		scan_take(&s, sj.slot[k].found, sj.slot[k].counter,
-		    sj.slot[k].negative, sj.slot[k].distance);
+	n = (centre <= UINT64_MAX - window ? centre + window : UINT64_MAX) -
+	    lo + 1;
+	for (i = 0; i < n; i += k) {
+		k = n - i < SCAN_BATCH ? n - i : SCAN_BATCH;
+		otp_hotp_values(h, lo + i, v, (size_t)k);
+		for (c = 0; c < k; c++) {
+			uint64_t x = lo + i + c;
+			uint64_t neg = x < centre ? ~(uint64_t)0 : 0;
+
+			scan_take(&s, candidate(v[c], w), x, neg,
+			    neg ? centre - x : x - centre);
+		}
+	}
 	rc = scan_result(&s, m);
 	otp_wipe(&s, sizeof(s));
-	otp_wipe(&sj, sizeof(sj));
+	otp_wipe(v, sizeof(v));
 	return rc;
 }
 
@@ -228,7 +198,7 @@ otp_verify_steam(struct otp_hmac *h, const char *code, uint64_t counter,
 	memset(&w, 0, sizeof(w));
 	w.steam = 1;
 	for (i = 0; code[i] != '\0'; i++) {
-		char c = (char)toupper((unsigned char)code[i]);
+		char c = ascii_upper(code[i]);
 
 		if (i >= 5 || strchr(alphabet, c) == NULL)
 			return OTP_ECODE;
@@ -253,9 +223,12 @@ otp_verify_motp(const char *secret, size_t secretlen, const char *pin,
 	int rc = 0;
 
 	for (i = 0; code[i] != '\0'; i++) {
-		if (i >= 6 || !isxdigit((unsigned char)code[i]))
+		char x = ascii_lower(code[i]);
+
+		if (i >= 6 || !((x >= '0' && x <= '9') || (x >= 'a' &&
+		    x <= 'f')))
 			return OTP_ECODE;
-		want[i] = (char)tolower((unsigned char)code[i]);
+		want[i] = x;
 	}
 	if (i != 6)
 		return OTP_ECODE;

@@ -91,21 +91,16 @@ state_file() {
 	assert_failure 1
 }
 
-@test "a large window finds the same match on one thread and on several" {
-	local far near n
+@test "a large window finds the far match and the near one" {
+	local far near
 	far=$(oathtool -c 199999 "$RFC_HEX")
-	for n in 1 2 3 16; do
-		OTP_THREADS=$n run otp-verify -w 200000 "$RFC_HEX" "$far"
-		assert_success
-		assert_output 199999
-	done
+	run otp-verify -w 200000 "$RFC_HEX" "$far"
+	assert_success
+	assert_output 199999
 	near=$(oathtool --totp -N @1700000000 "$RFC_HEX")
-	for n in 1 7; do
-		OTP_THREADS=$n run otp-verify --totp -N @1700000000 \
-		    -w 100000 "$RFC_HEX" "$near"
-		assert_success
-		assert_output 0
-	done
+	run otp-verify --totp -N @1700000000 -w 100000 "$RFC_HEX" "$near"
+	assert_success
+	assert_output 0
 }
 
 @test "HOTP: counters clamp at 2^64-1 and never wrap to 0" {

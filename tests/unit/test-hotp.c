@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <nettle/hmac.h>
+#include <nettle/md5.h>
+
 #include "otp.h"
 #include "unit.h"
 
@@ -196,63 +199,103 @@ edges(void)
 	CHECK_EQ_INT(c, 10, "leading zero is decimal");
 }
 
-/* Background jobs give the serial values, whatever the thread count and
- * however the run divides among the threads. */
-static void
-parallel(void)
+/* The HOTP value of msg by nettle's own HMAC functions, truncated as
+ * RFC 4226 §5.3 says: the reference for the key schedule made here. */
+static uint32_t
+ref_value(enum otp_alg alg, const uint8_t *key, size_t len,
+    const uint8_t msg[8])
 {
-	static const size_t sizes[] = { 0, 1, 4095, 8192, 8193, 70001 };
-	static const unsigned threads[] = { 1, 2, 3, 7, 16, 99 };
-	static const uint8_t key[] = "threads";
-	struct otp_hmac h;
-	struct otp_hotp_job job;
-	uint32_t *want = malloc(70001 * sizeof(*want));
-	uint32_t *got = malloc(70001 * sizeof(*got));
-	size_t z, t;
+	struct hmac_sha1_ctx s1;
+	struct hmac_sha256_ctx s256;
+	struct hmac_sha512_ctx s512;
+	uint8_t mac[SHA512_DIGEST_SIZE];
+	const uint8_t *p;
+	size_t n = SHA512_DIGEST_SIZE;
+	uint32_t v = 0;
+	int i;
 
-	CHECK(want != NULL && got != NULL, "malloc");
-	if (want == NULL || got == NULL)
-		return;
-	CHECK(otp_hmac_init(&h, OTP_ALG_SHA256, key, sizeof(key) - 1) == 0,
-	    "init");
-	otp_hotp_values(&h, 123456789, want, 70001);
-	for (z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
-		for (t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
-			memset(got, 0, 70001 * sizeof(*got));
-			otp_hotp_job_start(&job, &h, 123456789, got, sizes[z],
-			    threads[t]);
-			otp_hotp_job_wait(&job);
-			CHECK(memcmp(got, want, sizes[z] * sizeof(*got)) == 0,
-			    "job: %zu codes, %u threads", sizes[z],
-			    threads[t]);
+	if (alg == OTP_ALG_SHA1) {
+		hmac_sha1_set_key(&s1, len, key);
+		hmac_sha1_update(&s1, 8, msg);
+		hmac_sha1_digest(&s1, n = SHA1_DIGEST_SIZE, mac);
+	} else if (alg == OTP_ALG_SHA256) {
+		hmac_sha256_set_key(&s256, len, key);
+		hmac_sha256_update(&s256, 8, msg);
+		hmac_sha256_digest(&s256, n = SHA256_DIGEST_SIZE, mac);
+	} else {
+		hmac_sha512_set_key(&s512, len, key);
+		hmac_sha512_update(&s512, 8, msg);
+		hmac_sha512_digest(&s512, n, mac);
+	}
+	p = mac + (mac[n - 1] & 0x0f);
+	for (i = 0; i < 4; i++)
+		v = v << 8 | p[i];
+	return v & 0x7fffffff;
+}
+
+/* Every key length from 1 to OTP_KEY_MAX (short, one block, hashed
+ * first) gives the value nettle's own HMAC gives: the key schedule is
+ * made here, not by nettle. */
+static void
+key_lengths(void)
+{
+	static const enum otp_alg algs[] = { OTP_ALG_SHA1, OTP_ALG_SHA256,
+	    OTP_ALG_SHA512 };
+	static const uint64_t counters[] = { 0, 1, 0x0123456789abcdefULL,
+	    UINT64_MAX };
+	struct otp_hmac h;
+	uint8_t key[OTP_KEY_MAX], msg[8];
+	size_t len, i, a, c;
+
+	for (len = 1; len <= OTP_KEY_MAX; len++) {
+		for (i = 0; i < len; i++)
+			key[i] = (uint8_t)(i * 37 + len);
+		for (a = 0; a < sizeof(algs) / sizeof(algs[0]); a++) {
+			otp_hmac_init(&h, algs[a], key, len);
+			for (c = 0; c < sizeof(counters) / sizeof(counters[0]);
+			    c++) {
+				for (i = 0; i < 8; i++)
+					msg[i] = (uint8_t)(counters[c] >>
+					    (56 - 8 * i));
+				CHECK(otp_hotp_value(&h, counters[c]) ==
+				    ref_value(algs[a], key, len, msg),
+				    "%s, %zu-byte key, counter %zu",
+				    otp_alg_name(algs[a]), len, c);
+			}
 		}
 	}
 	otp_hmac_wipe(&h);
-	free(want);
-	free(got);
 }
 
-/* OTP_THREADS, when it is a number from 1 to OTP_THREADS_MAX, says how
- * many threads; anything else leaves the CPU count. */
+/* Mobile-OTP hashes floor(t / 10) as decimal text: negative times, the
+ * ends of int64 and each digit count give what printf's text gives. */
 static void
-thread_count(void)
+motp_times(void)
 {
-	unsigned cpus;
+	static const int64_t times[] = { 0, 9, 10, 99, 100, -1, -9, -10, -11,
+	    165892298, 1234567890123, INT64_MAX, INT64_MIN, INT64_MIN + 9 };
+	static const char secret[] = "e3152afee62599c8", pin[] = "1234";
+	struct md5_ctx md5;
+	uint8_t d[MD5_DIGEST_SIZE];
+	char text[32], want[7], got[7];
+	int64_t tens;
+	size_t i;
+	int n;
 
-	unsetenv("OTP_THREADS");
-	cpus = otp_threads();
-	CHECK(cpus >= 1 && cpus <= OTP_THREADS_MAX, "cpus %u", cpus);
-	setenv("OTP_THREADS", "7", 1);
-	CHECK_EQ_INT(otp_threads(), 7, "OTP_THREADS=7");
-	setenv("OTP_THREADS", "16", 1);
-	CHECK_EQ_INT(otp_threads(), 16, "OTP_THREADS=16");
-	setenv("OTP_THREADS", "17", 1);
-	CHECK_EQ_INT(otp_threads(), cpus, "OTP_THREADS=17 ignored");
-	setenv("OTP_THREADS", "0", 1);
-	CHECK_EQ_INT(otp_threads(), cpus, "OTP_THREADS=0 ignored");
-	setenv("OTP_THREADS", "2x", 1);
-	CHECK_EQ_INT(otp_threads(), cpus, "OTP_THREADS=2x ignored");
-	unsetenv("OTP_THREADS");
+	for (i = 0; i < sizeof(times) / sizeof(times[0]); i++) {
+		tens = times[i] / 10 - (times[i] % 10 < 0);
+		n = snprintf(text, sizeof(text), "%lld", (long long)tens);
+		md5_init(&md5);
+		md5_update(&md5, (size_t)n, (const uint8_t *)text);
+		md5_update(&md5, strlen(secret), (const uint8_t *)secret);
+		md5_update(&md5, strlen(pin), (const uint8_t *)pin);
+		md5_digest(&md5, sizeof(d), d);
+		snprintf(want, sizeof(want), "%02x%02x%02x", d[0], d[1], d[2]);
+		CHECK(otp_motp(secret, strlen(secret), pin, times[i], got) == 0,
+		    "motp at %lld", (long long)times[i]);
+		CHECK(strcmp(got, want) == 0, "motp at %lld: got %s, want %s",
+		    (long long)times[i], got, want);
+	}
 }
 
 int
@@ -266,7 +309,7 @@ main(int argc, char *argv[])
 	unit_vectors(dir, "motp.txt", motp_case, NULL);
 	edges();
 	batches();
-	parallel();
-	thread_count();
+	key_lengths();
+	motp_times();
 	return unit_done();
 }

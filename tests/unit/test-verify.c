@@ -342,21 +342,16 @@ diagnose_case(const struct unit_line *l, void *arg)
 	}
 }
 
-/* Verify the 6-digit code of counter lo + i on 1, 2, 3, 4, 7 and 16
- * threads, or on 1 and only threads when it is not 0; each must give the
- * nearest of its matches in v[0..n). */
+/* Verify the 6-digit code of counter lo + i: it must give the nearest of
+ * its matches in v[0..n). */
 static void
 check_one(struct otp_hmac *h, const uint32_t *v, uint64_t n, uint64_t lo,
-    uint64_t centre, uint64_t window, uint64_t i, unsigned only,
-    unsigned *multi)
+    uint64_t centre, uint64_t window, uint64_t i, unsigned *multi)
 {
-	static const char *const threads[] = { "1", "2", "3", "4", "7",
-	    "16" };
 	struct otp_match m;
 	uint32_t want = v[i] % 1000000;
 	uint64_t j, best = 0, bestd = UINT64_MAX;
 	char code[OTP_CODE_MAX];
-	size_t t;
 	int r, found = 0;
 
 	/* Ascending: a strictly nearer match replaces, so a tie keeps the
@@ -374,21 +369,12 @@ check_one(struct otp_hmac *h, const uint32_t *v, uint64_t n, uint64_t lo,
 	}
 	*multi += found > 1;
 	snprintf(code, sizeof(code), "%06u", (unsigned)want);
-	for (t = 0; t < sizeof(threads) / sizeof(threads[0]); t++) {
-		if (only != 0 && t != 0 && (unsigned)atoi(threads[t]) != only)
-			continue;
-		setenv("OTP_THREADS", threads[t], 1);
-		r = otp_verify(h, code, 6, centre, window, OTP_WINDOW_AROUND,
-		    &m);
-		CHECK(r == 1, "code %s, %s threads: found", code, threads[t]);
-		CHECK(m.counter == best, "code %s, %s threads: nearest %"
-		    PRIu64 ", got %" PRIu64, code, threads[t], best,
-		    m.counter);
-		CHECK(m.offset == (best < centre ? -(int64_t)bestd :
-		    (int64_t)bestd), "code %s, %s threads: offset", code,
-		    threads[t]);
-	}
-	unsetenv("OTP_THREADS");
+	r = otp_verify(h, code, 6, centre, window, OTP_WINDOW_AROUND, &m);
+	CHECK(r == 1, "code %s: found", code);
+	CHECK(m.counter == best, "code %s: nearest %" PRIu64 ", got %" PRIu64,
+	    code, best, m.counter);
+	CHECK(m.offset == (best < centre ? -(int64_t)bestd : (int64_t)bestd),
+	    "code %s: offset", code);
 }
 
 static int
@@ -400,23 +386,23 @@ cmp_u32(const void *a, const void *b)
 }
 
 /*
- * Windows large enough to be scanned by several threads give what one
- * pass gives, and what a plain search says: the nearest match, the
- * earlier step on a tie.  The codes: every 997th counter's, those around
- * the share edges for 2 to 16 threads, codes that occur more than once in
- * the window, and ties placed where two shares meet.
+ * Large windows give what a plain search says: the nearest match, the
+ * earlier step on a tie.  The codes: every 16661st counter's, those at
+ * the ends of the window and on either side of the edges of the batches
+ * the window is hashed in, codes that occur more than once in the
+ * window, and ties.
  */
 static void
-check_parallel(void)
+check_large(void)
 {
 	static const uint8_t key[] = "parallel scans, one answer";
-	static const unsigned counts[] = { 2, 3, 4, 7, 16 };
+	static const uint64_t edges[] = { 1, 2, 255, 256 };
 	enum { W = 33000, N = 2 * W + 1 };
 	struct otp_hmac h;
 	uint32_t *v = malloc(N * sizeof(*v)), *sorted = malloc(N * sizeof(*v));
 	uint32_t *v2 = malloc(N * sizeof(*v));
 	uint64_t centre = 1000000, lo = centre - W, i, e;
-	unsigned multi = 0, dups = 0, ties = 0, t;
+	unsigned multi = 0, dups = 0, ties = 0;
 	size_t k;
 
 	CHECK(v != NULL && sorted != NULL && v2 != NULL, "malloc");
@@ -426,14 +412,16 @@ check_parallel(void)
 	    "init");
 	otp_hotp_values(&h, lo, v, N);
 	for (i = 0; i < N; i += 16661)
-		check_one(&h, v, N, lo, centre, W, i, 0, &multi);
-	/* Around the edges of the shares, for the thread counts tried. */
-	for (k = 0; k < sizeof(counts) / sizeof(counts[0]); k++) {
-		t = counts[k];
-		for (e = 1; e < t; e++) {
-			check_one(&h, v, N, lo, centre, W, e * (N / t) - 1, t,
+		check_one(&h, v, N, lo, centre, W, i, &multi);
+	/* The window's ends, and both sides of 256, 4096 and 65536
+	 * counters past its low end, where batches of a power-of-two size
+	 * meet. */
+	check_one(&h, v, N, lo, centre, W, N - 1, &multi);
+	for (k = 0; k < sizeof(edges) / sizeof(edges[0]); k++) {
+		for (e = 256; e < N; e *= 16) {
+			check_one(&h, v, N, lo, centre, W, e - edges[k],
 			    &multi);
-			check_one(&h, v, N, lo, centre, W, e * (N / t), t,
+			check_one(&h, v, N, lo, centre, W, e + edges[k] - 1,
 			    &multi);
 		}
 	}
@@ -451,17 +439,17 @@ check_parallel(void)
 		for (g = f + 1; g < N && v[g] % 1000000 != sorted[i]; g++)
 			continue;
 		if (dups < 4) {
-			check_one(&h, v, N, lo, centre, W, f, 0, &multi);
+			check_one(&h, v, N, lo, centre, W, f, &multi);
 			dups++;
 		}
-		/* A tie: the same code at both ends, the centre between
-		 * them, which is where two threads' shares meet. */
+		/* A tie: the same code at both ends, the centre halfway
+		 * between them. */
 		if (ties < 3 && g < N && (f + g) % 2 == 0) {
 			uint64_t c2 = lo + (f + g) / 2;
 
 			otp_hotp_values(&h, c2 - W, v2, N);
 			check_one(&h, v2, N, c2 - W, c2, W,
-			    f + W - (f + g) / 2, 0, &multi);
+			    f + W - (f + g) / 2, &multi);
 			ties++;
 		}
 	}
@@ -483,6 +471,6 @@ main(int argc, char *argv[])
 	unit_vectors(dir, "verify-diagnose.txt", diagnose_case, NULL);
 	check_code_shape();
 	check_steam_motp();
-	check_parallel();
+	check_large();
 	return unit_done();
 }
