@@ -372,8 +372,7 @@ main(int argc, char *argv[])
 
 	cli_init(argc, argv);
 	atexit(wipe_all);
-	opterr = 0;	/* our own messages, named by getprogname() */
-	while ((ch = getopt_long(argc, argv, ":dhnVw:", longopts, NULL)) != -1) {
+	while ((ch = cli_getopt(argc, argv, "dhnVw:", longopts)) != -1) {
 		switch (ch) {
 		case 'd':
 			decoding = 1;
@@ -387,8 +386,9 @@ main(int argc, char *argv[])
 			cli_version();
 		case 'w':
 			if (otp_parse_u64(optarg, 0, WRAP_MAX, &v) != 0)
-				cli_usage_error("--wrap: '%s': not a number of "
-				    "columns from 0 to %d", optarg, WRAP_MAX);
+				errx(CLI_EXIT_ERR, "--wrap: '%s': not a "
+				    "number of columns from 0 to %d", optarg,
+				    WRAP_MAX);
 			wrap = (size_t)v;
 			break;
 		case OPT_HEX:
@@ -400,15 +400,6 @@ main(int argc, char *argv[])
 		case CLI_OPT_STRICT:
 			flags |= OTP_B32_STRICT;
 			break;
-		case ':':
-			cli_usage_error("option '%s' needs an argument",
-			    argv[optind - 1]);
-		default:
-			if (optopt != 0)
-				cli_usage_error("unknown option '-%c'", optopt);
-			/* Not past '=': a mistyped option may carry a key. */
-			cli_usage_error("unknown option '%.*s'",
-			    (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
 		}
 	}
 	argc -= optind;

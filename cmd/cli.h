@@ -6,6 +6,7 @@
 #ifndef CLI_H
 #define CLI_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,9 @@ struct cli_otp {
 	uint64_t	window;
 	enum otp_keyenc	enc;
 	int		strict;		/* --strict Base32 */
+	int		steam;		/* --steam */
+	int		motp;		/* --motp */
+	const char	*pin;		/* --pin, for --motp */
 	int		have_type, have_alg, have_digits, have_counter;
 	int		have_step, have_start, have_now, have_window;
 };
@@ -54,10 +58,14 @@ void	cli_exit(int status) __attribute__((noreturn));
 void	cli_usage_error(const char *fmt, ...)
 	    __attribute__((noreturn, format(printf, 1, 2)));
 
-/* The usage error for getopt_long's '?' (call with opterr = 0): one line
- * naming the option, never past its '=' (a mistyped option may carry a
- * key). */
-void	cli_bad_option(char *argv[]) __attribute__((noreturn));
+/* getopt_long(3) with the one usage error of every tool: the next option,
+ * or -1.  An unknown option ("unknown option '--bogus'") or a missing
+ * argument ("option '--digits' needs an argument") exits 2 here, naming
+ * the option as typed but never past its '=' (a mistyped option may carry
+ * a key); the caller's switch sees only its own options.  shortopts is
+ * given without a leading ':'. */
+int	cli_getopt(int argc, char *argv[], const char *shortopts,
+	    const struct option *longopts);
 
 /* Set the defaults: HOTP, SHA1, 6 digits, step 30, start 0, now = time(). */
 void	cli_otp_init(struct cli_otp *o);
@@ -82,8 +90,23 @@ void	cli_key_load(const struct cli_otp *o, const char *arg,
  * printing a warning, so a caller can go on to the next line. */
 int	cli_key_text(const struct cli_otp *o, const char *text,
 	    const char *what, struct otp_uri *u);
-/* Apply the command-line parameters of o over those of u. */
+/* Apply the command-line parameters of o over those of u (--steam and
+ * --motp make it TOTP, --motp with 10-second steps). */
 void	cli_otp_apply(const struct cli_otp *o, struct otp_uri *u);
+/* The rules of otp-gen and otp-verify for combining the shared options.
+ * With u NULL, the options among themselves: a conflict is a usage error
+ * (exit 2).  With u, the options against that key's type: returns 0, or
+ * -1 after a warning ending in where ("" or " (line 3)"). */
+int	cli_otp_check(const struct cli_otp *o, const struct otp_uri *u,
+	    const char *where);
+/* Fill u from a Mobile-OTP secret: the text itself, not decoded; what
+ * names the source in messages ("line 3", or NULL).  Returns 0, or -1
+ * after a warning that never holds the secret. */
+int	cli_motp_text(const struct cli_otp *o, const char *text,
+	    const char *what, struct otp_uri *u);
+/* A --period value: a duration (30, 30s, 1m) of 1 to 2^32-1 seconds, the
+ * range of an otpauth URI's period; a bad value exits 2 with one line. */
+uint64_t cli_period(const char *arg);
 /* Keep the pages of n bytes at p out of swap where the system allows it
  * (mlock(2)); failure is ignored.  For key buffers. */
 void	cli_lock(const void *p, size_t n);
@@ -99,8 +122,11 @@ void	cli_lock(const void *p, size_t n);
 	{ "digits",		required_argument, NULL, 'd' }, \
 	{ "hex",		no_argument,	   NULL, 'x' }, \
 	{ "hotp",		no_argument,	   NULL, CLI_OPT_HOTP }, \
+	{ "motp",		no_argument,	   NULL, CLI_OPT_MOTP }, \
 	{ "now",		required_argument, NULL, 'N' }, \
+	{ "pin",		required_argument, NULL, CLI_OPT_PIN }, \
 	{ "start-time",		required_argument, NULL, 'S' }, \
+	{ "steam",		no_argument,	   NULL, CLI_OPT_STEAM }, \
 	{ "strict",		no_argument,	   NULL, CLI_OPT_STRICT }, \
 	{ "time-step-size",	required_argument, NULL, 's' }, \
 	{ "totp",		optional_argument, NULL, CLI_OPT_TOTP }, \

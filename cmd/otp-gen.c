@@ -21,31 +21,21 @@
 #define GEN_OUT_SIZE	32768
 #define GEN_LINE_MAX	(2 * OTP_LABEL_MAX + 2 + OTP_CODE_MAX + 24)
 
-enum {
-	OPT_PIN = CLI_OPT_TOOL_BASE,
-};
-
 static const struct option longopts[] = {
 	CLI_OTP_LONGOPTS,
 	{ "help",	no_argument,		NULL, 'h' },
 	{ "label",	no_argument,		NULL, 'l' },
-	{ "motp",	no_argument,		NULL, CLI_OPT_MOTP },
-	{ "pin",	required_argument,	NULL, OPT_PIN },
 	{ "remaining",	no_argument,		NULL, 'r' },
-	{ "steam",	no_argument,		NULL, CLI_OPT_STEAM },
 	{ "verbose",	no_argument,		NULL, 'v' },
 	{ "version",	no_argument,		NULL, 'V' },
 	{ NULL,		0,			NULL, 0 }
 };
 
 struct gen {
-	struct cli_otp	 o;
+	struct cli_otp	 o;		/* --steam, --motp and --pin too */
 	int		 verbose;
 	int		 label;
 	int		 remaining;
-	int		 steam;
-	int		 motp;
-	const char	*pin;
 };
 
 static void __attribute__((noreturn))
@@ -106,7 +96,7 @@ print_verbose(const struct gen *g, const struct otp_uri *u,
 	printf("Hex secret: %s\nBase32 secret: %s\n", hex, b32);
 	otp_wipe(hex, sizeof(hex));
 	otp_wipe(b32, sizeof(b32));
-	if (!g->steam && !g->motp)
+	if (!g->o.steam && !g->o.motp)
 		printf("Digits: %u\n", u->digits);
 	printf("Window size: %" PRIu64 "\n", g->o.window);
 	if (u->type == OTP_TYPE_HOTP) {
@@ -120,7 +110,7 @@ print_verbose(const struct gen *g, const struct otp_uri *u,
 		strcpy(tstart, "?");
 	if (otp_time_format_utc(g->o.now, tnow, sizeof(tnow)) != 0)
 		strcpy(tnow, "?");
-	printf("TOTP mode: %s\n", g->motp ? "mOTP" : otp_alg_name(u->alg));
+	printf("TOTP mode: %s\n", g->o.motp ? "mOTP" : otp_alg_name(u->alg));
 	printf("Step size (seconds): %" PRIu64 "\n", u->period);
 	printf("Start time: %s (%" PRId64 ")\n", tstart, g->o.start);
 	printf("Current time: %s (%" PRId64 ")\n", tnow, g->o.now);
@@ -138,21 +128,14 @@ label_of(const struct otp_uri *u, char *buf, size_t size)
 	return buf;
 }
 
-/* Check the options against the key's type; 0 or an error printed. */
+/* Check the options against the key's type, as otp-verify does; 0 or an
+ * error printed. */
 static int
 check_combination(const struct gen *g, const struct otp_uri *u,
     const char *where)
 {
-	if (u->type == OTP_TYPE_TOTP && g->o.have_counter && !u->is_uri) {
-		warnx("--counter applies to HOTP only%s", where);
+	if (cli_otp_check(&g->o, u, where) != 0)
 		return -1;
-	}
-	if (u->type == OTP_TYPE_HOTP && !u->is_uri && (g->o.have_now ||
-	    g->o.have_start || g->o.have_step)) {
-		warnx("--now, --start-time and --time-step-size apply to TOTP "
-		    "only (add --totp)%s", where);
-		return -1;
-	}
 	if (g->remaining && u->type != OTP_TYPE_TOTP) {
 		warnx("--remaining applies to TOTP only%s", where);
 		return -1;
@@ -191,14 +174,14 @@ emit(const struct gen *g, const struct otp_uri *u, uint64_t counter,
 			    sizeof(l->buf) - l->n);
 			l->buf[l->n++] = '\t';
 		}
-		if (g->motp) {
+		if (g->o.motp) {
 			/* mOTP hashes the time in tens of seconds. */
-			otp_motp((const char *)u->key.buf, u->key.len, g->pin,
+			otp_motp((const char *)u->key.buf, u->key.len, g->o.pin,
 			    (int64_t)((counter + i + j) * u->period) +
 			    g->o.start, l->code);
 			l->n += strlcpy(l->buf + l->n, l->code,
 			    sizeof(l->buf) - l->n);
-		} else if (g->steam) {
+		} else if (g->o.steam) {
 			otp_code_steam(values[j], l->code);
 			l->n += strlcpy(l->buf + l->n, l->code,
 			    sizeof(l->buf) - l->n);
@@ -272,10 +255,6 @@ generate(const struct gen *g, struct otp_uri *u, const char *where)
 	unsigned threads;
 	int rc, done = 0;
 
-	if (g->steam || g->motp)
-		u->type = OTP_TYPE_TOTP;
-	if (g->motp && !g->o.have_step)
-		u->period = 10;
 	if (check_combination(g, u, where) != 0)
 		return -1;
 	if (u->type == OTP_TYPE_TOTP) {
@@ -294,7 +273,7 @@ generate(const struct gen *g, struct otp_uri *u, const char *where)
 		    otp_strerror(OTP_EWINDOW), where);
 		return -1;
 	}
-	if (!g->motp && (rc = otp_hmac_init(&h, u->alg, u->key.buf,
+	if (!g->o.motp && (rc = otp_hmac_init(&h, u->alg, u->key.buf,
 	    u->key.len)) != 0) {
 		warnx("%s%s", otp_strerror(rc), where);
 		return -1;
@@ -307,13 +286,13 @@ generate(const struct gen *g, struct otp_uri *u, const char *where)
 	/* A large window costs the hashing alone, shared among threads;
 	 * otherwise (or if the chunks cannot be allocated) codes in batches
 	 * of GEN_BATCH. */
-	if (!g->motp && g->o.window >= GEN_PAR_MIN - 1 &&
+	if (!g->o.motp && g->o.window >= GEN_PAR_MIN - 1 &&
 	    (threads = otp_threads()) > 1)
 		done = emit_parallel(g, u, &h, counter, left, threads, &l) == 0;
 	for (i = 0; !done && i <= g->o.window; i += nv) {
 		nv = g->o.window - i < GEN_BATCH ? g->o.window - i + 1 :
 		    GEN_BATCH;
-		if (!g->motp)
+		if (!g->o.motp)
 			otp_hotp_values(&h, counter + i, values, nv);
 		if (emit(g, u, counter, left, i, values, nv, &l) != 0)
 			break;
@@ -321,7 +300,7 @@ generate(const struct gen *g, struct otp_uri *u, const char *where)
 	fwrite_unlocked(l.buf, 1, l.n, stdout);
 	otp_wipe(&l, sizeof(l));
 	otp_wipe(values, sizeof(values));
-	if (!g->motp)
+	if (!g->o.motp)
 		otp_hmac_wipe(&h);
 	return 0;
 }
@@ -331,21 +310,9 @@ static int
 load_text(const struct gen *g, const char *text, const char *what,
     struct otp_uri *u)
 {
-	size_t n;
-
-	if (!g->motp)
-		return cli_key_text(&g->o, text, what, u);
-	otp_uri_init(u);
-	cli_otp_apply(&g->o, u);
-	n = strlen(text);
-	if (n == 0 || n > sizeof(u->key.buf)) {
-		warnx("mOTP secret%s%s: %s", what ? " " : "", what ? what : "",
-		    otp_strerror(n == 0 ? OTP_EKEYEMPTY : OTP_EKEYLONG));
-		return -1;
-	}
-	memcpy(u->key.buf, text, n);
-	u->key.len = n;
-	return 0;
+	if (g->o.motp)
+		return cli_motp_text(&g->o, text, what, u);
+	return cli_key_text(&g->o, text, what, u);
 }
 
 static int
@@ -419,11 +386,10 @@ main(int argc, char *argv[])
 	int ch, i, status = 0;
 
 	cli_init(argc, argv);
-	opterr = 0;	/* one message, ours, naming the option */
 	memset(&g, 0, sizeof(g));
 	cli_otp_init(&g.o);
-	while ((ch = getopt_long(argc, argv, CLI_OTP_SHORTOPTS "hlrVv",
-	    longopts, NULL)) != -1) {
+	while ((ch = cli_getopt(argc, argv, CLI_OTP_SHORTOPTS "hlrVv",
+	    longopts)) != -1) {
 		if (cli_otp_option(&g.o, ch, optarg))
 			continue;
 		switch (ch) {
@@ -432,42 +398,19 @@ main(int argc, char *argv[])
 		case 'l':
 			g.label = 1;
 			break;
-		case CLI_OPT_MOTP:
-			g.motp = 1;
-			break;
-		case OPT_PIN:
-			g.pin = optarg;
-			break;
 		case 'r':
 			g.remaining = 1;
-			break;
-		case CLI_OPT_STEAM:
-			g.steam = 1;
 			break;
 		case 'v':
 			g.verbose = 1;
 			break;
 		case 'V':
 			cli_version();
-		default:
-			cli_bad_option(argv);
 		}
 	}
 	argc -= optind;
 	argv += optind;
-
-	if (g.steam && g.motp)
-		cli_usage_error("--steam and --motp exclude each other");
-	if ((g.steam || g.motp) && (g.o.have_digits || g.o.have_alg))
-		cli_usage_error("--digits and --algorithm do not apply to "
-		    "--steam or --motp");
-	if (g.motp && g.o.have_step)
-		cli_usage_error("Mobile-OTP uses 10-second steps; "
-		    "--time-step-size does not apply");
-	if (g.motp != (g.pin != NULL))
-		cli_usage_error("--motp and --pin=PIN go together");
-	if (g.o.have_step && g.o.step > INT64_MAX / 2)
-		cli_usage_error("--time-step-size: too large");
+	cli_otp_check(&g.o, NULL, NULL);
 
 	/* At a terminal, no operand is one key asked for without echo. */
 	if (argc == 0)

@@ -21,17 +21,10 @@
 
 #include "cli.h"
 
-/* google-authenticator(1)'s limits for what it writes to a state file. */
+/* google-authenticator(1)'s scratch codes in a state file it writes; its
+ * other ranges are otp.h's OTP_STATE_*_MIN/MAX. */
 #define GA_SCRATCH_MAX		10
 #define GA_SCRATCH_DEFAULT	5
-#define GA_WINDOW_MIN		1
-#define GA_WINDOW_MAX		21
-#define GA_STEP_MIN		1
-#define GA_STEP_MAX		60
-#define GA_RATE_MIN		1
-#define GA_RATE_MAX		10
-#define GA_RATE_SECS_MIN	15
-#define GA_RATE_SECS_MAX	600
 
 enum {
 	OPT_BYTES = CLI_OPT_TOOL_BASE,
@@ -113,7 +106,7 @@ usage(void)
 	    "[--scratch-out=FILE]\n"
 	    "                  [--uri [-i ISSUER] [-A ACCOUNT] [--totp[=ALG] | "
 	    "--hotp]\n"
-	    "                   [-a ALG] [-d DIGITS] [-p SECONDS] "
+	    "                   [-a ALG] [-d DIGITS] [-p DURATION] "
 	    "[-c COUNTER]]\n"
 	    "                  [--state=FILE [--totp | --hotp] "
 	    "[--window-size=N]\n"
@@ -144,7 +137,8 @@ usage(void)
 	    "      --hotp             counter-based\n"
 	    "  -a, --algorithm=ALG    SHA1 (default), SHA256 or SHA512\n"
 	    "  -d, --digits=N         code length, 6 to 10 (default 6)\n"
-	    "  -p, --period=SECONDS   TOTP time step (default 30)\n"
+	    "  -p, --period=DURATION  TOTP time step, as 30, 30s or 1m "
+	    "(default 30s)\n"
 	    "  -c, --counter=N        HOTP counter (default 0)\n"
 	    "      --state=FILE       write a new Google Authenticator state "
 	    "file\n"
@@ -169,7 +163,7 @@ parse_range(const char *name, const char *arg, unsigned min, unsigned max)
 	uint64_t v;
 
 	if (otp_parse_u64(arg, min, max, &v) != 0)
-		cli_usage_error("%s: '%s': must be a decimal from %u to %u",
+		errx(CLI_EXIT_ERR, "%s: '%s': must be a decimal from %u to %u",
 		    name, arg, min, max);
 	return (unsigned)v;
 }
@@ -182,17 +176,19 @@ parse_rate(struct keygen *k, const char *arg)
 	uint64_t n, secs;
 
 	if (strlen(arg) >= sizeof(buf) || (slash = strchr(arg, '/')) == NULL)
-		cli_usage_error("--rate-limit: '%s': expected N/SECONDS, "
+		errx(CLI_EXIT_ERR, "--rate-limit: '%s': expected N/SECONDS, "
 		    "e.g. 3/30", arg);
 	memcpy(buf, arg, (size_t)(slash - arg));
 	buf[slash - arg] = '\0';
-	if (otp_parse_u64(buf, GA_RATE_MIN, GA_RATE_MAX, &n) != 0)
-		cli_usage_error("--rate-limit: '%s': N must be a decimal from "
-		    "%d to %d", arg, GA_RATE_MIN, GA_RATE_MAX);
-	if (otp_parse_u64(slash + 1, GA_RATE_SECS_MIN, GA_RATE_SECS_MAX,
-	    &secs) != 0)
-		cli_usage_error("--rate-limit: '%s': SECONDS must be a decimal "
-		    "from %d to %d", arg, GA_RATE_SECS_MIN, GA_RATE_SECS_MAX);
+	if (otp_parse_u64(buf, OTP_STATE_RATE_MIN, OTP_STATE_RATE_MAX, &n) != 0)
+		errx(CLI_EXIT_ERR, "--rate-limit: '%s': N must be a decimal "
+		    "from %d to %d", arg, OTP_STATE_RATE_MIN,
+		    OTP_STATE_RATE_MAX);
+	if (otp_parse_u64(slash + 1, OTP_STATE_RATE_SECS_MIN,
+	    OTP_STATE_RATE_SECS_MAX, &secs) != 0)
+		errx(CLI_EXIT_ERR, "--rate-limit: '%s': SECONDS must be a "
+		    "decimal from %d to %d", arg, OTP_STATE_RATE_SECS_MIN,
+		    OTP_STATE_RATE_SECS_MAX);
 	k->rate_n = (unsigned)n;
 	k->rate_secs = (unsigned)secs;
 }
@@ -201,7 +197,7 @@ static void
 check_label(const char *name, const char *s)
 {
 	if (strlen(s) >= OTP_LABEL_MAX)
-		cli_usage_error("%s: longer than %d bytes", name,
+		errx(CLI_EXIT_ERR, "%s: longer than %d bytes", name,
 		    OTP_LABEL_MAX - 1);
 }
 
@@ -263,7 +259,7 @@ check_options(struct keygen *k)
 			cli_usage_error("--state: the time step is "
 			    "--step-size; --period does not apply");
 		if (k->nscratch > GA_SCRATCH_MAX)
-			cli_usage_error("--scratch: '%ld': at most %d with "
+			errx(CLI_EXIT_ERR, "--scratch: '%ld': at most %d with "
 			    "--state", k->nscratch, GA_SCRATCH_MAX);
 		if (k->nscratch < 0)
 			k->nscratch = GA_SCRATCH_DEFAULT;
@@ -631,7 +627,6 @@ main(int argc, char *argv[])
 	int ch;
 
 	cli_init(argc, argv);
-	opterr = 0;	/* one message, ours, naming the option */
 	if (atexit(wipe_secrets) != 0)
 		errx(CLI_EXIT_ERR, "atexit failed");
 	memset(&k, 0, sizeof(k));
@@ -639,12 +634,8 @@ main(int argc, char *argv[])
 	k.o.enc = OTP_KEYENC_BASE32;
 	k.bytes = OTP_KEYGEN_DEFAULT;
 	k.nscratch = -1;
-	while ((ch = getopt_long(argc, argv, "A:a:bc:d:fhi:p:Vx", longopts,
-	    NULL)) != -1) {
-		if ((ch == CLI_OPT_HOTP || ch == CLI_OPT_TOTP) &&
-		    k.o.have_type && k.o.type != (ch == CLI_OPT_HOTP ?
-		    OTP_TYPE_HOTP : OTP_TYPE_TOTP))
-			cli_usage_error("--totp and --hotp exclude each other");
+	while ((ch = cli_getopt(argc, argv, "A:a:bc:d:fhi:p:Vx", longopts)) !=
+	    -1) {
 		if (cli_otp_option(&k.o, ch, optarg))
 			continue;
 		switch (ch) {
@@ -672,8 +663,7 @@ main(int argc, char *argv[])
 			k.disallow_reuse = 1;
 			break;
 		case 'p':
-			k.period = parse_range("--period", optarg, 1,
-			    UINT32_MAX);
+			k.period = cli_period(optarg);
 			k.have_period = 1;
 			break;
 		case OPT_PRINT_STATE:
@@ -694,17 +684,15 @@ main(int argc, char *argv[])
 			break;
 		case OPT_STEP_SIZE:
 			k.step = parse_range("--step-size", optarg,
-			    GA_STEP_MIN, GA_STEP_MAX);
+			    OTP_STATE_STEP_MIN, OTP_STATE_STEP_MAX);
 			break;
 		case OPT_URI:
 			k.uri = 1;
 			break;
 		case OPT_WINDOW_SIZE:
 			k.window = parse_range("--window-size", optarg,
-			    GA_WINDOW_MIN, GA_WINDOW_MAX);
+			    OTP_STATE_WINDOW_MIN, OTP_STATE_WINDOW_MAX);
 			break;
-		default:
-			cli_bad_option(argv);
 		}
 	}
 	argc -= optind;
