@@ -220,3 +220,38 @@ EOF
 	assert_success
 	[ "$stderr" = "" ]
 }
+
+# The long options of a tool's longopts[] table (and the shared ones of
+# cli.h for the tools that use CLI_OTP_LONGOPTS): the source of truth.
+long_options() {
+	local src=("$BATS_TEST_DIRNAME/../cmd/$1.c")
+	grep -q CLI_OTP_LONGOPTS "${src[0]}" &&
+	    src+=("$BATS_TEST_DIRNAME/../cmd/cli.h")
+	sed -n 's/^[[:space:]]*{ "\([a-z0-9-]*\)",.*/\1/p' "${src[@]}" | sort -u
+}
+
+@test "every tool: --help, the man page and the bash, zsh and fish completions offer every long option" {
+	local root=$BATS_TEST_DIRNAME/.. t o n fails=0 help
+	for t in otp-gen otp-verify b32 otp-uri otp-keygen; do
+		n=0
+		help=$("$t" --help)
+		for o in $(long_options "$t"); do
+			n=$((n + 1))
+			grep -qE -- "--$o([^a-z0-9-]|\$)" <<<"$help" ||
+			    { echo "$t --help: --$o"; fails=$((fails + 1)); }
+			grep -qE -- "Fl -$o([^a-z0-9-]|\$)" "$root/man/$t.1" ||
+			    { echo "man/$t.1: --$o"; fails=$((fails + 1)); }
+			grep -qE -- "--$o([^a-z0-9-]|\$)" \
+			    "$root/completions/bash/$t" ||
+			    { echo "bash/$t: --$o"; fails=$((fails + 1)); }
+			grep -qE -- "--$o([^a-z0-9-]|\$)" \
+			    "$root/completions/zsh/_$t" ||
+			    { echo "zsh/_$t: --$o"; fails=$((fails + 1)); }
+			grep -qE -- "-l $o( |\$)" "$root/completions/fish/$t.fish" ||
+			    { echo "fish/$t.fish: --$o"; fails=$((fails + 1)); }
+		done
+		# The table was read: a broken sed would pass every check.
+		[ "$n" -ge 8 ] || { echo "$t: $n long options"; fails=$((fails + 1)); }
+	done
+	[ "$fails" -eq 0 ]
+}
