@@ -28,13 +28,12 @@ enum {
 };
 
 static const struct option longopts[] = {
+	CLI_STD_LONGOPTS,
 	{ "base32hex",	no_argument,		NULL,	OPT_BASE32HEX },
 	{ "decode",	no_argument,		NULL,	'd' },
-	{ "help",	no_argument,		NULL,	'h' },
 	{ "hex",	no_argument,		NULL,	OPT_HEX },
 	{ "no-padding",	no_argument,		NULL,	'n' },
 	{ "strict",	no_argument,		NULL,	CLI_OPT_STRICT },
-	{ "version",	no_argument,		NULL,	'V' },
 	{ "wrap",	required_argument,	NULL,	'w' },
 	{ NULL,		0,			NULL,	0 }
 };
@@ -372,7 +371,7 @@ main(int argc, char *argv[])
 
 	cli_init(argc, argv);
 	atexit(wipe_all);
-	while ((ch = cli_getopt(argc, argv, "dhnVw:", longopts)) != -1) {
+	while ((ch = cli_getopt(argc, argv, "dhnVw:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			decoding = 1;

@@ -71,7 +71,7 @@ cli_usage_error(const char *fmt, ...)
 
 int
 cli_getopt(int argc, char *argv[], const char *shortopts,
-    const struct option *longopts)
+    const struct option *longopts, struct cli_otp *o)
 {
 	char opts[128];
 	const char *word;
@@ -80,7 +80,9 @@ cli_getopt(int argc, char *argv[], const char *shortopts,
 	/* A leading ':' tells a missing argument from an unknown option. */
 	snprintf(opts, sizeof(opts), ":%s", shortopts);
 	opterr = 0;
-	ch = getopt_long(argc, argv, opts, longopts, NULL);
+	do
+		ch = getopt_long(argc, argv, opts, longopts, NULL);
+	while (o != NULL && cli_otp_option(o, ch, optarg));
 	if (ch != '?' && ch != ':')
 		return ch;
 	/* A long option always moves optind past its word; a short one in
@@ -205,10 +207,12 @@ cli_otp_option(struct cli_otp *o, int ch, const char *arg)
 		o->strict = 1;
 		return 1;
 	case CLI_OPT_STEAM:
-		o->steam = 1;
-		return 1;
 	case CLI_OPT_MOTP:
-		o->motp = 1;
+		o->steam |= ch == CLI_OPT_STEAM;
+		o->motp |= ch == CLI_OPT_MOTP;
+		if (o->steam && o->motp)
+			cli_usage_error("--steam and --motp exclude each "
+			    "other");
 		return 1;
 	case CLI_OPT_PIN:
 		o->pin = arg;
@@ -253,8 +257,6 @@ check_options(const struct cli_otp *o)
 {
 	const char *kind = o->steam ? "--steam" : "--motp";
 
-	if (o->steam && o->motp)
-		cli_usage_error("--steam and --motp exclude each other");
 	if (!o->steam && !o->motp) {
 		if (o->pin != NULL)
 			cli_usage_error("--pin goes with --motp");

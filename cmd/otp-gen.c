@@ -22,12 +22,11 @@
 #define GEN_LINE_MAX	(2 * OTP_LABEL_MAX + 2 + OTP_CODE_MAX + 24)
 
 static const struct option longopts[] = {
+	CLI_STD_LONGOPTS,
 	CLI_OTP_LONGOPTS,
-	{ "help",	no_argument,		NULL, 'h' },
 	{ "label",	no_argument,		NULL, 'l' },
 	{ "remaining",	no_argument,		NULL, 'r' },
 	{ "verbose",	no_argument,		NULL, 'v' },
-	{ "version",	no_argument,		NULL, 'V' },
 	{ NULL,		0,			NULL, 0 }
 };
 
@@ -55,27 +54,16 @@ usage(void)
 	    "terminal, one key\n"
 	    "is asked for, without echo).\n"
 	    "\n"
-	    "  --hotp                 event-based codes (default)\n"
-	    "  --totp[=ALG]           time-based codes; ALG SHA1, SHA256 or "
-	    "SHA512\n"
-	    "  -a, --algorithm=ALG    HMAC algorithm, also for HOTP\n"
-	    "  -b, --base32           keys are Base32\n"
-	    "  -x, --hex              keys are hex (default)\n"
-	    "      --strict           Base32 keys must be canonical\n"
+	    CLI_OTP_HELP_KEY
 	    "  -c, --counter=N        HOTP counter (default 0)\n"
 	    "  -d, --digits=N         code length, 6 to 10 (default 6)\n"
-	    "  -s, --time-step-size=DURATION  TOTP step (default 30s)\n"
-	    "  -S, --start-time=TIME  TOTP epoch T0 (default 1970-01-01 "
-	    "00:00:00 UTC)\n"
-	    "  -N, --now=TIME         use TIME as the current time\n"
+	    CLI_OTP_HELP_TIME
 	    "  -w, --window=N         print N further codes after the first\n"
 	    "  -r, --remaining        append a tab and the seconds the TOTP "
 	    "code stays valid\n"
 	    "  -l, --label            prefix each code with the URI's label "
 	    "and a tab\n"
-	    "      --steam            Steam Guard 5-character codes\n"
-	    "      --motp --pin=PIN   Mobile-OTP codes (KEY is the secret "
-	    "text)\n"
+	    CLI_OTP_HELP_KIND
 	    "  -v, --verbose          show the parameters, secrets included\n"
 	    "  -h, --help             show this help\n"
 	    "  -V, --version          show the version\n");
@@ -389,9 +377,7 @@ main(int argc, char *argv[])
 	memset(&g, 0, sizeof(g));
 	cli_otp_init(&g.o);
 	while ((ch = cli_getopt(argc, argv, CLI_OTP_SHORTOPTS "hlrVv",
-	    longopts)) != -1) {
-		if (cli_otp_option(&g.o, ch, optarg))
-			continue;
+	    longopts, &g.o)) != -1) {
 		switch (ch) {
 		case 'h':
 			usage();

@@ -40,28 +40,18 @@ enum {
 };
 
 static const struct option longopts[] = {
-	{ "account",		required_argument, NULL, 'A' },
-	{ "algorithm",		required_argument, NULL, 'a' },
-	{ "base32",		no_argument,	   NULL, 'b' },
+	CLI_STD_LONGOPTS,
+	CLI_URI_LONGOPTS,
 	{ "bytes",		required_argument, NULL, OPT_BYTES },
-	{ "counter",		required_argument, NULL, 'c' },
-	{ "digits",		required_argument, NULL, 'd' },
 	{ "disallow-reuse",	no_argument,	   NULL, OPT_DISALLOW_REUSE },
 	{ "force",		no_argument,	   NULL, 'f' },
-	{ "help",		no_argument,	   NULL, 'h' },
-	{ "hex",		no_argument,	   NULL, 'x' },
-	{ "hotp",		no_argument,	   NULL, CLI_OPT_HOTP },
-	{ "issuer",		required_argument, NULL, 'i' },
-	{ "period",		required_argument, NULL, 'p' },
 	{ "print-state",	required_argument, NULL, OPT_PRINT_STATE },
 	{ "rate-limit",		required_argument, NULL, OPT_RATE_LIMIT },
 	{ "scratch",		required_argument, NULL, OPT_SCRATCH },
 	{ "scratch-out",	required_argument, NULL, OPT_SCRATCH_OUT },
 	{ "state",		required_argument, NULL, OPT_STATE },
 	{ "step-size",		required_argument, NULL, OPT_STEP_SIZE },
-	{ "totp",		optional_argument, NULL, CLI_OPT_TOTP },
 	{ "uri",		no_argument,	   NULL, OPT_URI },
-	{ "version",		no_argument,	   NULL, 'V' },
 	{ "window-size",	required_argument, NULL, OPT_WINDOW_SIZE },
 	{ NULL,			0,		   NULL, 0 }
 };
@@ -634,10 +624,8 @@ main(int argc, char *argv[])
 	k.o.enc = OTP_KEYENC_BASE32;
 	k.bytes = OTP_KEYGEN_DEFAULT;
 	k.nscratch = -1;
-	while ((ch = cli_getopt(argc, argv, "A:a:bc:d:fhi:p:Vx", longopts)) !=
-	    -1) {
-		if (cli_otp_option(&k.o, ch, optarg))
-			continue;
+	while ((ch = cli_getopt(argc, argv, CLI_URI_SHORTOPTS "fhV",
+	    longopts, &k.o)) != -1) {
 		switch (ch) {
 		case 'A':
 			check_label("--account", optarg);

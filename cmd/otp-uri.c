@@ -22,27 +22,17 @@ enum {
 };
 
 static const struct option longopts[] = {
-	{ "account",		required_argument, NULL, 'A' },
-	{ "algorithm",		required_argument, NULL, 'a' },
-	{ "base32",		no_argument,	   NULL, 'b' },
+	CLI_STD_LONGOPTS,
+	CLI_URI_LONGOPTS,
 	{ "check",		no_argument,	   NULL, OPT_CHECK },
-	{ "counter",		required_argument, NULL, 'c' },
-	{ "digits",		required_argument, NULL, 'd' },
 	{ "from-migration",	no_argument,	   NULL, OPT_FROM_MIGRATION },
 	{ "get",		required_argument, NULL, OPT_GET },
-	{ "help",		no_argument,	   NULL, 'h' },
-	{ "hex",		no_argument,	   NULL, 'x' },
-	{ "hotp",		no_argument,	   NULL, CLI_OPT_HOTP },
-	{ "issuer",		required_argument, NULL, 'i' },
 	{ "json",		no_argument,	   NULL, OPT_JSON },
 	{ "parse",		no_argument,	   NULL, OPT_PARSE },
-	{ "period",		required_argument, NULL, 'p' },
 	{ "qr",			optional_argument, NULL, OPT_QR },
 	{ "quiet",		no_argument,	   NULL, 'q' },
 	{ "strict",		no_argument,	   NULL, CLI_OPT_STRICT },
 	{ "to-migration",	no_argument,	   NULL, OPT_TO_MIGRATION },
-	{ "totp",		optional_argument, NULL, CLI_OPT_TOTP },
-	{ "version",		no_argument,	   NULL, 'V' },
 	{ NULL,			0,		   NULL, 0 }
 };
 
@@ -610,8 +600,8 @@ main(int argc, char *argv[])
 	/* What apps use: TOTP, and keys as Base32. */
 	o.type = OTP_TYPE_TOTP;
 	o.enc = OTP_KEYENC_BASE32;
-	while ((ch = cli_getopt(argc, argv, "A:a:bc:d:hi:p:qVx", longopts)) !=
-	    -1) {
+	while ((ch = cli_getopt(argc, argv, CLI_URI_SHORTOPTS "hqV",
+	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'A':
 			opt.account = optarg;

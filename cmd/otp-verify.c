@@ -17,27 +17,27 @@ enum {
 	OPT_FINDSKEW = CLI_OPT_TOOL_BASE,
 	OPT_DIAGNOSE,
 	OPT_STATE,
-	OPT_NOSKEWADJ,
-	OPT_NOINCRHOTP,
-	OPT_NOSTRICTOWNER,
 	OPT_ALLOWEDPERM,
-	OPT_ALLOWRO,
+	OPT_FLAG = 0x1000,	/* | an OTP_STATE_* flag: a --state switch */
+	OPT_ALLOWRO = OPT_FLAG | OTP_STATE_ALLOWRO,
+	OPT_NOINCRHOTP = OPT_FLAG | OTP_STATE_NOINCRHOTP,
+	OPT_NOSKEWADJ = OPT_FLAG | OTP_STATE_NOSKEWADJ,
+	OPT_NOSTRICTOWNER = OPT_FLAG | OTP_STATE_NOSTRICTOWNER,
 };
 
 static const struct option longopts[] = {
+	CLI_STD_LONGOPTS,
 	CLI_OTP_LONGOPTS,
 	{ "allow-readonly",	no_argument,	   NULL, OPT_ALLOWRO },
 	{ "allowed-perm",	required_argument, NULL, OPT_ALLOWEDPERM },
 	{ "diagnose",		no_argument,	   NULL, OPT_DIAGNOSE },
 	{ "find-skew",		no_argument,	   NULL, OPT_FINDSKEW },
-	{ "help",		no_argument,	   NULL, 'h' },
 	{ "no-increment-hotp",	no_argument,	   NULL, OPT_NOINCRHOTP },
 	{ "no-skew-adjust",	no_argument,	   NULL, OPT_NOSKEWADJ },
 	{ "no-strict-owner",	no_argument,	   NULL, OPT_NOSTRICTOWNER },
 	{ "quiet",		no_argument,	   NULL, 'q' },
 	{ "state",		required_argument, NULL, OPT_STATE },
 	{ "verbose",		no_argument,	   NULL, 'v' },
-	{ "version",		no_argument,	   NULL, 'V' },
 	{ NULL,			0,		   NULL, 0 }
 };
 
@@ -85,26 +85,15 @@ usage(void)
 	    "and exit 0; exit 1 if no code in the window matches, 2 on "
 	    "errors.\n"
 	    "\n"
-	    "  --hotp                 event-based codes (default)\n"
-	    "  --totp[=ALG]           time-based codes; ALG SHA1, SHA256 or "
-	    "SHA512\n"
-	    "  -a, --algorithm=ALG    HMAC algorithm, also for HOTP\n"
-	    "  -b, --base32           keys are Base32\n"
-	    "  -x, --hex              keys are hex (default)\n"
-	    "      --strict           Base32 keys must be canonical\n"
+	    CLI_OTP_HELP_KEY
 	    "  -c, --counter=N        HOTP counter expected next (default "
 	    "0)\n"
 	    "  -d, --digits=N         code length, 6 to 10 (default: the "
 	    "OTP's length)\n"
-	    "  -s, --time-step-size=DURATION  TOTP step (default 30s)\n"
-	    "  -S, --start-time=TIME  TOTP epoch T0 (default 1970-01-01 "
-	    "00:00:00 UTC)\n"
-	    "  -N, --now=TIME         use TIME as the current time\n"
+	    CLI_OTP_HELP_TIME
 	    "  -w, --window=N         HOTP: counters c..c+N; TOTP: steps "
 	    "-N..+N (default 0)\n"
-	    "      --steam            Steam Guard 5-character codes\n"
-	    "      --motp --pin=PIN   Mobile-OTP codes (KEY is the secret "
-	    "text)\n"
+	    CLI_OTP_HELP_KIND
 	    "  -q, --quiet            no message when the code is not "
 	    "accepted\n"
 	    "  -v, --verbose          explain the match and the clock, on "
@@ -742,27 +731,14 @@ check_options(const struct verify *v)
 int
 main(int argc, char *argv[])
 {
-	struct verify v;
+	struct verify v = { .mode = MODE_VERIFY };
 	int ch, status;
 
 	cli_init(argc, argv);
-	memset(&v, 0, sizeof(v));
 	cli_otp_init(&v.o);
 	while ((ch = cli_getopt(argc, argv, CLI_OTP_SHORTOPTS "hqVv",
-	    longopts)) != -1) {
-		if (cli_otp_option(&v.o, ch, optarg))
-			continue;
+	    longopts, &v.o)) != -1) {
 		switch (ch) {
-		case 'h':
-			usage();
-		case 'q':
-			v.quiet = 1;
-			break;
-		case 'V':
-			cli_version();
-		case 'v':
-			v.verbose = 1;
-			break;
 		case OPT_FINDSKEW:
 			set_mode(&v, MODE_FINDSKEW);
 			break;
@@ -773,17 +749,15 @@ main(int argc, char *argv[])
 			set_mode(&v, MODE_STATE);
 			v.state = optarg;
 			break;
-		case OPT_NOSKEWADJ:
-			v.state_flags |= OTP_STATE_NOSKEWADJ;
+		case 'h':
+			usage();
+		case 'q':
+			v.quiet = 1;
 			break;
-		case OPT_NOINCRHOTP:
-			v.state_flags |= OTP_STATE_NOINCRHOTP;
-			break;
-		case OPT_NOSTRICTOWNER:
-			v.state_flags |= OTP_STATE_NOSTRICTOWNER;
-			break;
-		case OPT_ALLOWRO:
-			v.state_flags |= OTP_STATE_ALLOWRO;
+		case 'V':
+			cli_version();
+		case 'v':
+			v.verbose = 1;
 			break;
 		case OPT_ALLOWEDPERM:
 			if (otp_parse_mode(optarg, &v.allowed_perm) != 0)
@@ -791,6 +765,9 @@ main(int argc, char *argv[])
 				    "an octal mode from 1 to 7777, such as "
 				    "0600", optarg);
 			v.have_perm = 1;
+			break;
+		default:	/* --no-skew-adjust and the other switches */
+			v.state_flags |= (unsigned)ch & ~(unsigned)OPT_FLAG;
 			break;
 		}
 	}

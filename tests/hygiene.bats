@@ -221,13 +221,25 @@ EOF
 	[ "$stderr" = "" ]
 }
 
-# The long options of a tool's longopts[] table (and the shared ones of
-# cli.h for the tools that use CLI_OTP_LONGOPTS): the source of truth.
+# table_options TEXT: the long options of a longopts[] table, with the
+# CLI_*_LONGOPTS macros of cli.h it names expanded.
+table_options() {
+	local line m
+	while IFS= read -r line; do
+		if [[ $line =~ ^[[:space:]]*\{\ \"([a-z0-9-]+)\", ]]; then
+			echo "${BASH_REMATCH[1]}"
+		elif [[ $line =~ ^[[:space:]]*(CLI_[A-Z]+_LONGOPTS) ]]; then
+			m=${BASH_REMATCH[1]}
+			table_options "$(sed -n "/^#define $m /,/[^\\]\$/p" \
+			    "$BATS_TEST_DIRNAME/../cmd/cli.h" | sed 1d)"
+		fi
+	done <<<"$1"
+}
+
+# The long options of a tool's longopts[] table: the source of truth.
 long_options() {
-	local src=("$BATS_TEST_DIRNAME/../cmd/$1.c")
-	grep -q CLI_OTP_LONGOPTS "${src[0]}" &&
-	    src+=("$BATS_TEST_DIRNAME/../cmd/cli.h")
-	sed -n 's/^[[:space:]]*{ "\([a-z0-9-]*\)",.*/\1/p' "${src[@]}" | sort -u
+	table_options "$(sed -n '/longopts\[\] = {/,/^};/p' \
+	    "$BATS_TEST_DIRNAME/../cmd/$1.c")" | sort -u
 }
 
 @test "every tool: --help, the man page and the bash, zsh and fish completions offer every long option" {
