@@ -28,13 +28,12 @@ enum {
 };
 
 static const struct option longopts[] = {
+	CLI_STD_LONGOPTS,
 	{ "base32hex",	no_argument,		NULL,	OPT_BASE32HEX },
 	{ "decode",	no_argument,		NULL,	'd' },
-	{ "help",	no_argument,		NULL,	'h' },
 	{ "hex",	no_argument,		NULL,	OPT_HEX },
 	{ "no-padding",	no_argument,		NULL,	'n' },
 	{ "strict",	no_argument,		NULL,	CLI_OPT_STRICT },
-	{ "version",	no_argument,		NULL,	'V' },
 	{ "wrap",	required_argument,	NULL,	'w' },
 	{ NULL,		0,			NULL,	0 }
 };
@@ -372,8 +371,7 @@ main(int argc, char *argv[])
 
 	cli_init(argc, argv);
 	atexit(wipe_all);
-	opterr = 0;	/* our own messages, named by getprogname() */
-	while ((ch = getopt_long(argc, argv, ":dhnVw:", longopts, NULL)) != -1) {
+	while ((ch = cli_getopt(argc, argv, "dhnVw:", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			decoding = 1;
@@ -387,8 +385,9 @@ main(int argc, char *argv[])
 			cli_version();
 		case 'w':
 			if (otp_parse_u64(optarg, 0, WRAP_MAX, &v) != 0)
-				cli_usage_error("--wrap: '%s': not a number of "
-				    "columns from 0 to %d", optarg, WRAP_MAX);
+				errx(CLI_EXIT_ERR, "--wrap: '%s': not a "
+				    "number of columns from 0 to %d", optarg,
+				    WRAP_MAX);
 			wrap = (size_t)v;
 			break;
 		case OPT_HEX:
@@ -400,15 +399,6 @@ main(int argc, char *argv[])
 		case CLI_OPT_STRICT:
 			flags |= OTP_B32_STRICT;
 			break;
-		case ':':
-			cli_usage_error("option '%s' needs an argument",
-			    argv[optind - 1]);
-		default:
-			if (optopt != 0)
-				cli_usage_error("unknown option '-%c'", optopt);
-			/* Not past '=': a mistyped option may carry a key. */
-			cli_usage_error("unknown option '%.*s'",
-			    (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
 		}
 	}
 	argc -= optind;

@@ -69,15 +69,43 @@ cli_usage_error(const char *fmt, ...)
 	exit(CLI_EXIT_ERR);
 }
 
-void
-cli_bad_option(char *argv[])
+int
+cli_getopt(int argc, char *argv[], const char *shortopts,
+    const struct option *longopts, struct cli_otp *o)
 {
-	/* A short option in a cluster leaves optind on its word. */
-	if (optopt > 0 && optopt < 128)
-		cli_usage_error("unknown option or missing argument: '-%c'",
-		    optopt);
-	cli_usage_error("unknown option or missing argument: '%.*s'",
-	    (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+	char opts[128];
+	const char *word;
+	int ch, n;
+
+	/* A leading ':' tells a missing argument from an unknown option. */
+	snprintf(opts, sizeof(opts), ":%s", shortopts);
+	opterr = 0;
+	do
+		ch = getopt_long(argc, argv, opts, longopts, NULL);
+	while (o != NULL && cli_otp_option(o, ch, optarg));
+	if (ch != '?' && ch != ':')
+		return ch;
+	/* A long option always moves optind past its word; a short one in
+	 * the middle of a cluster does not, so it is named by optopt.  A
+	 * long one is named as typed, never past its '='. */
+	word = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+	n = (int)strcspn(word, "=");
+	if (ch == ':' && strncmp(word, "--", 2) == 0)
+		cli_usage_error("option '%.*s' needs an argument", n, word);
+	if (ch == ':')
+		cli_usage_error("option '-%c' needs an argument", optopt);
+	/* optopt is 0 for an unknown or ambiguous long option, the option's
+	 * value for a long option given an argument it does not take. */
+	if (optopt != 0 && word[n] == '=' && strncmp(word, "--", 2) == 0 &&
+	    (optopt >= 128 || (optopt != ':' &&
+	    strchr(shortopts, optopt) != NULL)))
+		cli_usage_error("option '%.*s' takes no argument", n, word);
+	if (optopt == 0)
+		cli_usage_error("unknown option '%.*s'", n, word);
+	if (optopt > 0x20 && optopt < 0x7f)
+		cli_usage_error("unknown option '-%c'", optopt);
+	cli_usage_error("unknown option (byte 0x%02x)",
+	    (unsigned)(unsigned char)optopt);
 }
 
 void
@@ -148,9 +176,10 @@ cli_otp_option(struct cli_otp *o, int ch, const char *arg)
 		if ((rc = otp_duration_parse(arg, &o->step)) != 0)
 			errx(CLI_EXIT_ERR, "--time-step-size: '%s': %s", arg,
 			    otp_strerror(rc));
-		if (o->step == 0 || o->step > INT64_MAX)
-			errx(CLI_EXIT_ERR, "--time-step-size: '%s': %s", arg,
-			    "the step must be at least one second");
+		/* A step past 2^62 leaves no room for the window. */
+		if (o->step == 0 || o->step > INT64_MAX / 2)
+			errx(CLI_EXIT_ERR, "--time-step-size: '%s': must be 1 "
+			    "to %lld seconds", arg, (long long)(INT64_MAX / 2));
 		o->have_step = 1;
 		return 1;
 	case 'w':
@@ -160,13 +189,15 @@ cli_otp_option(struct cli_otp *o, int ch, const char *arg)
 		o->have_window = 1;
 		return 1;
 	case CLI_OPT_HOTP:
-		o->type = OTP_TYPE_HOTP;
-		o->have_type = 1;
-		return 1;
 	case CLI_OPT_TOTP:
-		o->type = OTP_TYPE_TOTP;
+		/* A type given twice over is an error: whichever won, the
+		 * codes of the other would be silently wrong. */
+		if (o->have_type && o->type != (ch == CLI_OPT_HOTP ?
+		    OTP_TYPE_HOTP : OTP_TYPE_TOTP))
+			cli_usage_error("--hotp and --totp exclude each other");
+		o->type = ch == CLI_OPT_HOTP ? OTP_TYPE_HOTP : OTP_TYPE_TOTP;
 		o->have_type = 1;
-		if (arg != NULL) {
+		if (arg != NULL) {	/* --totp=ALG */
 			if (otp_alg_parse(arg, &o->alg) != 0)
 				errx(CLI_EXIT_ERR, "--totp: unknown algorithm "
 				    "'%s' (SHA1, SHA256 or SHA512)", arg);
@@ -176,8 +207,30 @@ cli_otp_option(struct cli_otp *o, int ch, const char *arg)
 	case CLI_OPT_STRICT:
 		o->strict = 1;
 		return 1;
+	case CLI_OPT_STEAM:
+	case CLI_OPT_MOTP:
+		o->steam |= ch == CLI_OPT_STEAM;
+		o->motp |= ch == CLI_OPT_MOTP;
+		if (o->steam && o->motp)
+			cli_usage_error("--steam and --motp exclude each "
+			    "other");
+		return 1;
+	case CLI_OPT_PIN:
+		o->pin = arg;
+		return 1;
 	}
 	return 0;
+}
+
+uint64_t
+cli_period(const char *arg)
+{
+	uint64_t v;
+
+	if (otp_duration_parse(arg, &v) != 0 || v == 0 || v > UINT32_MAX)
+		errx(CLI_EXIT_ERR, "--period: '%s': must be 1 to 4294967295 "
+		    "seconds (30, 30s, 1m)", arg);
+	return v;
 }
 
 void
@@ -193,6 +246,80 @@ cli_otp_apply(const struct cli_otp *o, struct otp_uri *u)
 		u->counter = o->counter;
 	if (o->have_step || !u->is_uri)
 		u->period = o->step;
+	if (o->steam || o->motp)
+		u->type = OTP_TYPE_TOTP;
+	if (o->motp)
+		u->period = 10;		/* Mobile-OTP hashes tens of seconds */
+}
+
+/* The options among themselves: usage errors. */
+static void
+check_options(const struct cli_otp *o)
+{
+	const char *kind = o->steam ? "--steam" : "--motp";
+
+	if (!o->steam && !o->motp) {
+		if (o->pin != NULL)
+			cli_usage_error("--pin goes with --motp");
+		return;
+	}
+	if (o->have_type && o->type == OTP_TYPE_HOTP)
+		cli_usage_error("--hotp and %s exclude each other", kind);
+	if (o->have_digits || o->have_alg)
+		cli_usage_error("--digits and --algorithm do not apply to %s",
+		    kind);
+	if (o->motp && o->have_step)
+		cli_usage_error("--time-step-size does not apply to --motp: "
+		    "Mobile-OTP uses 10-second steps");
+	if (o->motp && o->pin == NULL)
+		cli_usage_error("--motp needs --pin=PIN");
+	if (o->steam && o->pin != NULL)
+		cli_usage_error("--pin goes with --motp");
+}
+
+int
+cli_otp_check(const struct cli_otp *o, const struct otp_uri *u,
+    const char *where)
+{
+	if (u == NULL) {
+		check_options(o);
+		return 0;
+	}
+	/* A URI's own type wins over no option: its counter or step
+	 * options then override its parameters. */
+	if (u->is_uri)
+		return 0;
+	if (u->type == OTP_TYPE_TOTP && o->have_counter) {
+		warnx("--counter applies to HOTP only%s", where);
+		return -1;
+	}
+	if (u->type == OTP_TYPE_HOTP && (o->have_now || o->have_start ||
+	    o->have_step)) {
+		warnx("--now, --start-time and --time-step-size apply to TOTP "
+		    "only (add --totp)%s", where);
+		return -1;
+	}
+	return 0;
+}
+
+int
+cli_motp_text(const struct cli_otp *o, const char *text, const char *what,
+    struct otp_uri *u)
+{
+	size_t n = strlen(text);
+
+	otp_uri_init(u);
+	cli_lock(u, sizeof(*u));
+	cli_otp_apply(o, u);
+	if (n == 0 || n > sizeof(u->key.buf)) {
+		warnx("mOTP secret%s%s%s: %s", what != NULL ? " (" : "",
+		    what != NULL ? what : "", what != NULL ? ")" : "",
+		    otp_strerror(n == 0 ? OTP_EKEYEMPTY : OTP_EKEYLONG));
+		return -1;
+	}
+	memcpy(u->key.buf, text, n);
+	u->key.len = n;
+	return 0;
 }
 
 /* Print what was wrong with key text; where is "" or " (line 3)". */

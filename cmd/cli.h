@@ -6,6 +6,7 @@
 #ifndef CLI_H
 #define CLI_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +39,9 @@ struct cli_otp {
 	uint64_t	window;
 	enum otp_keyenc	enc;
 	int		strict;		/* --strict Base32 */
+	int		steam;		/* --steam */
+	int		motp;		/* --motp */
+	const char	*pin;		/* --pin, for --motp */
 	int		have_type, have_alg, have_digits, have_counter;
 	int		have_step, have_start, have_now, have_window;
 };
@@ -54,10 +58,14 @@ void	cli_exit(int status) __attribute__((noreturn));
 void	cli_usage_error(const char *fmt, ...)
 	    __attribute__((noreturn, format(printf, 1, 2)));
 
-/* The usage error for getopt_long's '?' (call with opterr = 0): one line
- * naming the option, never past its '=' (a mistyped option may carry a
- * key). */
-void	cli_bad_option(char *argv[]) __attribute__((noreturn));
+/* getopt_long(3) with the one usage error of every tool: the next option,
+ * or -1.  An unknown option ("unknown option '--bogus'") or a missing
+ * argument ("option '--digits' needs an argument") exits 2 here, naming
+ * the option as typed but never past its '=' (a mistyped option may carry
+ * a key).  With o, the shared options go to cli_otp_option() and are not
+ * returned.  shortopts is given without a leading ':'. */
+int	cli_getopt(int argc, char *argv[], const char *shortopts,
+	    const struct option *longopts, struct cli_otp *o);
 
 /* Set the defaults: HOTP, SHA1, 6 digits, step 30, start 0, now = time(). */
 void	cli_otp_init(struct cli_otp *o);
@@ -85,28 +93,83 @@ void	cli_key_load(const struct cli_otp *o, const char *arg,
  * printing a warning, so a caller can go on to the next line. */
 int	cli_key_text(const struct cli_otp *o, const char *text,
 	    const char *what, struct otp_uri *u);
-/* Apply the command-line parameters of o over those of u. */
+/* Apply the command-line parameters of o over those of u (--steam and
+ * --motp make it TOTP, --motp with 10-second steps). */
 void	cli_otp_apply(const struct cli_otp *o, struct otp_uri *u);
+/* The rules of otp-gen and otp-verify for combining the shared options.
+ * With u NULL, the options among themselves: a conflict is a usage error
+ * (exit 2).  With u, the options against that key's type: returns 0, or
+ * -1 after a warning ending in where ("" or " (line 3)"). */
+int	cli_otp_check(const struct cli_otp *o, const struct otp_uri *u,
+	    const char *where);
+/* Fill u from a Mobile-OTP secret: the text itself, not decoded; what
+ * names the source in messages ("line 3", or NULL).  Returns 0, or -1
+ * after a warning that never holds the secret. */
+int	cli_motp_text(const struct cli_otp *o, const char *text,
+	    const char *what, struct otp_uri *u);
+/* A --period value: a duration (30, 30s, 1m) of 1 to 2^32-1 seconds, the
+ * range of an otpauth URI's period; a bad value exits 2 with one line. */
+uint64_t cli_period(const char *arg);
 /* Keep the pages of n bytes at p out of swap where the system allows it
  * (mlock(2)); failure is ignored.  For key buffers. */
 void	cli_lock(const void *p, size_t n);
 
-/* getopt short options the shared set uses (tools append their own). */
-#define CLI_OTP_SHORTOPTS	"a:bc:d:N:s:S:w:x"
+/* -h/--help and -V/--version, which every tool has. */
+#define CLI_STD_LONGOPTS \
+	{ "help",		no_argument,	   NULL, 'h' }, \
+	{ "version",		no_argument,	   NULL, 'V' }
 
-/* The long options of the shared set, for a tool's longopts[] table. */
-#define CLI_OTP_LONGOPTS \
+/* --help lines of the shared options, as otp-gen and otp-verify both
+ * describe them. */
+#define CLI_OTP_HELP_KEY \
+	"  --hotp                 event-based codes (default)\n" \
+	"  --totp[=ALG]           time-based codes; ALG SHA1, SHA256 or " \
+	"SHA512\n" \
+	"  -a, --algorithm=ALG    HMAC algorithm, also for HOTP\n" \
+	"  -b, --base32           keys are Base32\n" \
+	"  -x, --hex              keys are hex (default)\n" \
+	"      --strict           Base32 keys must be canonical\n"
+#define CLI_OTP_HELP_TIME \
+	"  -s, --time-step-size=DURATION  TOTP step (default 30s)\n" \
+	"  -S, --start-time=TIME  TOTP epoch T0 (default 1970-01-01 " \
+	"00:00:00 UTC)\n" \
+	"  -N, --now=TIME         use TIME as the current time\n"
+#define CLI_OTP_HELP_KIND \
+	"      --steam            Steam Guard 5-character codes (not with " \
+	"-a, -d)\n" \
+	"      --motp --pin=PIN   Mobile-OTP codes (KEY is the secret " \
+	"text)\n"
+
+/* The options that describe a key, in every tool that takes or makes
+ * one: short letters, and entries for a tool's longopts[] table. */
+#define CLI_KEY_SHORTOPTS	"a:bc:d:x"
+#define CLI_KEY_LONGOPTS \
 	{ "algorithm",		required_argument, NULL, 'a' }, \
 	{ "base32",		no_argument,	   NULL, 'b' }, \
 	{ "counter",		required_argument, NULL, 'c' }, \
 	{ "digits",		required_argument, NULL, 'd' }, \
 	{ "hex",		no_argument,	   NULL, 'x' }, \
 	{ "hotp",		no_argument,	   NULL, CLI_OPT_HOTP }, \
+	{ "totp",		optional_argument, NULL, CLI_OPT_TOTP }
+
+/* The key options of otp-gen and otp-verify, and those of a key for an
+ * otpauth URI (otp-uri, otp-keygen --uri): the label and the period. */
+#define CLI_OTP_SHORTOPTS	CLI_KEY_SHORTOPTS "N:s:S:w:"
+#define CLI_URI_SHORTOPTS	CLI_KEY_SHORTOPTS "A:i:p:"
+#define CLI_URI_LONGOPTS \
+	CLI_KEY_LONGOPTS, \
+	{ "account",		required_argument, NULL, 'A' }, \
+	{ "issuer",		required_argument, NULL, 'i' }, \
+	{ "period",		required_argument, NULL, 'p' }
+#define CLI_OTP_LONGOPTS \
+	CLI_KEY_LONGOPTS, \
+	{ "motp",		no_argument,	   NULL, CLI_OPT_MOTP }, \
 	{ "now",		required_argument, NULL, 'N' }, \
+	{ "pin",		required_argument, NULL, CLI_OPT_PIN }, \
 	{ "start-time",		required_argument, NULL, 'S' }, \
+	{ "steam",		no_argument,	   NULL, CLI_OPT_STEAM }, \
 	{ "strict",		no_argument,	   NULL, CLI_OPT_STRICT }, \
 	{ "time-step-size",	required_argument, NULL, 's' }, \
-	{ "totp",		optional_argument, NULL, CLI_OPT_TOTP }, \
 	{ "window",		required_argument, NULL, 'w' }
 
 #endif /* CLI_H */

@@ -17,31 +17,20 @@
 #define GEN_OUT_SIZE	32768
 #define GEN_LINE_MAX	(2 * OTP_LABEL_MAX + 2 + OTP_CODE_MAX + 24)
 
-enum {
-	OPT_PIN = CLI_OPT_TOOL_BASE,
-};
-
 static const struct option longopts[] = {
+	CLI_STD_LONGOPTS,
 	CLI_OTP_LONGOPTS,
-	{ "help",	no_argument,		NULL, 'h' },
 	{ "label",	no_argument,		NULL, 'l' },
-	{ "motp",	no_argument,		NULL, CLI_OPT_MOTP },
-	{ "pin",	required_argument,	NULL, OPT_PIN },
 	{ "remaining",	no_argument,		NULL, 'r' },
-	{ "steam",	no_argument,		NULL, CLI_OPT_STEAM },
 	{ "verbose",	no_argument,		NULL, 'v' },
-	{ "version",	no_argument,		NULL, 'V' },
 	{ NULL,		0,			NULL, 0 }
 };
 
 struct gen {
-	struct cli_otp	 o;
+	struct cli_otp	 o;		/* --steam, --motp and --pin too */
 	int		 verbose;
 	int		 label;
 	int		 remaining;
-	int		 steam;
-	int		 motp;
-	const char	*pin;
 };
 
 static void __attribute__((noreturn))
@@ -61,27 +50,16 @@ usage(void)
 	    "terminal, one key\n"
 	    "is asked for, without echo).\n"
 	    "\n"
-	    "  --hotp                 event-based codes (default)\n"
-	    "  --totp[=ALG]           time-based codes; ALG SHA1, SHA256 or "
-	    "SHA512\n"
-	    "  -a, --algorithm=ALG    HMAC algorithm, also for HOTP\n"
-	    "  -b, --base32           keys are Base32\n"
-	    "  -x, --hex              keys are hex (default)\n"
-	    "      --strict           Base32 keys must be canonical\n"
+	    CLI_OTP_HELP_KEY
 	    "  -c, --counter=N        HOTP counter (default 0)\n"
 	    "  -d, --digits=N         code length, 6 to 10 (default 6)\n"
-	    "  -s, --time-step-size=DURATION  TOTP step (default 30s)\n"
-	    "  -S, --start-time=TIME  TOTP epoch T0 (default 1970-01-01 "
-	    "00:00:00 UTC)\n"
-	    "  -N, --now=TIME         use TIME as the current time\n"
+	    CLI_OTP_HELP_TIME
 	    "  -w, --window=N         print N further codes after the first\n"
 	    "  -r, --remaining        append a tab and the seconds the TOTP "
 	    "code stays valid\n"
 	    "  -l, --label            prefix each code with the URI's label "
 	    "and a tab\n"
-	    "      --steam            Steam Guard 5-character codes\n"
-	    "      --motp --pin=PIN   Mobile-OTP codes (KEY is the secret "
-	    "text)\n"
+	    CLI_OTP_HELP_KIND
 	    "  -v, --verbose          show the parameters, secrets included\n"
 	    "  -h, --help             show this help\n"
 	    "  -V, --version          show the version\n");
@@ -102,7 +80,7 @@ print_verbose(const struct gen *g, const struct otp_uri *u,
 	printf("Hex secret: %s\nBase32 secret: %s\n", hex, b32);
 	otp_wipe(hex, sizeof(hex));
 	otp_wipe(b32, sizeof(b32));
-	if (!g->steam && !g->motp)
+	if (!g->o.steam && !g->o.motp)
 		printf("Digits: %u\n", u->digits);
 	printf("Window size: %" PRIu64 "\n", g->o.window);
 	if (u->type == OTP_TYPE_HOTP) {
@@ -116,7 +94,7 @@ print_verbose(const struct gen *g, const struct otp_uri *u,
 		strcpy(tstart, "?");
 	if (otp_time_format_utc(g->o.now, tnow, sizeof(tnow)) != 0)
 		strcpy(tnow, "?");
-	printf("TOTP mode: %s\n", g->motp ? "mOTP" : otp_alg_name(u->alg));
+	printf("TOTP mode: %s\n", g->o.motp ? "mOTP" : otp_alg_name(u->alg));
 	printf("Step size (seconds): %" PRIu64 "\n", u->period);
 	printf("Start time: %s (%" PRId64 ")\n", tstart, g->o.start);
 	printf("Current time: %s (%" PRId64 ")\n", tnow, g->o.now);
@@ -134,21 +112,14 @@ label_of(const struct otp_uri *u, char *buf, size_t size)
 	return buf;
 }
 
-/* Check the options against the key's type; 0 or an error printed. */
+/* Check the options against the key's type, as otp-verify does; 0 or an
+ * error printed. */
 static int
 check_combination(const struct gen *g, const struct otp_uri *u,
     const char *where)
 {
-	if (u->type == OTP_TYPE_TOTP && g->o.have_counter && !u->is_uri) {
-		warnx("--counter applies to HOTP only%s", where);
+	if (cli_otp_check(&g->o, u, where) != 0)
 		return -1;
-	}
-	if (u->type == OTP_TYPE_HOTP && !u->is_uri && (g->o.have_now ||
-	    g->o.have_start || g->o.have_step)) {
-		warnx("--now, --start-time and --time-step-size apply to TOTP "
-		    "only (add --totp)%s", where);
-		return -1;
-	}
 	if (g->remaining && u->type != OTP_TYPE_TOTP) {
 		warnx("--remaining applies to TOTP only%s", where);
 		return -1;
@@ -187,14 +158,14 @@ emit(const struct gen *g, const struct otp_uri *u, uint64_t counter,
 			    sizeof(l->buf) - l->n);
 			l->buf[l->n++] = '\t';
 		}
-		if (g->motp) {
+		if (g->o.motp) {
 			/* mOTP hashes the time in tens of seconds. */
-			otp_motp((const char *)u->key.buf, u->key.len, g->pin,
+			otp_motp((const char *)u->key.buf, u->key.len, g->o.pin,
 			    (int64_t)((counter + i + j) * u->period) +
 			    g->o.start, l->code);
 			l->n += strlcpy(l->buf + l->n, l->code,
 			    sizeof(l->buf) - l->n);
-		} else if (g->steam) {
+		} else if (g->o.steam) {
 			otp_code_steam(values[j], l->code);
 			l->n += strlcpy(l->buf + l->n, l->code,
 			    sizeof(l->buf) - l->n);
@@ -222,10 +193,6 @@ generate(const struct gen *g, struct otp_uri *u, const char *where)
 	uint32_t values[GEN_BATCH];
 	int rc;
 
-	if (g->steam || g->motp)
-		u->type = OTP_TYPE_TOTP;
-	if (g->motp && !g->o.have_step)
-		u->period = 10;
 	if (check_combination(g, u, where) != 0)
 		return -1;
 	if (u->type == OTP_TYPE_TOTP) {
@@ -244,7 +211,7 @@ generate(const struct gen *g, struct otp_uri *u, const char *where)
 		    otp_strerror(OTP_EWINDOW), where);
 		return -1;
 	}
-	if (!g->motp && (rc = otp_hmac_init(&h, u->alg, u->key.buf,
+	if (!g->o.motp && (rc = otp_hmac_init(&h, u->alg, u->key.buf,
 	    u->key.len)) != 0) {
 		warnx("%s%s", otp_strerror(rc), where);
 		return -1;
@@ -259,7 +226,7 @@ generate(const struct gen *g, struct otp_uri *u, const char *where)
 	for (i = 0; i <= g->o.window; i += nv) {
 		nv = g->o.window - i < GEN_BATCH ? g->o.window - i + 1 :
 		    GEN_BATCH;
-		if (!g->motp)
+		if (!g->o.motp)
 			otp_hotp_values(&h, counter + i, values, nv);
 		if (emit(g, u, counter, left, i, values, nv, &l) != 0)
 			break;
@@ -267,7 +234,7 @@ generate(const struct gen *g, struct otp_uri *u, const char *where)
 	fwrite_unlocked(l.buf, 1, l.n, stdout);
 	otp_wipe(&l, sizeof(l));
 	otp_wipe(values, sizeof(values));
-	if (!g->motp)
+	if (!g->o.motp)
 		otp_hmac_wipe(&h);
 	return 0;
 }
@@ -277,21 +244,9 @@ static int
 load_text(const struct gen *g, const char *text, const char *what,
     struct otp_uri *u)
 {
-	size_t n;
-
-	if (!g->motp)
-		return cli_key_text(&g->o, text, what, u);
-	otp_uri_init(u);
-	cli_otp_apply(&g->o, u);
-	n = strlen(text);
-	if (n == 0 || n > sizeof(u->key.buf)) {
-		warnx("mOTP secret%s%s: %s", what ? " " : "", what ? what : "",
-		    otp_strerror(n == 0 ? OTP_EKEYEMPTY : OTP_EKEYLONG));
-		return -1;
-	}
-	memcpy(u->key.buf, text, n);
-	u->key.len = n;
-	return 0;
+	if (g->o.motp)
+		return cli_motp_text(&g->o, text, what, u);
+	return cli_key_text(&g->o, text, what, u);
 }
 
 static int
@@ -362,55 +317,29 @@ main(int argc, char *argv[])
 	int ch, i, status = 0;
 
 	cli_init(argc, argv);
-	opterr = 0;	/* one message, ours, naming the option */
 	memset(&g, 0, sizeof(g));
 	cli_otp_init(&g.o);
-	while ((ch = getopt_long(argc, argv, CLI_OTP_SHORTOPTS "hlrVv",
-	    longopts, NULL)) != -1) {
-		if (cli_otp_option(&g.o, ch, optarg))
-			continue;
+	while ((ch = cli_getopt(argc, argv, CLI_OTP_SHORTOPTS "hlrVv",
+	    longopts, &g.o)) != -1) {
 		switch (ch) {
 		case 'h':
 			usage();
 		case 'l':
 			g.label = 1;
 			break;
-		case CLI_OPT_MOTP:
-			g.motp = 1;
-			break;
-		case OPT_PIN:
-			g.pin = optarg;
-			break;
 		case 'r':
 			g.remaining = 1;
-			break;
-		case CLI_OPT_STEAM:
-			g.steam = 1;
 			break;
 		case 'v':
 			g.verbose = 1;
 			break;
 		case 'V':
 			cli_version();
-		default:
-			cli_bad_option(argv);
 		}
 	}
 	argc -= optind;
 	argv += optind;
-
-	if (g.steam && g.motp)
-		cli_usage_error("--steam and --motp exclude each other");
-	if ((g.steam || g.motp) && (g.o.have_digits || g.o.have_alg))
-		cli_usage_error("--digits and --algorithm do not apply to "
-		    "--steam or --motp");
-	if (g.motp && g.o.have_step)
-		cli_usage_error("Mobile-OTP uses 10-second steps; "
-		    "--time-step-size does not apply");
-	if (g.motp != (g.pin != NULL))
-		cli_usage_error("--motp and --pin=PIN go together");
-	if (g.o.have_step && g.o.step > INT64_MAX / 2)
-		cli_usage_error("--time-step-size: too large");
+	cli_otp_check(&g.o, NULL, NULL);
 
 	/* At a terminal, no operand is one key asked for without echo. */
 	if (argc == 0)

@@ -20,17 +20,10 @@
 
 #include "cli.h"
 
-/* google-authenticator(1)'s limits for what it writes to a state file. */
+/* google-authenticator(1)'s scratch codes in a state file it writes; its
+ * other ranges are otp.h's OTP_STATE_*_MIN/MAX. */
 #define GA_SCRATCH_MAX		10
 #define GA_SCRATCH_DEFAULT	5
-#define GA_WINDOW_MIN		1
-#define GA_WINDOW_MAX		21
-#define GA_STEP_MIN		1
-#define GA_STEP_MAX		60
-#define GA_RATE_MIN		1
-#define GA_RATE_MAX		10
-#define GA_RATE_SECS_MIN	15
-#define GA_RATE_SECS_MAX	600
 
 enum {
 	OPT_BYTES = CLI_OPT_TOOL_BASE,
@@ -46,28 +39,18 @@ enum {
 };
 
 static const struct option longopts[] = {
-	{ "account",		required_argument, NULL, 'A' },
-	{ "algorithm",		required_argument, NULL, 'a' },
-	{ "base32",		no_argument,	   NULL, 'b' },
+	CLI_STD_LONGOPTS,
+	CLI_URI_LONGOPTS,
 	{ "bytes",		required_argument, NULL, OPT_BYTES },
-	{ "counter",		required_argument, NULL, 'c' },
-	{ "digits",		required_argument, NULL, 'd' },
 	{ "disallow-reuse",	no_argument,	   NULL, OPT_DISALLOW_REUSE },
 	{ "force",		no_argument,	   NULL, 'f' },
-	{ "help",		no_argument,	   NULL, 'h' },
-	{ "hex",		no_argument,	   NULL, 'x' },
-	{ "hotp",		no_argument,	   NULL, CLI_OPT_HOTP },
-	{ "issuer",		required_argument, NULL, 'i' },
-	{ "period",		required_argument, NULL, 'p' },
 	{ "print-state",	required_argument, NULL, OPT_PRINT_STATE },
 	{ "rate-limit",		required_argument, NULL, OPT_RATE_LIMIT },
 	{ "scratch",		required_argument, NULL, OPT_SCRATCH },
 	{ "scratch-out",	required_argument, NULL, OPT_SCRATCH_OUT },
 	{ "state",		required_argument, NULL, OPT_STATE },
 	{ "step-size",		required_argument, NULL, OPT_STEP_SIZE },
-	{ "totp",		optional_argument, NULL, CLI_OPT_TOTP },
 	{ "uri",		no_argument,	   NULL, OPT_URI },
-	{ "version",		no_argument,	   NULL, 'V' },
 	{ "window-size",	required_argument, NULL, OPT_WINDOW_SIZE },
 	{ NULL,			0,		   NULL, 0 }
 };
@@ -112,7 +95,7 @@ usage(void)
 	    "[--scratch-out=FILE]\n"
 	    "                  [--uri [-i ISSUER] [-A ACCOUNT] [--totp[=ALG] | "
 	    "--hotp]\n"
-	    "                   [-a ALG] [-d DIGITS] [-p SECONDS] "
+	    "                   [-a ALG] [-d DIGITS] [-p DURATION] "
 	    "[-c COUNTER]]\n"
 	    "                  [--state=FILE [--totp | --hotp] "
 	    "[--window-size=N]\n"
@@ -143,7 +126,8 @@ usage(void)
 	    "      --hotp             counter-based\n"
 	    "  -a, --algorithm=ALG    SHA1 (default), SHA256 or SHA512\n"
 	    "  -d, --digits=N         code length, 6 to 10 (default 6)\n"
-	    "  -p, --period=SECONDS   TOTP time step (default 30)\n"
+	    "  -p, --period=DURATION  TOTP time step, as 30, 30s or 1m "
+	    "(default 30s)\n"
 	    "  -c, --counter=N        HOTP counter (default 0)\n"
 	    "      --state=FILE       write a new Google Authenticator state "
 	    "file\n"
@@ -168,7 +152,7 @@ parse_range(const char *name, const char *arg, unsigned min, unsigned max)
 	uint64_t v;
 
 	if (otp_parse_u64(arg, min, max, &v) != 0)
-		cli_usage_error("%s: '%s': must be a decimal from %u to %u",
+		errx(CLI_EXIT_ERR, "%s: '%s': must be a decimal from %u to %u",
 		    name, arg, min, max);
 	return (unsigned)v;
 }
@@ -181,17 +165,19 @@ parse_rate(struct keygen *k, const char *arg)
 	uint64_t n, secs;
 
 	if (strlen(arg) >= sizeof(buf) || (slash = strchr(arg, '/')) == NULL)
-		cli_usage_error("--rate-limit: '%s': expected N/SECONDS, "
+		errx(CLI_EXIT_ERR, "--rate-limit: '%s': expected N/SECONDS, "
 		    "e.g. 3/30", arg);
 	memcpy(buf, arg, (size_t)(slash - arg));
 	buf[slash - arg] = '\0';
-	if (otp_parse_u64(buf, GA_RATE_MIN, GA_RATE_MAX, &n) != 0)
-		cli_usage_error("--rate-limit: '%s': N must be a decimal from "
-		    "%d to %d", arg, GA_RATE_MIN, GA_RATE_MAX);
-	if (otp_parse_u64(slash + 1, GA_RATE_SECS_MIN, GA_RATE_SECS_MAX,
-	    &secs) != 0)
-		cli_usage_error("--rate-limit: '%s': SECONDS must be a decimal "
-		    "from %d to %d", arg, GA_RATE_SECS_MIN, GA_RATE_SECS_MAX);
+	if (otp_parse_u64(buf, OTP_STATE_RATE_MIN, OTP_STATE_RATE_MAX, &n) != 0)
+		errx(CLI_EXIT_ERR, "--rate-limit: '%s': N must be a decimal "
+		    "from %d to %d", arg, OTP_STATE_RATE_MIN,
+		    OTP_STATE_RATE_MAX);
+	if (otp_parse_u64(slash + 1, OTP_STATE_RATE_SECS_MIN,
+	    OTP_STATE_RATE_SECS_MAX, &secs) != 0)
+		errx(CLI_EXIT_ERR, "--rate-limit: '%s': SECONDS must be a "
+		    "decimal from %d to %d", arg, OTP_STATE_RATE_SECS_MIN,
+		    OTP_STATE_RATE_SECS_MAX);
 	k->rate_n = (unsigned)n;
 	k->rate_secs = (unsigned)secs;
 }
@@ -200,7 +186,7 @@ static void
 check_label(const char *name, const char *s)
 {
 	if (strlen(s) >= OTP_LABEL_MAX)
-		cli_usage_error("%s: longer than %d bytes", name,
+		errx(CLI_EXIT_ERR, "%s: longer than %d bytes", name,
 		    OTP_LABEL_MAX - 1);
 }
 
@@ -262,7 +248,7 @@ check_options(struct keygen *k)
 			cli_usage_error("--state: the time step is "
 			    "--step-size; --period does not apply");
 		if (k->nscratch > GA_SCRATCH_MAX)
-			cli_usage_error("--scratch: '%ld': at most %d with "
+			errx(CLI_EXIT_ERR, "--scratch: '%ld': at most %d with "
 			    "--state", k->nscratch, GA_SCRATCH_MAX);
 		if (k->nscratch < 0)
 			k->nscratch = GA_SCRATCH_DEFAULT;
@@ -552,7 +538,6 @@ main(int argc, char *argv[])
 	int ch;
 
 	cli_init(argc, argv);
-	opterr = 0;	/* one message, ours, naming the option */
 	if (atexit(wipe_secrets) != 0)
 		errx(CLI_EXIT_ERR, "atexit failed");
 	memset(&k, 0, sizeof(k));
@@ -560,14 +545,8 @@ main(int argc, char *argv[])
 	k.o.enc = OTP_KEYENC_BASE32;
 	k.bytes = OTP_KEYGEN_DEFAULT;
 	k.nscratch = -1;
-	while ((ch = getopt_long(argc, argv, "A:a:bc:d:fhi:p:Vx", longopts,
-	    NULL)) != -1) {
-		if ((ch == CLI_OPT_HOTP || ch == CLI_OPT_TOTP) &&
-		    k.o.have_type && k.o.type != (ch == CLI_OPT_HOTP ?
-		    OTP_TYPE_HOTP : OTP_TYPE_TOTP))
-			cli_usage_error("--totp and --hotp exclude each other");
-		if (cli_otp_option(&k.o, ch, optarg))
-			continue;
+	while ((ch = cli_getopt(argc, argv, CLI_URI_SHORTOPTS "fhV",
+	    longopts, &k.o)) != -1) {
 		switch (ch) {
 		case 'A':
 			check_label("--account", optarg);
@@ -593,8 +572,7 @@ main(int argc, char *argv[])
 			k.disallow_reuse = 1;
 			break;
 		case 'p':
-			k.period = parse_range("--period", optarg, 1,
-			    UINT32_MAX);
+			k.period = cli_period(optarg);
 			k.have_period = 1;
 			break;
 		case OPT_PRINT_STATE:
@@ -615,17 +593,15 @@ main(int argc, char *argv[])
 			break;
 		case OPT_STEP_SIZE:
 			k.step = parse_range("--step-size", optarg,
-			    GA_STEP_MIN, GA_STEP_MAX);
+			    OTP_STATE_STEP_MIN, OTP_STATE_STEP_MAX);
 			break;
 		case OPT_URI:
 			k.uri = 1;
 			break;
 		case OPT_WINDOW_SIZE:
 			k.window = parse_range("--window-size", optarg,
-			    GA_WINDOW_MIN, GA_WINDOW_MAX);
+			    OTP_STATE_WINDOW_MIN, OTP_STATE_WINDOW_MAX);
 			break;
-		default:
-			cli_bad_option(argv);
 		}
 	}
 	argc -= optind;

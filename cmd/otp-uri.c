@@ -22,27 +22,17 @@ enum {
 };
 
 static const struct option longopts[] = {
-	{ "account",		required_argument, NULL, 'A' },
-	{ "algorithm",		required_argument, NULL, 'a' },
-	{ "base32",		no_argument,	   NULL, 'b' },
+	CLI_STD_LONGOPTS,
+	CLI_URI_LONGOPTS,
 	{ "check",		no_argument,	   NULL, OPT_CHECK },
-	{ "counter",		required_argument, NULL, 'c' },
-	{ "digits",		required_argument, NULL, 'd' },
 	{ "from-migration",	no_argument,	   NULL, OPT_FROM_MIGRATION },
 	{ "get",		required_argument, NULL, OPT_GET },
-	{ "help",		no_argument,	   NULL, 'h' },
-	{ "hex",		no_argument,	   NULL, 'x' },
-	{ "hotp",		no_argument,	   NULL, CLI_OPT_HOTP },
-	{ "issuer",		required_argument, NULL, 'i' },
 	{ "json",		no_argument,	   NULL, OPT_JSON },
 	{ "parse",		no_argument,	   NULL, OPT_PARSE },
-	{ "period",		required_argument, NULL, 'p' },
 	{ "qr",			optional_argument, NULL, OPT_QR },
 	{ "quiet",		no_argument,	   NULL, 'q' },
 	{ "strict",		no_argument,	   NULL, CLI_OPT_STRICT },
 	{ "to-migration",	no_argument,	   NULL, OPT_TO_MIGRATION },
-	{ "totp",		optional_argument, NULL, CLI_OPT_TOTP },
-	{ "version",		no_argument,	   NULL, 'V' },
 	{ NULL,			0,		   NULL, 0 }
 };
 
@@ -84,7 +74,7 @@ usage(void)
 {
 	printf("usage: otp-uri [-bqx] [--totp[=ALG] | --hotp] [-a ALG] "
 	    "[-c COUNTER] [-d DIGITS]\n"
-	    "               [-p PERIOD] [-i ISSUER] [-A ACCOUNT] [--strict]\n"
+	    "               [-p DURATION] [-i ISSUER] [-A ACCOUNT] [--strict]\n"
 	    "               [--qr[=utf8|ansi|ascii]] [KEY]\n"
 	    "       otp-uri [-q] --parse [--json] [URI ...]\n"
 	    "       otp-uri [-q] --get=FIELD [URI]\n"
@@ -104,7 +94,8 @@ usage(void)
 	    "  -a, --algorithm=ALG    SHA1 (default), SHA256 or SHA512\n"
 	    "  -c, --counter=N        initial HOTP counter (default 0)\n"
 	    "  -d, --digits=N         code length, 6 to 10 (default 6)\n"
-	    "  -p, --period=SECONDS   TOTP time step (default 30)\n"
+	    "  -p, --period=DURATION  TOTP time step, as 30, 30s or 1m "
+	    "(default 30s)\n"
 	    "  -i, --issuer=NAME      issuer, as label prefix and parameter\n"
 	    "  -A, --account=NAME     account name\n"
 	    "  -b, --base32           KEY is Base32 (default)\n"
@@ -570,10 +561,10 @@ build(const struct cli_otp *o, const char *arg)
 		snprintf(u.account, sizeof(u.account), "%s", opt.account);
 	/* An option that does not apply is an error, not ignored. */
 	if (o->have_counter && u.type != OTP_TYPE_HOTP)
-		errx(CLI_EXIT_ERR, "--counter applies to HOTP keys (add "
+		errx(CLI_EXIT_ERR, "--counter applies to HOTP only (add "
 		    "--hotp)");
 	if (o->have_step && u.type != OTP_TYPE_TOTP)
-		errx(CLI_EXIT_ERR, "--period applies to TOTP keys");
+		errx(CLI_EXIT_ERR, "--period applies to TOTP only");
 	if ((rc = otp_uri_build(&u, uri, sizeof(uri))) != 0) {
 		otp_wipe(&u, sizeof(u));
 		if (rc == OTP_EURILABEL)
@@ -600,19 +591,17 @@ int
 main(int argc, char *argv[])
 {
 	struct cli_otp o;
-	uint64_t period;
 	char where[64];
 	size_t i;
 	int ch, first = 1;
 
 	cli_init(argc, argv);
-	opterr = 0;	/* one message, ours, naming the option */
 	cli_otp_init(&o);
 	/* What apps use: TOTP, and keys as Base32. */
 	o.type = OTP_TYPE_TOTP;
 	o.enc = OTP_KEYENC_BASE32;
-	while ((ch = getopt_long(argc, argv, "A:a:bc:d:hi:p:qVx", longopts,
-	    NULL)) != -1) {
+	while ((ch = cli_getopt(argc, argv, CLI_URI_SHORTOPTS "hqV",
+	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'A':
 			opt.account = optarg;
@@ -623,11 +612,7 @@ main(int argc, char *argv[])
 			opt.have_build = 1;
 			break;
 		case 'p':
-			if (otp_duration_parse(optarg, &period) != 0 ||
-			    period == 0 || period > UINT32_MAX)
-				errx(CLI_EXIT_ERR, "--period: '%s': must be "
-				    "1 to 4294967295 seconds", optarg);
-			o.step = period;
+			o.step = cli_period(optarg);
 			o.have_step = 1;
 			opt.have_build = 1;
 			break;
@@ -667,7 +652,7 @@ main(int argc, char *argv[])
 			opt.qrstyle = OTP_QR_UTF8;
 			if (optarg != NULL &&
 			    otp_qr_style_parse(optarg, &opt.qrstyle) != 0)
-				cli_usage_error("--qr: unknown style '%s' "
+				errx(CLI_EXIT_ERR, "--qr: unknown style '%s' "
 				    "(utf8, ansi or ascii)", optarg);
 			break;
 		case OPT_FROM_MIGRATION:
@@ -676,8 +661,6 @@ main(int argc, char *argv[])
 		case OPT_TO_MIGRATION:
 			set_mode(MODE_TO_MIGRATION);
 			break;
-		default:
-			cli_bad_option(argv);
 		}
 	}
 	argc -= optind;
@@ -698,7 +681,7 @@ main(int argc, char *argv[])
 
 		otp_uri_init(&z);
 		if (field_value(&z, opt.get, scratch, sizeof(scratch)) != 0)
-			cli_usage_error("--get: unknown field '%s' (type, "
+			errx(CLI_EXIT_ERR, "--get: unknown field '%s' (type, "
 			    "issuer, account, secret, algorithm, digits, "
 			    "period, counter)", opt.get);
 		if (argc > 1)

@@ -14,34 +14,30 @@
 #include "cli.h"
 
 enum {
-	OPT_PIN = CLI_OPT_TOOL_BASE,
-	OPT_FINDSKEW,
+	OPT_FINDSKEW = CLI_OPT_TOOL_BASE,
 	OPT_DIAGNOSE,
 	OPT_STATE,
-	OPT_NOSKEWADJ,
-	OPT_NOINCRHOTP,
-	OPT_NOSTRICTOWNER,
 	OPT_ALLOWEDPERM,
-	OPT_ALLOWRO,
+	OPT_FLAG = 0x1000,	/* | an OTP_STATE_* flag: a --state switch */
+	OPT_ALLOWRO = OPT_FLAG | OTP_STATE_ALLOWRO,
+	OPT_NOINCRHOTP = OPT_FLAG | OTP_STATE_NOINCRHOTP,
+	OPT_NOSKEWADJ = OPT_FLAG | OTP_STATE_NOSKEWADJ,
+	OPT_NOSTRICTOWNER = OPT_FLAG | OTP_STATE_NOSTRICTOWNER,
 };
 
 static const struct option longopts[] = {
+	CLI_STD_LONGOPTS,
 	CLI_OTP_LONGOPTS,
 	{ "allow-readonly",	no_argument,	   NULL, OPT_ALLOWRO },
 	{ "allowed-perm",	required_argument, NULL, OPT_ALLOWEDPERM },
 	{ "diagnose",		no_argument,	   NULL, OPT_DIAGNOSE },
 	{ "find-skew",		no_argument,	   NULL, OPT_FINDSKEW },
-	{ "help",		no_argument,	   NULL, 'h' },
-	{ "motp",		no_argument,	   NULL, CLI_OPT_MOTP },
 	{ "no-increment-hotp",	no_argument,	   NULL, OPT_NOINCRHOTP },
 	{ "no-skew-adjust",	no_argument,	   NULL, OPT_NOSKEWADJ },
 	{ "no-strict-owner",	no_argument,	   NULL, OPT_NOSTRICTOWNER },
-	{ "pin",		required_argument, NULL, OPT_PIN },
 	{ "quiet",		no_argument,	   NULL, 'q' },
 	{ "state",		required_argument, NULL, OPT_STATE },
-	{ "steam",		no_argument,	   NULL, CLI_OPT_STEAM },
 	{ "verbose",		no_argument,	   NULL, 'v' },
-	{ "version",		no_argument,	   NULL, 'V' },
 	{ NULL,			0,		   NULL, 0 }
 };
 
@@ -53,13 +49,10 @@ enum mode {
 };
 
 struct verify {
-	struct cli_otp	 o;
+	struct cli_otp	 o;		/* --steam, --motp and --pin too */
 	enum mode	 mode;
 	int		 quiet;
 	int		 verbose;
-	int		 steam;
-	int		 motp;
-	const char	*pin;
 	const char	*state;
 	unsigned	 state_flags;	/* OTP_STATE_* */
 	unsigned	 allowed_perm;
@@ -92,26 +85,15 @@ usage(void)
 	    "and exit 0; exit 1 if no code in the window matches, 2 on "
 	    "errors.\n"
 	    "\n"
-	    "  --hotp                 event-based codes (default)\n"
-	    "  --totp[=ALG]           time-based codes; ALG SHA1, SHA256 or "
-	    "SHA512\n"
-	    "  -a, --algorithm=ALG    HMAC algorithm, also for HOTP\n"
-	    "  -b, --base32           keys are Base32\n"
-	    "  -x, --hex              keys are hex (default)\n"
-	    "      --strict           Base32 keys must be canonical\n"
+	    CLI_OTP_HELP_KEY
 	    "  -c, --counter=N        HOTP counter expected next (default "
 	    "0)\n"
 	    "  -d, --digits=N         code length, 6 to 10 (default: the "
 	    "OTP's length)\n"
-	    "  -s, --time-step-size=DURATION  TOTP step (default 30s)\n"
-	    "  -S, --start-time=TIME  TOTP epoch T0 (default 1970-01-01 "
-	    "00:00:00 UTC)\n"
-	    "  -N, --now=TIME         use TIME as the current time\n"
+	    CLI_OTP_HELP_TIME
 	    "  -w, --window=N         HOTP: counters c..c+N; TOTP: steps "
 	    "-N..+N (default 0)\n"
-	    "      --steam            Steam Guard 5-character codes\n"
-	    "      --motp --pin=PIN   Mobile-OTP codes (KEY is the secret "
-	    "text)\n"
+	    CLI_OTP_HELP_KIND
 	    "  -q, --quiet            no message when the code is not "
 	    "accepted\n"
 	    "  -v, --verbose          explain the match and the clock, on "
@@ -213,9 +195,9 @@ print_verbose(const struct verify *v, const struct otp_uri *u,
 {
 	char t[64];
 
-	if (v->steam)
+	if (v->o.steam)
 		fprintf(stderr, "Code: Steam Guard, 5 characters\n");
-	else if (v->motp)
+	else if (v->o.motp)
 		fprintf(stderr, "Code: Mobile-OTP, 6 hex digits\n");
 	else
 		fprintf(stderr, "Digits: %u\n", digits);
@@ -226,7 +208,7 @@ print_verbose(const struct verify *v, const struct otp_uri *u,
 		    counter, counter);
 		return;
 	}
-	fprintf(stderr, "TOTP mode: %s\n", v->motp ? "mOTP" :
+	fprintf(stderr, "TOTP mode: %s\n", v->o.motp ? "mOTP" :
 	    otp_alg_name(u->alg));
 	fprintf(stderr, "Step size (seconds): %" PRIu64 "\n", u->period);
 	if (otp_time_format_utc(v->o.start, t, sizeof(t)) != 0)
@@ -304,38 +286,26 @@ static void
 load_key(const struct verify *v, const char *arg, struct otp_uri *u)
 {
 	char line[OTP_LINE_MAX] = "";
-	size_t n;
+	int rc;
 
-	if (!v->motp) {
+	if (!v->o.motp) {
 		cli_key_load(&v->o, arg, u);
 		return;
 	}
 	cli_lock(line, sizeof(line));
-	if (cli_key_read(arg, line, sizeof(line)) != 0)
-		exit(CLI_EXIT_ERR);
-	otp_uri_init(u);
-	cli_otp_apply(&v->o, u);
-	n = strlen(line);
-	if (n == 0 || n > sizeof(u->key.buf)) {
-		otp_wipe(line, sizeof(line));
-		errx(CLI_EXIT_ERR, "mOTP secret: %s", otp_strerror(n == 0 ?
-		    OTP_EKEYEMPTY : OTP_EKEYLONG));
-	}
-	memcpy(u->key.buf, line, n);
-	u->key.len = n;
+	rc = cli_key_read(arg, line, sizeof(line)) != 0 ||
+	    cli_motp_text(&v->o, line, NULL, u) != 0;
 	otp_wipe(line, sizeof(line));
+	if (rc)
+		exit(CLI_EXIT_ERR);
 }
 
-/* Options that only fit one kind of key, as otp-gen checks them. */
+/* Options that only fit one kind of key: otp-gen's rules. */
 static void
 check_combination(const struct verify *v, const struct otp_uri *u)
 {
-	if (u->type == OTP_TYPE_TOTP && v->o.have_counter && !u->is_uri)
-		errx(CLI_EXIT_ERR, "--counter applies to HOTP only");
-	if (u->type == OTP_TYPE_HOTP && !u->is_uri && (v->o.have_now ||
-	    v->o.have_start || v->o.have_step))
-		errx(CLI_EXIT_ERR, "--now, --start-time and --time-step-size "
-		    "apply to TOTP only (add --totp)");
+	if (cli_otp_check(&v->o, u, "") != 0)
+		exit(CLI_EXIT_ERR);
 }
 
 /* The digits in force: -d, else a URI's digits=, else the OTP's own
@@ -398,22 +368,22 @@ do_verify(const struct verify *v, int argc, char *argv[])
 	if (argc == 1 && (strcmp(argv[0], "-") == 0))
 		cli_usage_error("with KEY \"-\" the OTP must be an operand");
 	load_key(v, argv[0], &u);
-	if (v->steam || v->motp)
-		u.type = OTP_TYPE_TOTP;
-	if (v->motp)
-		u.period = 10;
 	check_combination(v, &u);
 	read_code(argc == 2 ? argv[1] : NULL, code, sizeof(code));
 	digits = digits_in_force(v, &u);
-	centre = v->motp ? 0 : centre_of(v, &u);
-	if (v->motp) {
+	centre = centre_of(v, &u);	/* refuses --now before --start-time */
+	if (v->o.motp) {
+		/* As otp-gen: the 10-second steps begin at --start-time, and
+		 * a code hashes the time its step begins. */
+		int64_t now = v->o.now - (v->o.start % 10 + 10) % 10;
+
 		rc = otp_verify_motp((const char *)u.key.buf, u.key.len,
-		    v->pin, code, v->o.now, v->o.window, &m);
-		centre = (uint64_t)(v->o.now / 10 - (v->o.now % 10 < 0));
+		    v->o.pin, code, now, v->o.window, &m);
+		centre = (uint64_t)(now / 10 - (now % 10 < 0));
 	} else {
 		if ((rc = otp_hmac_init(&h, u.alg, u.key.buf, u.key.len)) != 0)
 			errx(CLI_EXIT_ERR, "key: %s", otp_strerror(rc));
-		if (v->steam)
+		if (v->o.steam)
 			rc = otp_verify_steam(&h, code, centre, v->o.window,
 			    OTP_WINDOW_AROUND, &m);
 		else
@@ -424,10 +394,10 @@ do_verify(const struct verify *v, int argc, char *argv[])
 	}
 	otp_wipe(&u.key, sizeof(u.key));
 	if (rc < 0) {
-		if (rc == OTP_ECODE && v->steam)
+		if (rc == OTP_ECODE && v->o.steam)
 			errx(CLI_EXIT_ERR, "OTP: %s (want 5 Steam Guard "
 			    "characters)", otp_strerror(rc));
-		if (rc == OTP_ECODE && v->motp)
+		if (rc == OTP_ECODE && v->o.motp)
 			errx(CLI_EXIT_ERR, "OTP: %s (want 6 hex digits)",
 			    otp_strerror(rc));
 		code_error(rc, code, digits);
@@ -732,24 +702,6 @@ do_state(const struct verify *v, int argc, char *argv[])
 	return 0;
 }
 
-static unsigned
-parse_perm(const char *arg)
-{
-	unsigned long v = 0;
-	const char *p;
-
-	for (p = arg; *p != '\0'; p++) {
-		if (*p < '0' || *p > '7' || p - arg >= 5)
-			cli_usage_error("--allowed-perm: '%s': want an octal "
-			    "mode such as 0600", arg);
-		v = v * 8 + (unsigned long)(*p - '0');
-	}
-	if (p == arg || v > 07777)
-		cli_usage_error("--allowed-perm: '%s': want an octal mode "
-		    "such as 0600", arg);
-	return (unsigned)v;
-}
-
 static void
 set_mode(struct verify *v, enum mode m)
 {
@@ -765,21 +717,13 @@ check_options(const struct verify *v)
 {
 	const struct cli_otp *o = &v->o;
 
-	if (v->steam && v->motp)
-		cli_usage_error("--steam and --motp exclude each other");
-	if ((v->steam || v->motp) && (o->have_digits || o->have_alg))
-		cli_usage_error("--digits and --algorithm do not apply to "
-		    "--steam or --motp");
-	if (v->motp && (o->have_step || o->have_start))
-		cli_usage_error("Mobile-OTP counts 10-second steps from the "
-		    "epoch; --time-step-size and --start-time do not apply");
-	if (v->motp != (v->pin != NULL))
-		cli_usage_error("--motp and --pin=PIN go together");
-	if ((v->steam || v->motp) && v->mode != MODE_VERIFY)
+	cli_otp_check(o, NULL, NULL);
+	if ((v->o.steam || v->o.motp) && v->mode != MODE_VERIFY)
 		cli_usage_error("--steam and --motp apply to plain "
 		    "verification only");
 	if (o->window > OTP_WINDOW_MAX)
-		cli_usage_error("--window: at most %llu", OTP_WINDOW_MAX);
+		errx(CLI_EXIT_ERR, "--window: '%" PRIu64 "': at most %llu",
+		    o->window, OTP_WINDOW_MAX);
 	if (v->mode == MODE_STATE) {
 		if (o->have_type || o->have_alg || o->have_digits ||
 		    o->have_counter || o->have_step || o->have_start ||
@@ -795,37 +739,14 @@ check_options(const struct verify *v)
 int
 main(int argc, char *argv[])
 {
-	struct verify v;
+	struct verify v = { .mode = MODE_VERIFY };
 	int ch, status;
 
 	cli_init(argc, argv);
-	memset(&v, 0, sizeof(v));
 	cli_otp_init(&v.o);
-	opterr = 0;	/* one message, ours, naming the option */
-	while ((ch = getopt_long(argc, argv, ":" CLI_OTP_SHORTOPTS "hqVv",
-	    longopts, NULL)) != -1) {
-		if (cli_otp_option(&v.o, ch, optarg))
-			continue;
+	while ((ch = cli_getopt(argc, argv, CLI_OTP_SHORTOPTS "hqVv",
+	    longopts, &v.o)) != -1) {
 		switch (ch) {
-		case 'h':
-			usage();
-		case 'q':
-			v.quiet = 1;
-			break;
-		case 'V':
-			cli_version();
-		case 'v':
-			v.verbose = 1;
-			break;
-		case CLI_OPT_STEAM:
-			v.steam = 1;
-			break;
-		case CLI_OPT_MOTP:
-			v.motp = 1;
-			break;
-		case OPT_PIN:
-			v.pin = optarg;
-			break;
 		case OPT_FINDSKEW:
 			set_mode(&v, MODE_FINDSKEW);
 			break;
@@ -836,32 +757,26 @@ main(int argc, char *argv[])
 			set_mode(&v, MODE_STATE);
 			v.state = optarg;
 			break;
-		case OPT_NOSKEWADJ:
-			v.state_flags |= OTP_STATE_NOSKEWADJ;
+		case 'h':
+			usage();
+		case 'q':
+			v.quiet = 1;
 			break;
-		case OPT_NOINCRHOTP:
-			v.state_flags |= OTP_STATE_NOINCRHOTP;
-			break;
-		case OPT_NOSTRICTOWNER:
-			v.state_flags |= OTP_STATE_NOSTRICTOWNER;
-			break;
-		case OPT_ALLOWRO:
-			v.state_flags |= OTP_STATE_ALLOWRO;
+		case 'V':
+			cli_version();
+		case 'v':
+			v.verbose = 1;
 			break;
 		case OPT_ALLOWEDPERM:
-			v.allowed_perm = parse_perm(optarg);
+			if (otp_parse_mode(optarg, &v.allowed_perm) != 0)
+				errx(CLI_EXIT_ERR, "--allowed-perm: '%s': want "
+				    "an octal mode from 1 to 7777, such as "
+				    "0600", optarg);
 			v.have_perm = 1;
 			break;
-		case ':':
-			cli_usage_error("option requires an argument: '%s'",
-			    argv[optind - 1]);
-		default:
-			/* A short option in a cluster leaves optind on it. */
-			if (optopt > 0 && optopt < 128)
-				cli_usage_error("unknown option '-%c'", optopt);
-			/* Not past '=': a mistyped option may carry a key. */
-			cli_usage_error("unknown option '%.*s'",
-			    (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+		default:	/* --no-skew-adjust and the other switches */
+			v.state_flags |= (unsigned)ch & ~(unsigned)OPT_FLAG;
+			break;
 		}
 	}
 	argc -= optind;

@@ -127,6 +127,9 @@ void otp_wipe(void *p, size_t n);
 int otp_ct_equal(const void *a, const void *b, size_t n);
 /* Parse a decimal in [min, max] (no sign, no spaces, no base prefix). */
 int otp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Parse a file mode in octal ("600", "0600"), 1..07777; OTP_EINVAL for
+ * anything else (empty, a sign, a non-octal digit, 0 or too large). */
+int otp_parse_mode(const char *s, unsigned *mode);
 
 /* ---- text: hex digits, UTF-8, percent-encoding, labels (lib/text.c) -- */
 
@@ -726,6 +729,17 @@ int otp_scratch_codes_from(uint32_t *codes, size_t n, otp_word_fn fn,
 #define OTP_STATE_OUTMAX	(2 * OTP_STATE_MAX)	/* out buffer for check */
 #define OTP_STATE_SCRATCH_MAX	7300	/* scratch codes a 64 KiB file holds */
 #define OTP_STATE_PERM		0600	/* default allowed_perm */
+
+/* The option ranges google-authenticator(1) writes: WINDOW_SIZE codes,
+ * STEP_SIZE seconds, RATE_LIMIT tries per seconds. */
+#define OTP_STATE_WINDOW_MIN	1
+#define OTP_STATE_WINDOW_MAX	21
+#define OTP_STATE_STEP_MIN	1
+#define OTP_STATE_STEP_MAX	60
+#define OTP_STATE_RATE_MIN	1
+#define OTP_STATE_RATE_MAX	10
+#define OTP_STATE_RATE_SECS_MIN	15
+#define OTP_STATE_RATE_SECS_MAX	600
 
 enum otp_state_mode {
 	OTP_STATE_SCRATCHONLY,	/* neither TOTP_AUTH nor HOTP_COUNTER */

@@ -1,5 +1,6 @@
 /*
- * util.c - wiping, constant-time comparison, strict decimal parsing.
+ * util.c - wiping, constant-time comparison, strict decimal and octal
+ * parsing.
  */
 #include <string.h>
 
@@ -40,5 +41,24 @@ otp_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	if (v < min || v > max)
 		return OTP_ERANGE;
 	*out = v;
+	return 0;
+}
+
+int
+otp_parse_mode(const char *s, unsigned *mode)
+{
+	unsigned v = 0;
+	const char *p;
+
+	for (p = s; *p != '\0'; p++) {
+		if (*p < '0' || *p > '7')
+			return OTP_EINVAL;
+		v = v * 8 + (unsigned)(*p - '0');
+		if (v > 07777)
+			return OTP_EINVAL;
+	}
+	if (v == 0)
+		return OTP_EINVAL;
+	*mode = v;
 	return 0;
 }

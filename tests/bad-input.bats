@@ -13,7 +13,9 @@
 # ARGS is shell words, expanded with the fixture variables below ($F the
 # fixture directory, $S_HEX/$S_B32 the secret, $URI a good URI).  STDIN
 # is a file to redirect from ("-" for /dev/null).  KIND is "err" (one
-# line) or "usage" (a usage error: the line and "Try ... --help").
+# line: a bad value or bad input) or "usage" (a usage error: the line and
+# "Try ... --help"; an unknown option, a missing argument, options that
+# conflict, wrong operands).
 # Adding a tool or an input is one line.
 
 bats_require_minimum_version 1.5.0
@@ -233,7 +235,7 @@ otp-verify | "$S_HEX"                     | $F/empty          | err
 otp-verify | "$S_HEX"                     | $F/nul            | err
 otp-verify | "$S_HEX"                     | $F/line1m         | err
 otp-verify | "$S_HEX"                     | /dev/zero         | err
-otp-verify | -w 100000001 "$S_HEX" 123456 | -                 | usage
+otp-verify | -w 100000001 "$S_HEX" 123456 | -                 | err
 otp-verify | --state $F/st-badsecret 123456 | -               | err
 otp-verify | --state $F/st-badopt 123456  | -                 | err
 otp-verify | --state $F/st-nul 123456     | -                 | err
@@ -270,7 +272,7 @@ b32 | $F/nonexistent           | -                 | err
 b32 | $F/dangling              | -                 | err
 b32 | $F/../fx/nonexistent     | -                 | err
 b32 | -d /dev/zero             | -                 | err
-b32 | -w -1                    | -                 | usage
+b32 | -w -1                    | -                 | err
 b32 | --key="$S_B32"           | -                 | usage
 b32 | $F/st-good $F/st-good    | -                 | usage
 EOF
@@ -300,7 +302,7 @@ otp-uri | --parse                       | $F/line1m         | err
 otp-uri | --parse                       | $F/file10m        | err
 otp-uri | --parse                       | /dev/zero         | err
 otp-uri | --get=secret "$(cat $F/uri-trunc)" | -            | err
-otp-uri | --get=nosuch "$URI"           | -                 | usage
+otp-uri | --get=nosuch "$URI"           | -                 | err
 otp-uri | --bogus "$S_B32"              | -                 | usage
 otp-uri | --secret="$S_B32"             | -                 | usage
 otp-uri | --from-migration "$(cat $F/mig-bad)" | -          | err
@@ -335,17 +337,96 @@ otp-keygen | --state=$F/nonexistent/x      | -            | err
 otp-keygen | --scratch=1 --scratch-out=$F/st-good | -       | err
 otp-keygen | --scratch=1 --scratch-out=$F/dangling | -      | err
 otp-keygen | --scratch=1 --scratch-out=$F/dir | -           | err
-otp-keygen | --bytes=15                    | -            | usage
+otp-keygen | --bytes=15                    | -            | err
 otp-keygen | --bogus                       | -            | usage
 otp-keygen | --key="$S_B32"                | -            | usage
-otp-keygen | --bytes=65                    | -            | usage
-otp-keygen | --scratch=101                 | -            | usage
-otp-keygen | --state=$F/new --window-size=22 | -          | usage
-otp-keygen | --state=$F/new --rate-limit=3/x | -          | usage
+otp-keygen | --bytes=65                    | -            | err
+otp-keygen | --scratch=101                 | -            | err
+otp-keygen | --state=$F/new --window-size=22 | -          | err
+otp-keygen | --state=$F/new --rate-limit=3/x | -          | err
 EOF
 	# Refusals leave nothing behind.
 	[ ! -e "$F/new" ]
 	[ ! -e "$F/nonexistent" ]
+}
+
+# usage_case TOOL WANT ARGS...: a usage error whose first line is exactly
+# "TOOL: WANT", then "Try 'TOOL --help' ...", exit 2, nothing on stdout.
+usage_case() {
+	local tool=$1 want=$2 rc=0
+	shift 2
+	timeout 10 "$tool" "$@" < /dev/null > "$BATS_TEST_TMPDIR/out" \
+	    2> "$BATS_TEST_TMPDIR/err" || rc=$?
+	check_case "$tool $*" usage "$rc" "$BATS_TEST_TMPDIR/out" \
+	    "$BATS_TEST_TMPDIR/err" || return 1
+	if [ "$(head -1 "$BATS_TEST_TMPDIR/err")" != "$tool: $want" ] ||
+	    [ "$(sed -n 2p "$BATS_TEST_TMPDIR/err")" != \
+	    "Try '$tool --help' for more information." ]; then
+		echo "want '$tool: $want': $tool $*"; cat "$BATS_TEST_TMPDIR/err"
+		return 1
+	fi
+}
+
+@test "one usage error, worded alike by every tool" {
+	local t fails=0 opt f
+	for t in otp-gen otp-verify b32 otp-uri otp-keygen; do
+		# Each tool's option that takes a value, long and short, and
+		# a flag to cluster with.
+		case $t in
+		b32) opt=(--wrap -w) f=d ;;
+		otp-keygen|otp-uri) opt=(--period -p) f=x ;;
+		*) opt=(--digits -d) f=b ;;
+		esac
+		usage_case "$t" "unknown option '--bogus'" --bogus ||
+		    fails=$((fails + 1))
+		# Never past '=': the value may be a key.
+		usage_case "$t" "unknown option '--key'" --key="$S_B32" ||
+		    fails=$((fails + 1))
+		usage_case "$t" "unknown option '-Z'" -Z || fails=$((fails + 1))
+		# In a cluster, last and first.
+		usage_case "$t" "unknown option '-Z'" "-${f}Z" ||
+		    fails=$((fails + 1))
+		usage_case "$t" "unknown option '-Z'" "-Z$f" ||
+		    fails=$((fails + 1))
+		usage_case "$t" "option '--help' takes no argument" \
+		    --help="$S_B32" || fails=$((fails + 1))
+		# A missing argument names the option as typed.
+		usage_case "$t" "option '${opt[0]}' needs an argument" \
+		    "${opt[0]}" || fails=$((fails + 1))
+		usage_case "$t" "option '${opt[0]:0:5}' needs an argument" \
+		    "${opt[0]:0:5}" || fails=$((fails + 1))
+		usage_case "$t" "option '${opt[1]}' needs an argument" \
+		    "${opt[1]}" || fails=$((fails + 1))
+	done
+	[ "$fails" -eq 0 ]
+}
+
+@test "a bad option value is one line in every tool" {
+	run_table <<'EOF'
+otp-gen    | -d 5 "$S_HEX"                  | -            | err
+otp-gen    | --totp -s 0 "$S_HEX"           | -            | err
+otp-gen    | --totp -S yesterdayish "$S_HEX" | -           | err
+otp-gen    | -w x "$S_HEX"                  | -            | err
+otp-gen    | -a MD5 "$S_HEX"                | -            | err
+otp-verify | -d 11 "$S_HEX" 123456          | -            | err
+otp-verify | -c x "$S_HEX" 123456           | -            | err
+otp-verify | --allowed-perm=8 --state $F/st-good 123456 | - | err
+otp-verify | --allowed-perm=0 --state $F/st-good 123456 | - | err
+otp-verify | --allowed-perm=10000 --state $F/st-good 123456 | - | err
+b32        | --wrap=x                       | -            | err
+otp-uri    | -p 0 "$S_B32"                  | -            | err
+otp-uri    | -p 1x "$S_B32"                 | -            | err
+otp-uri    | -p 4294967296 "$S_B32"         | -            | err
+otp-uri    | -d 5 "$S_B32"                  | -            | err
+otp-uri    | --qr=sixel "$S_B32"            | -            | err
+otp-keygen | --uri -A a -p 0                | -            | err
+otp-keygen | --uri -A a -p 1x               | -            | err
+otp-keygen | --uri -A a -d 11               | -            | err
+otp-keygen | --state=$F/new --step-size=61  | -            | err
+otp-keygen | --state=$F/new --rate-limit=11/30 | -         | err
+otp-keygen | --uri -A a -i "$(printf %0600d 0)" | -            | err
+EOF
+	[ ! -e "$F/new" ]
 }
 
 # A FIFO whose writer opens it and never writes.  A key file or b32's FILE

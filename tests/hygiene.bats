@@ -220,3 +220,50 @@ EOF
 	assert_success
 	[ "$stderr" = "" ]
 }
+
+# table_options TEXT: the long options of a longopts[] table, with the
+# CLI_*_LONGOPTS macros of cli.h it names expanded.
+table_options() {
+	local line m
+	while IFS= read -r line; do
+		if [[ $line =~ ^[[:space:]]*\{\ \"([a-z0-9-]+)\", ]]; then
+			echo "${BASH_REMATCH[1]}"
+		elif [[ $line =~ ^[[:space:]]*(CLI_[A-Z]+_LONGOPTS) ]]; then
+			m=${BASH_REMATCH[1]}
+			table_options "$(sed -n "/^#define $m /,/[^\\]\$/p" \
+			    "$BATS_TEST_DIRNAME/../cmd/cli.h" | sed 1d)"
+		fi
+	done <<<"$1"
+}
+
+# The long options of a tool's longopts[] table: the source of truth.
+long_options() {
+	table_options "$(sed -n '/longopts\[\] = {/,/^};/p' \
+	    "$BATS_TEST_DIRNAME/../cmd/$1.c")" | sort -u
+}
+
+@test "every tool: --help, the man page and the bash, zsh and fish completions offer every long option" {
+	local root=$BATS_TEST_DIRNAME/.. t o n fails=0 help
+	for t in otp-gen otp-verify b32 otp-uri otp-keygen; do
+		n=0
+		help=$("$t" --help)
+		for o in $(long_options "$t"); do
+			n=$((n + 1))
+			grep -qE -- "--$o([^a-z0-9-]|\$)" <<<"$help" ||
+			    { echo "$t --help: --$o"; fails=$((fails + 1)); }
+			grep -qE -- "Fl -$o([^a-z0-9-]|\$)" "$root/man/$t.1" ||
+			    { echo "man/$t.1: --$o"; fails=$((fails + 1)); }
+			grep -qE -- "--$o([^a-z0-9-]|\$)" \
+			    "$root/completions/bash/$t" ||
+			    { echo "bash/$t: --$o"; fails=$((fails + 1)); }
+			grep -qE -- "--$o([^a-z0-9-]|\$)" \
+			    "$root/completions/zsh/_$t" ||
+			    { echo "zsh/_$t: --$o"; fails=$((fails + 1)); }
+			grep -qE -- "-l $o( |\$)" "$root/completions/fish/$t.fish" ||
+			    { echo "fish/$t.fish: --$o"; fails=$((fails + 1)); }
+		done
+		# The table was read: a broken sed would pass every check.
+		[ "$n" -ge 8 ] || { echo "$t: $n long options"; fails=$((fails + 1)); }
+	done
+	[ "$fails" -eq 0 ]
+}

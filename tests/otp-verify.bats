@@ -282,10 +282,10 @@ state_file() {
 	[[ $stderr == "otp-verify: unknown option '-7'"* ]]
 	run --separate-stderr otp-verify "$RFC_HEX" 755224 -w
 	assert_failure 2
-	[[ $stderr == "otp-verify: option requires an argument: '-w'"* ]]
+	[[ $stderr == "otp-verify: option '-w' needs an argument"* ]]
 	run --separate-stderr otp-verify "$RFC_HEX" 755224 --window
 	assert_failure 2
-	[[ $stderr == "otp-verify: option requires an argument: '--window'"* ]]
+	[[ $stderr == "otp-verify: option '--window' needs an argument"* ]]
 	run otp-verify -w -1 "$RFC_HEX" 755224
 	assert_failure 2
 	run otp-verify -w 100000001 "$RFC_HEX" 755224
@@ -388,7 +388,10 @@ state_file() {
 	assert_failure 1
 	run otp-verify --motp -N @165892298 e3152afee62599c8 e7d8b6
 	assert_failure 2
-	assert_output --partial 'go together'
+	assert_output --partial '--motp needs --pin=PIN'
+	run otp-verify --pin=1234 -N @165892298 e3152afee62599c8 e7d8b6
+	assert_failure 2
+	assert_output --partial '--pin goes with --motp'
 	run otp-verify --motp --pin=1234 --steam e3152afee62599c8 e7d8b6
 	assert_failure 2
 	run otp-verify --motp --pin=1234 -s 30 e3152afee62599c8 e7d8b6
@@ -673,22 +676,8 @@ fi' 000000
 	assert_output ''
 }
 
-# The long options of the longopts[] table: the tool's own and the shared.
-long_options() {
-	sed -n 's/^[[:space:]]*{ "\([a-z0-9-]*\)",.*/\1/p' \
-	    "$ROOT/cmd/otp-verify.c" "$ROOT/cmd/cli.h"
-}
-
-@test "completions offer every long option; bash completion works" {
-	opts=$(long_options)
-	[ "$(echo "$opts" | wc -l)" -ge 25 ]
-	for o in $opts; do
-		grep -q -- "--$o" "$ROOT/completions/bash/otp-verify"
-		grep -q -- "--$o" "$ROOT/completions/zsh/_otp-verify"
-		grep -q -- "-l $o" "$ROOT/completions/fish/otp-verify.fish"
-		run otp-verify --help
-		assert_output --partial -- "--$o"
-	done
+# That the completions offer every long option: hygiene.bats, every tool.
+@test "the bash completion is shellcheck clean and completes" {
 	run shellcheck -s bash "$ROOT/completions/bash/otp-verify"
 	assert_success
 	run bash -c 'source "$0"; COMP_WORDS=(otp-verify --find); COMP_CWORD=1
@@ -707,4 +696,87 @@ long_options() {
 	assert_output '+4 counters: the token is at counter 18446744073709551614; the counter range is used up'
 	run otp-verify --find-skew -c 18446744073709551610 "$BEEF" 044040 057490
 	assert_failure 1
+}
+
+# Every combination otp-gen accepts, otp-verify checks with the same
+# meaning (cli_otp_check holds the one rule for both): generate a window
+# of codes, then verify each at the time or counter it was made for.
+@test "otp-gen and otp-verify: what one accepts, the other checks alike" {
+	local k=$RFC_HEX m=e3152afee62599c8 args c i fails=0
+	while IFS='|' read -r args key; do
+		[ -n "$args" ] || continue
+		# shellcheck disable=SC2086
+		mapfile -t c < <(otp-gen $args -w 2 "$key")
+		if [ "${#c[@]}" -ne 3 ]; then
+			echo "otp-gen $args: ${c[*]}"; fails=$((fails + 1))
+			continue
+		fi
+		for i in 0 1 2; do
+			# shellcheck disable=SC2086
+			run otp-verify $args -w 2 "$key" "${c[$i]}"
+			# HOTP looks ahead: offset i; TOTP and the others: +i.
+			if [ "$status" -ne 0 ] || { [ "$output" != "$i" ] &&
+			    [ "$output" != "+$i" ]; }; then
+				echo "otp-verify $args ${c[$i]}: $status $output"
+				fails=$((fails + 1))
+			fi
+		done
+		# A code of another step or counter is refused.
+		# shellcheck disable=SC2086
+		run otp-verify $args "$key" "${c[2]}"
+		[ "$status" -eq 1 ] || { echo "accepted: $args"; fails=$((fails + 1)); }
+	done <<EOF
+--steam -N @1234567890|$k
+--steam -S @100 -s 60 -N @1234567890|$k
+--motp --pin=1234 -N @165892298|$m
+--motp --pin=1234 -S @165892295 -N @165892298|$m
+--motp --pin=1234 -S @7 -N @1234567893|$m
+--hotp -c 5|$k
+--hotp -c 5 -a SHA256 -d 8|$k
+-c 18446744073709551610|$k
+--totp -N @1234567890|$k
+--totp -S @1000 -N @1234567890|$k
+--totp -s 45 -N @1234567890|$k
+--totp -s 1m30s -S 2009-02-13T00:00:00Z -N @1234567890|$k
+--totp=SHA512 -d 10 -N @1234567890|$k
+--totp -a SHA256 -d 7 -S @5 -s 7 -N @1234567890|$k
+-b --totp -N @1234567890|JBSWY3DPEHPK3PXP
+EOF
+	[ "$fails" -eq 0 ]
+}
+
+# And what one refuses, the other refuses with the same message.
+@test "otp-gen and otp-verify: the same combinations refused, worded alike" {
+	local args fails=0 g v
+	while read -r args; do
+		[ -n "$args" ] || continue
+		# shellcheck disable=SC2086
+		g=$(otp-gen $args 00 2>&1 >/dev/null | head -1; echo "rc=${PIPESTATUS[0]}")
+		# shellcheck disable=SC2086
+		v=$(otp-verify $args 00 123456 2>&1 >/dev/null | head -1; echo "rc=${PIPESTATUS[0]}")
+		if [ "${g#otp-gen: }" != "${v#otp-verify: }" ] ||
+		    [[ "$g" != *"rc=2" ]]; then
+			echo "$args: '$g' vs '$v'"; fails=$((fails + 1))
+		fi
+	done <<'EOF'
+--hotp --totp
+--totp --hotp
+--steam --hotp
+--motp --pin=1 --hotp
+--steam --motp --pin=1
+--steam -d 8
+--steam -a SHA256
+--steam --totp=SHA256
+--motp --pin=1 -d 8
+--motp --pin=1 -s 30
+--motp
+--pin=1
+--steam --pin=1
+--totp -c 1
+--steam -c 1
+--hotp -N @1
+-S @1
+-s 60
+EOF
+	[ "$fails" -eq 0 ]
 }

@@ -12,7 +12,7 @@ complete -c otp-keygen -l totp -f -a 'SHA1 SHA256 SHA512' -d 'Time-based key (de
 complete -c otp-keygen -l hotp -d 'Counter-based key'
 complete -c otp-keygen -s a -l algorithm -x -a 'SHA1 SHA256 SHA512' -d 'URI HMAC algorithm'
 complete -c otp-keygen -s d -l digits -x -a '6 7 8 9 10' -d 'URI code length'
-complete -c otp-keygen -s p -l period -x -a '30 60' -d 'URI TOTP time step'
+complete -c otp-keygen -s p -l period -x -a '30 60 30s 1m' -d 'URI TOTP time step'
 complete -c otp-keygen -s c -l counter -x -d 'URI initial HOTP counter'
 complete -c otp-keygen -l state -r -F -d 'Write a new state file'
 complete -c otp-keygen -l window-size -x -a '3 5 17 21' -d 'Codes valid at once'
