@@ -404,23 +404,6 @@ from_migration(const char *text, const char *where)
 		uri_error(rc, text, e.offset, where);
 }
 
-/* Why the export format cannot carry u. */
-static const char *
-unsupported(const struct otp_uri *u)
-{
-	if (u->type == OTP_TYPE_TOTP && u->period != 30)
-		return "the period is not 30 seconds, the only one an export "
-		    "carries";
-	if (u->digits != 6 && u->digits != 8)
-		return "an export carries 6 or 8 digits only";
-	if (u->type == OTP_TYPE_HOTP && u->counter > INT64_MAX)
-		return "an export carries counters up to 2^63-1";
-	if (strchr(u->issuer, ':') != NULL)
-		return "an export cannot carry a ':' in the issuer";
-	return "an export cannot carry this account name (a ':' without "
-	    "an issuer, or a leading space)";
-}
-
 /* Read the URIs of --to-migration, then write them in batches. */
 static struct otp_uri *to_list;
 static size_t to_count;
@@ -443,11 +426,7 @@ to_migration_add(const char *text, const char *where)
 	}
 	warnings(u, where);
 	if ((rc = otp_migration_check(u)) != 0) {
-		if (rc == OTP_EMIGRATEUNSUP)
-			warnx("%s%s: %s", otp_strerror(rc), where,
-			    unsupported(u));
-		else
-			warnx("%s%s", otp_strerror(rc), where);
+		warnx("%s%s", otp_strerror(rc), where);
 		otp_wipe(u, sizeof(*u));
 		set_status(CLI_EXIT_ERR);
 		return;

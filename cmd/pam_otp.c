@@ -66,24 +66,6 @@ struct target {
 };
 
 static int
-parse_octal(const char *s, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (*s == '\0')
-		return -1;
-	for (; *s != '\0'; s++) {
-		if (*s < '0' || *s > '7')
-			return -1;
-		v = v * 8 + (uint64_t)(*s - '0');
-		if (v > 07777)
-			return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static int
 parse_uid(pam_handle_t *pamh, const char *name, uid_t *uid)
 {
 	struct passwd pwbuf, *pw = NULL;
@@ -111,6 +93,7 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
     struct params *p)
 {
 	uint64_t n;
+	unsigned mode;
 	int i;
 
 	memset(p, 0, sizeof(*p));
@@ -133,13 +116,13 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
 				return -1;
 			p->fixed_user = 1;
 		} else if (strncmp(a, "allowed_perm=", 13) == 0) {
-			if (parse_octal(a + 13, &n) != 0 || n == 0) {
+			if (otp_parse_mode(a + 13, &mode) != 0) {
 				pam_syslog(pamh, LOG_ERR, "invalid option "
 				    "\"%s\": allowed_perm must be an octal "
 				    "mode from 1 to 7777", a);
 				return -1;
 			}
-			p->opts.allowed_perm = (unsigned)n;
+			p->opts.allowed_perm = mode;
 		} else if (strncmp(a, "grace_period=", 13) == 0) {
 			if (otp_parse_u64(a + 13, 0, INT32_MAX, &n) != 0) {
 				pam_syslog(pamh, LOG_ERR, "invalid option "

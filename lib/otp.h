@@ -106,7 +106,13 @@
 	X(EREADONLY,	-100,	"state file cannot be updated") \
 	X(ELOCK,	-101,	"cannot lock state file") \
 	X(EBUSY,	-102,	"state file is being rewritten by another " \
-	    "program")
+	    "program") \
+	X(ESTATEWINDOW,	-103,	"window size out of range 1..21") \
+	X(ESTATESTEP,	-104,	"step size out of range 1..60 seconds") \
+	X(ESTATERATE,	-105,	"rate limit out of range 1..10 attempts per " \
+	    "15..600 seconds") \
+	X(ESTATEHOTP,	-106,	"step size and reuse refusal do not apply to " \
+	    "HOTP")
 
 #define OTP_ERROR_ENUM_(name, value, text)	OTP_##name = (value),
 enum {

@@ -1317,14 +1317,23 @@ otp_state_build(const uint8_t *key, size_t keylen,
 	if (keylen > OTP_KEY_MAX)
 		return OTP_EKEYLONG;
 	if ((nw->mode != OTP_STATE_TOTP && nw->mode != OTP_STATE_HOTP) ||
-	    (nw->window != 0 && (nw->window < 1 || nw->window > 21)) ||
-	    (nw->step != 0 && (nw->step < 1 || nw->step > 60)) ||
-	    (nw->step != 0 && nw->mode == OTP_STATE_HOTP) ||
-	    (nw->disallow_reuse && nw->mode == OTP_STATE_HOTP) ||
-	    (nw->rate_n != 0 && (nw->rate_n > 10 || nw->rate_secs < 15 ||
-	    nw->rate_secs > 600)) || (nw->rate_n == 0 && nw->rate_secs != 0) ||
 	    nw->nscratch > OTP_STATE_SCRATCH_MAX)
 		return OTP_EINVAL;
+	if (nw->window != 0 && (nw->window < OTP_STATE_WINDOW_MIN ||
+	    nw->window > OTP_STATE_WINDOW_MAX))
+		return OTP_ESTATEWINDOW;
+	if (nw->step != 0 && (nw->step < OTP_STATE_STEP_MIN ||
+	    nw->step > OTP_STATE_STEP_MAX))
+		return OTP_ESTATESTEP;
+	if ((nw->rate_n != 0 && (nw->rate_n < OTP_STATE_RATE_MIN ||
+	    nw->rate_n > OTP_STATE_RATE_MAX ||
+	    nw->rate_secs < OTP_STATE_RATE_SECS_MIN ||
+	    nw->rate_secs > OTP_STATE_RATE_SECS_MAX)) ||
+	    (nw->rate_n == 0 && nw->rate_secs != 0))
+		return OTP_ESTATERATE;
+	if (nw->mode == OTP_STATE_HOTP && (nw->step != 0 ||
+	    nw->disallow_reuse))
+		return OTP_ESTATEHOTP;
 	for (i = 0; i < nw->nscratch; i++)
 		if (nw->scratch[i] < OTP_SCRATCH_LO ||
 		    nw->scratch[i] > OTP_SCRATCH_HI)

@@ -551,6 +551,12 @@ for l in sys.stdin:
 	[[ $stderr == *"30 seconds"* ]]
 	run --separate-stderr otp-uri --to-migration "otpauth://totp/x?secret=$RFC_B32&digits=7"
 	[[ $stderr == *"6 or 8 digits"* ]]
+	run --separate-stderr otp-uri --to-migration "otpauth://hotp/x?secret=$RFC_B32&counter=9223372036854775808"
+	[[ $stderr == *"up to 2^63-1"* ]]
+	# An issuer with a colon is carried: the issuer field holds it whole.
+	run -0 otp-uri -q --to-migration "otpauth://totp/x?secret=$RFC_B32&issuer=a:b"
+	run -0 otp-uri --from-migration "$output"
+	[[ $output == *"issuer=a%3Ab"* ]]
 	run --separate-stderr otp-uri --to-migration 'not a uri'
 	assert_failure 2
 }

@@ -274,26 +274,26 @@ test_build_ranges(void)
 	nw.mode = OTP_STATE_TOTP;
 	nw.window = 22;
 	CHECK(otp_state_build(key, 16, &nw, out, sizeof(out), &outlen) ==
-	    OTP_EINVAL, "window 22");
+	    OTP_ESTATEWINDOW, "window 22");
 	nw.window = 0;
 	nw.step = 61;
 	CHECK(otp_state_build(key, 16, &nw, out, sizeof(out), &outlen) ==
-	    OTP_EINVAL, "step 61");
+	    OTP_ESTATESTEP, "step 61");
 	nw.step = 0;
 	nw.rate_n = 11;
 	nw.rate_secs = 30;
 	CHECK(otp_state_build(key, 16, &nw, out, sizeof(out), &outlen) ==
-	    OTP_EINVAL, "rate 11");
+	    OTP_ESTATERATE, "rate 11");
 	nw.rate_n = 3;
 	nw.rate_secs = 14;
 	CHECK(otp_state_build(key, 16, &nw, out, sizeof(out), &outlen) ==
-	    OTP_EINVAL, "rate seconds 14");
+	    OTP_ESTATERATE, "rate seconds 14");
 	nw.rate_n = 0;
 	nw.rate_secs = 0;
 	nw.mode = OTP_STATE_HOTP;
 	nw.disallow_reuse = 1;
 	CHECK(otp_state_build(key, 16, &nw, out, sizeof(out), &outlen) ==
-	    OTP_EINVAL, "HOTP with DISALLOW_REUSE");
+	    OTP_ESTATEHOTP, "HOTP with DISALLOW_REUSE");
 	nw.disallow_reuse = 0;
 	nw.scratch = &bad;
 	nw.nscratch = 1;
