@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <nettle/hmac.h>
+#include <nettle/nettle-meta.h>
 #include <nettle/md5.h>
 #include <nettle/sha1.h>
 
@@ -247,7 +248,9 @@ otp_hotp_values(struct otp_hmac *h, uint64_t first, uint32_t *values,
     size_t n)
 {
 	struct hmac_state *s = state_of(h);
+	const struct nettle_mac *m;
 	uint8_t msg[8], mac[SHA512_DIGEST_SIZE];
+	void *ctx;
 	size_t i;
 
 	/* RFC 4226 §5.2: each counter as 8 big-endian bytes.  nettle's
@@ -258,21 +261,17 @@ otp_hotp_values(struct otp_hmac *h, uint64_t first, uint32_t *values,
 		    n);
 		return;
 	case OTP_ALG_SHA256:
-		for (i = 0; i < n; i++) {
-			store_be64(msg, first + i);
-			hmac_sha256_update(&s->u.sha256, sizeof(msg), msg);
-			hmac_sha256_digest(&s->u.sha256, SHA256_DIGEST_SIZE,
-			    mac);
-			values[i] = truncate_mac(mac, SHA256_DIGEST_SIZE);
-		}
-		break;
 	case OTP_ALG_SHA512:
+		/* nettle's generic MAC interface: one loop for both. */
+		m = s->alg == OTP_ALG_SHA256 ? &nettle_hmac_sha256 :
+		    &nettle_hmac_sha512;
+		ctx = s->alg == OTP_ALG_SHA256 ? (void *)&s->u.sha256 :
+		    (void *)&s->u.sha512;
 		for (i = 0; i < n; i++) {
 			store_be64(msg, first + i);
-			hmac_sha512_update(&s->u.sha512, sizeof(msg), msg);
-			hmac_sha512_digest(&s->u.sha512, SHA512_DIGEST_SIZE,
-			    mac);
-			values[i] = truncate_mac(mac, SHA512_DIGEST_SIZE);
+			m->update(ctx, sizeof(msg), msg);
+			m->digest(ctx, m->digest_size, mac);
+			values[i] = truncate_mac(mac, m->digest_size);
 		}
 		break;
 	}

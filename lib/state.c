@@ -688,6 +688,21 @@ reuse_record(struct img *im, const struct cfg *c, int64_t step, int *reused)
 	    "DISALLOW_REUSE");
 }
 
+/* Append (tm, skew) to the n pairs kept, dropping the oldest when
+ * RESYNC_N are kept; returns the new count. */
+static size_t
+resync_push(int64_t *tms, int64_t *sks, size_t n, int64_t tm, int64_t skew)
+{
+	if (n == RESYNC_N) {
+		memmove(tms, tms + 1, sizeof(tms[0]) * (n - 1));
+		memmove(sks, sks + 1, sizeof(sks[0]) * (n - 1));
+		n--;
+	}
+	tms[n] = tm;
+	sks[n] = skew;
+	return n + 1;
+}
+
 /* Skew learning (RESETTING_TIME_SKEW): the three latest (step, skew)
  * pairs, rising steps 1..2 apart and skews within 1 of the newest, set
  * TIME_SKEW to their mean (truncated).  1 accepted, 0 not (yet), or an
@@ -722,13 +737,7 @@ skew_learn(struct img *im, int64_t tm, int64_t skew, int64_t *newskew,
 			if (pos < o.vend && !is_blank(im->p[pos]))
 				break;
 			b = neg ? -(int64_t)v : (int64_t)v;
-			if (n == RESYNC_N) {
-				memmove(tms, tms + 1, sizeof(tms[0]) * (n - 1));
-				memmove(sks, sks + 1, sizeof(sks[0]) * (n - 1));
-				n--;
-			}
-			tms[n] = a;
-			sks[n++] = b;
+			n = resync_push(tms, sks, n, a, b);
 		}
 		/* The same code again tells nothing: change nothing. */
 		if (n > 0 && tm + skew == tms[n - 1] + sks[n - 1]) {
@@ -736,13 +745,7 @@ skew_learn(struct img *im, int64_t tm, int64_t skew, int64_t *newskew,
 			return 0;
 		}
 	}
-	if (n == RESYNC_N) {
-		memmove(tms, tms + 1, sizeof(tms[0]) * (n - 1));
-		memmove(sks, sks + 1, sizeof(sks[0]) * (n - 1));
-		n--;
-	}
-	tms[n] = tm;
-	sks[n++] = skew;
+	n = resync_push(tms, sks, n, tm, skew);
 	if (n == RESYNC_N) {
 		ok = 1;
 		avg = sks[0];
@@ -955,6 +958,26 @@ check_hotp(struct img *im, const struct cfg *c, struct otp_hmac *h,
 	return 0;
 }
 
+/* Accept TOTP step s (offset steps from the expected one) unless
+ * DISALLOW_REUSE lists it already. */
+static int
+accept_step(struct img *im, const struct cfg *c, int64_t s, int64_t offset,
+    struct otp_state_result *res)
+{
+	int r, reused;
+
+	if ((r = reuse_record(im, c, s, &reused)) < 0)
+		return r;
+	if (reused) {
+		refuse(res, OTP_STATE_WHY_REUSED);
+		return 0;
+	}
+	accept(res, OTP_STATE_BYCODE);
+	res->offset = offset;
+	res->counter = (uint64_t)s;
+	return 0;
+}
+
 static int
 check_totp(struct img *im, const struct cfg *c, struct otp_hmac *h,
     uint32_t want, int64_t now, const struct otp_state_opts *op,
@@ -962,7 +985,7 @@ check_totp(struct img *im, const struct cfg *c, struct otp_hmac *h,
 {
 	int64_t tm = now / c->step, s, lo, hi, hit = 0, found = SKEW_RANGE;
 	int64_t newskew = c->skew;
-	int any = 0, reused, same, r;
+	int any = 0, same, r;
 	int64_t i;
 
 	/* RFC 6238 §5.2: steps t+skew-floor((W-1)/2) .. t+skew+floor(W/2). */
@@ -975,19 +998,8 @@ check_totp(struct img *im, const struct cfg *c, struct otp_hmac *h,
 			hit = i;
 		}
 	}
-	if (any) {
-		s = tm + c->skew + hit;
-		if ((r = reuse_record(im, c, s, &reused)) < 0)
-			return r;
-		if (reused) {
-			refuse(res, OTP_STATE_WHY_REUSED);
-			return 0;
-		}
-		accept(res, OTP_STATE_BYCODE);
-		res->offset = hit;
-		res->counter = (uint64_t)s;
-		return 0;
-	}
+	if (any)
+		return accept_step(im, c, tm + c->skew + hit, hit, res);
 	refuse(res, OTP_STATE_WHY_WRONG);
 	if (op->flags & OTP_STATE_NOSKEWADJ)
 		return 0;
@@ -1015,16 +1027,10 @@ check_totp(struct img *im, const struct cfg *c, struct otp_hmac *h,
 	/* Stricter than the module, which does not record the resync code
 	 * and so takes it a second time: under DISALLOW_REUSE it is used. */
 	s = tm + found;
-	if ((r = reuse_record(im, c, s, &reused)) < 0)
+	if ((r = accept_step(im, c, s, s - (tm + c->skew), res)) < 0)
 		return r;
-	if (reused) {
-		refuse(res, OTP_STATE_WHY_REUSED);
-		return 0;
-	}
-	accept(res, OTP_STATE_BYCODE);
-	res->offset = s - (tm + c->skew);
-	res->counter = (uint64_t)s;
-	res->skew = newskew;
+	if (res->accepted)
+		res->skew = newskew;
 	return 0;
 }
 

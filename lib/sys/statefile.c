@@ -324,6 +324,11 @@ run(struct sys_login *l, unsigned phases, const struct otp_answer *a,
 {
 	int ret = OTP_ESTATECHANGED, i;
 
+	memset(r, 0, sizeof(*r));
+	if (l->dirfd < 0) {
+		errno = l->err;
+		return OTP_EIO;
+	}
 	for (i = 0; i < RETRIES && ret == OTP_ESTATECHANGED; i++) {
 		memset(r, 0, sizeof(*r));
 		errno = 0;
@@ -362,24 +367,9 @@ sys_login_dry(struct sys_login *l)
 	l->dry = 1;
 }
 
-static int
-ready(struct sys_login *l, struct otp_state_result *r)
-{
-	memset(r, 0, sizeof(*r));
-	if (l->dirfd < 0) {
-		errno = l->err;
-		return OTP_EIO;
-	}
-	return 0;
-}
-
 int
 sys_login_begin(struct sys_login *l, struct otp_state_result *r)
 {
-	int ret;
-
-	if ((ret = ready(l, r)) != 0)
-		return ret;
 	return run(l, OTP_LOGIN_OPEN, NULL, 0, r);
 }
 
@@ -391,10 +381,9 @@ sys_login_peek(struct sys_login *l, const struct otp_answer *a, size_t n,
 	int64_t now;
 	int ret;
 
-	if ((ret = ready(l, r)) != 0)
-		return ret;
+	memset(r, 0, sizeof(*r));
 	if (l->seenlen == 0)
-		return OTP_EINVAL;
+		return OTP_EINVAL;	/* no cycle has read the file */
 	now = l->now == SYS_NOW_REAL ? (int64_t)time(NULL) : l->now;
 	ret = otp_state_login(l->seen, l->seenlen, 0, a, n, now, &l->o, r,
 	    l->out, sizeof(l->out), &outlen);
@@ -406,10 +395,6 @@ int
 sys_login_end(struct sys_login *l, const struct otp_answer *a, size_t n,
     struct otp_state_result *r)
 {
-	int ret;
-
-	if ((ret = ready(l, r)) != 0)
-		return ret;
 	return run(l, OTP_LOGIN_SETTLE, a, n, r);
 }
 
@@ -417,10 +402,6 @@ int
 sys_login_check(struct sys_login *l, const struct otp_answer *a, size_t n,
     struct otp_state_result *r)
 {
-	int ret;
-
-	if ((ret = ready(l, r)) != 0)
-		return ret;
 	return run(l, OTP_LOGIN_OPEN | OTP_LOGIN_SETTLE, a, n, r);
 }
 
