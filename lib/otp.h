@@ -15,8 +15,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <time.h>
 
 /* ---- limits ---------------------------------------------------------- */
 

@@ -7,6 +7,7 @@
  * Each component is split first and percent-decoded exactly once after, so
  * an escaped '&', '=', ':' or '%' is data, never syntax.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "otp.h"
