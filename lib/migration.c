@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "otp.h"
+#include "protobuf_int.h"
 
 #define MIG_PREFIX	"otpauth-migration://"
 #define MIG_HOST	"offline"

@@ -437,8 +437,7 @@ int otp_uri_build(const struct otp_uri *u, char *out, size_t outsz);
  * was read (have, warn, is_uri). */
 int otp_uri_equal(const struct otp_uri *a, const struct otp_uri *b);
 
-/* ---- Google Authenticator migration payloads (lib/migration.c,
- *      lib/protobuf.c) ------------------------------------------------- */
+/* ---- Google Authenticator migration payloads (lib/migration.c) ------ */
 
 /* The format is described in otp-uri(1).  Two layers, each a pure
  * function over a buffer and a length: the otpauth-migration://offline?
@@ -452,53 +451,6 @@ int otp_uri_equal(const struct otp_uri *a, const struct otp_uri *b);
 /* A URI for OTP_MIGRATION_BATCH accounts of the largest size, with NUL:
  * 10 * 1818 + 44 protobuf bytes, base64, every character %XX. */
 #define OTP_MIGRATION_URI_MAX	73728
-
-/* The protobuf wire format, as much as the payload needs (protobuf
- * encoding guide, "Message Structure"). */
-enum otp_pb_wiretype {
-	OTP_PB_VARINT = 0,
-	OTP_PB_I64 = 1,
-	OTP_PB_LEN = 2,
-	OTP_PB_I32 = 5,
-};
-
-/* A window [pos, end) of buf; offsets stay absolute so that errors point
- * into the whole message. */
-struct otp_pb_reader {
-	const uint8_t	*buf;
-	size_t		 pos;
-	size_t		 end;
-};
-
-/* Each reader function returns 0 or OTP_EPROTOBUF (past the end, a
- * varint over 64 bits, field number 0 or too large, a group) and moves
- * pos past what it read. */
-int otp_pb_varint(struct otp_pb_reader *p, uint64_t *v);
-int otp_pb_tag(struct otp_pb_reader *p, unsigned *field, unsigned *wt);
-/* A length-delimited field: *s points at its n bytes inside buf. */
-int otp_pb_bytes(struct otp_pb_reader *p, const uint8_t **s, size_t *n);
-/* Skip the value of an unknown field of wire type wt. */
-int otp_pb_skip(struct otp_pb_reader *p, unsigned wt);
-/* An int32 read as a varint (its 64-bit sign extension), or OTP_ERANGE. */
-int otp_pb_int32(uint64_t v, int32_t *out);
-
-/* A writer into buf[0..size); with buf NULL it only counts pos.  full is
- * set when something did not fit. */
-struct otp_pb_writer {
-	uint8_t	*buf;
-	size_t	 size;
-	size_t	 pos;
-	int	 full;
-};
-
-void otp_pb_put_varint(struct otp_pb_writer *w, uint64_t v);
-void otp_pb_put_raw(struct otp_pb_writer *w, const void *p, size_t n);
-void otp_pb_put_tag(struct otp_pb_writer *w, unsigned field, unsigned wt);
-/* A length-delimited field: tag, length, bytes. */
-void otp_pb_put_bytes(struct otp_pb_writer *w, unsigned field,
-    const void *p, size_t n);
-/* A varint field: tag, value. */
-void otp_pb_put_uint(struct otp_pb_writer *w, unsigned field, uint64_t v);
 
 /* The batch fields of a payload; 0 when absent. */
 struct otp_migration_batch {
