@@ -1,14 +1,23 @@
 /*
- * otp.h - the otp-utils core: codecs, HOTP/TOTP, time parsing, key input,
- * otpauth URIs, the Google Authenticator migration format and state file.
+ * otp.h - the pure core of otp-utils (lib/, built as libotp.a): codecs,
+ * HOTP/TOTP, verification, time parsing, key text and otpauth URIs, the
+ * Google Authenticator migration format, QR codes, scratch codes and the
+ * state-file engine.
+ *
+ * Pure: nothing here makes a system call, prints, exits, keeps global
+ * state or allocates behind the caller's back (otp_qr_encode says where
+ * libqrencode allocates while it works); make check-floors holds it to
+ * that.  Files, locks, randomness and the local time zone are the system
+ * floor's, lib/sys/sys.h.
  *
  * Conventions: functions return 0 (or a length/count where stated) on
  * success and a negative OTP_E* code on failure; otp_strerror() gives the
- * text.  Nothing here prints, exits, or keeps global state.  Buffers that
- * hold secrets are the caller's; wipe them with otp_wipe().
+ * text.  Buffers that hold secrets are the caller's; wipe them with
+ * otp_wipe().
  *
- * Each section below has one owner file in lib/; keep declarations in the
- * section of the file that implements them.
+ * Sections run bottom-up: each uses only what the sections above it
+ * declare.  Each names the file(s) in lib/ that implement it; keep a
+ * declaration in the section of the file that implements it.
  */
 #ifndef OTP_H
 #define OTP_H
@@ -122,7 +131,7 @@ enum {
 /* The text for an OTP_E* code; never NULL. */
 const char *otp_strerror(int err);
 
-/* ---- memory hygiene (lib/util.c) ------------------------------------- */
+/* ---- memory hygiene and numbers (lib/util.c) ------------------------- */
 
 /* Zero n bytes at p in a way the compiler cannot drop. */
 void otp_wipe(void *p, size_t n);
@@ -191,39 +200,6 @@ int otp_hex_encode(const uint8_t *in, size_t n, char *out, size_t outsz);
 int otp_hex_decode(const char *in, size_t inlen, uint8_t *out,
     size_t outsz, size_t *outlen, size_t *erroff);
 
-/* ---- base64, RFC 4648 §4 (lib/base64.c) ----------------------------- */
-
-/* Characters of standard base64 for n bytes, padded, without NUL. */
-size_t otp_b64_encoded_len(size_t n);
-/* Encode n bytes as padded standard base64 into out (then NUL); returns
- * the number of characters or OTP_ENOSPACE. */
-int otp_b64_encode(const uint8_t *in, size_t n, char *out, size_t outsz);
-
-/* The decoder, fed text in pieces of any size.  It reads '=' padding as
- * optional (but correct if present), ' ' as '+', the URL-safe '-' and '_'
- * as '+' and '/', and ignores unused low bits of the last character. */
-struct otp_b64_decoder {
-	uint32_t	acc;	/* sextets of the current quantum */
-	unsigned	ndata;	/* data characters in it */
-	unsigned	npad;	/* '=' seen in it */
-	int		done;	/* padding closed the text */
-};
-void otp_b64_decoder_init(struct otp_b64_decoder *d);
-/* Decode in[0..inlen) into out; *outlen gets the bytes written.  Anything
- * else is OTP_EBASE64, no room OTP_ENOSPACE, *erroff at the character;
- * what this call wrote is wiped on error. */
-int otp_b64_decoder_update(struct otp_b64_decoder *d, const char *in,
-    size_t inlen, uint8_t *out, size_t outsz, size_t *outlen,
-    size_t *erroff);
-/* End of text: write a short last quantum (up to 2 bytes); OTP_EBASE64
- * for a truncated one, OTP_ENOSPACE. */
-int otp_b64_decoder_final(struct otp_b64_decoder *d, uint8_t *out,
-    size_t outsz, size_t *outlen);
-/* The decoder over a whole text; *erroff is inlen for a truncated end,
- * and nothing is left in out on error. */
-int otp_b64_decode(const char *in, size_t inlen, uint8_t *out,
-    size_t outsz, size_t *outlen, size_t *erroff);
-
 /* ---- Base32, RFC 4648 §6 and §7 (lib/base32.c) ----------------------- */
 
 #define OTP_B32_HEXALPHA	0x01	/* the §7 extended-hex alphabet */
@@ -272,6 +248,39 @@ int otp_b32_decoder_update(struct otp_b32_decoder *d, const char *in,
  * 5 bytes, none with this implementation; may be NULL). */
 int otp_b32_decoder_final(struct otp_b32_decoder *d, uint8_t *out,
     size_t *outlen, uint64_t *erroff);
+
+/* ---- base64, RFC 4648 §4 (lib/base64.c) ------------------------------ */
+
+/* Characters of standard base64 for n bytes, padded, without NUL. */
+size_t otp_b64_encoded_len(size_t n);
+/* Encode n bytes as padded standard base64 into out (then NUL); returns
+ * the number of characters or OTP_ENOSPACE. */
+int otp_b64_encode(const uint8_t *in, size_t n, char *out, size_t outsz);
+
+/* The decoder, fed text in pieces of any size.  It reads '=' padding as
+ * optional (but correct if present), ' ' as '+', the URL-safe '-' and '_'
+ * as '+' and '/', and ignores unused low bits of the last character. */
+struct otp_b64_decoder {
+	uint32_t	acc;	/* sextets of the current quantum */
+	unsigned	ndata;	/* data characters in it */
+	unsigned	npad;	/* '=' seen in it */
+	int		done;	/* padding closed the text */
+};
+void otp_b64_decoder_init(struct otp_b64_decoder *d);
+/* Decode in[0..inlen) into out; *outlen gets the bytes written.  Anything
+ * else is OTP_EBASE64, no room OTP_ENOSPACE, *erroff at the character;
+ * what this call wrote is wiped on error. */
+int otp_b64_decoder_update(struct otp_b64_decoder *d, const char *in,
+    size_t inlen, uint8_t *out, size_t outsz, size_t *outlen,
+    size_t *erroff);
+/* End of text: write a short last quantum (up to 2 bytes); OTP_EBASE64
+ * for a truncated one, OTP_ENOSPACE. */
+int otp_b64_decoder_final(struct otp_b64_decoder *d, uint8_t *out,
+    size_t outsz, size_t *outlen);
+/* The decoder over a whole text; *erroff is inlen for a truncated end,
+ * and nothing is left in out on error. */
+int otp_b64_decode(const char *in, size_t inlen, uint8_t *out,
+    size_t outsz, size_t *outlen, size_t *erroff);
 
 /* ---- HOTP / TOTP, RFC 4226 and RFC 6238 (lib/hotp.c) ----------------- */
 
@@ -437,7 +446,106 @@ int otp_uri_build(const struct otp_uri *u, char *out, size_t outsz);
  * was read (have, warn, is_uri). */
 int otp_uri_equal(const struct otp_uri *a, const struct otp_uri *b);
 
-/* ---- Google Authenticator migration payloads (lib/migration.c) ------ */
+/* ---- verification and diagnosis (lib/verify.c, lib/diagnose.c) ------- */
+
+/* The widest window searched: 10^8 further counters (HOTP) or steps on
+ * each side (TOTP), about 30 s of hashing; more is refused, not a hang. */
+#define OTP_WINDOW_MAX		100000000ULL
+
+/* Window shapes (RFC 4226 §7.4 look-ahead, RFC 6238 §5.2 delay). */
+enum otp_window {
+	OTP_WINDOW_AHEAD,	/* counters c..c+N: HOTP */
+	OTP_WINDOW_AROUND,	/* steps c-N..c+N: TOTP, Steam, mOTP */
+};
+
+/* Where a code matched. */
+struct otp_match {
+	uint64_t	counter;	/* the matching counter or time step */
+	int64_t		offset;		/* counter - centre, in steps */
+};
+
+/* Check OTP text: decimal digits only, 6..10 of them, and exactly digits
+ * of them unless digits is 0.  Returns the length or OTP_ECODE. */
+int otp_code_check(const char *code, unsigned digits);
+/* Compare code (digits long, or its own length when digits is 0) with
+ * every candidate of the window around counter in constant time; the
+ * match nearest the centre wins (AHEAD: lowest counter; AROUND: smallest
+ * |offset|, and on a tie the earlier step).  Counters are clamped to
+ * 0..2^64-1.  Returns 1 and fills m on a match, 0 for none, OTP_ECODE,
+ * OTP_EDIGITS or OTP_EWINDOW (window > OTP_WINDOW_MAX). */
+int otp_verify(struct otp_hmac *h, const char *code, unsigned digits,
+    uint64_t counter, uint64_t window, enum otp_window shape,
+    struct otp_match *m);
+/* Same for a 5-character Steam Guard code (either case). */
+int otp_verify_steam(struct otp_hmac *h, const char *code,
+    uint64_t counter, uint64_t window, enum otp_window shape,
+    struct otp_match *m);
+/* Same for Mobile-OTP: 6 hex digits (either case) against the 10-second
+ * steps floor(now/10)-window..+window. */
+int otp_verify_motp(const char *secret, size_t secretlen, const char *pin,
+    const char *code, int64_t now, uint64_t window, struct otp_match *m);
+/* Find where ncodes (2..OTP_SKEW_CODES) consecutive codes match
+ * consecutive counters, the first code within the window around counter.
+ * Returns the number of such places (m gets the nearest, as otp_verify),
+ * 0 for none, or an OTP_E* code.  Not constant time: a diagnostic. */
+#define OTP_SKEW_CODES		3
+int otp_find_skew(struct otp_hmac *h, const char *const *codes,
+    size_t ncodes, unsigned digits, uint64_t counter, uint64_t window,
+    enum otp_window shape, struct otp_match *m);
+
+/* Bits of otp_finding.differs: what a finding changes from the given
+ * parameters. */
+#define OTP_DIFF_ENC		0x001	/* the key read as the other encoding */
+#define OTP_DIFF_ALG		0x002
+#define OTP_DIFF_DIGITS		0x004	/* the code's length, not -d */
+#define OTP_DIFF_PREFIX		0x008	/* first digits of a longer code */
+#define OTP_DIFF_TYPE		0x010	/* TOTP for HOTP or the reverse */
+#define OTP_DIFF_STEP		0x020
+#define OTP_DIFF_START		0x040	/* start time 0 instead of the given */
+#define OTP_DIFF_SHIFT		0x080	/* clock off by a time-zone amount */
+#define OTP_DIFF_DRIFT		0x100	/* outside the window, small drift */
+#define OTP_DIFF_COUNTER	0x200	/* HOTP counter from 0, not -c */
+
+/* The parameters a code was expected to verify with. */
+struct otp_diag_params {
+	const char	*key;		/* key text: hex, Base32 or a URI */
+	enum otp_keyenc	enc;
+	enum otp_type	type;
+	enum otp_alg	alg;
+	unsigned	digits;		/* 0: the code's length */
+	uint64_t	counter;	/* HOTP */
+	uint64_t	step;		/* TOTP */
+	int64_t		start;
+	int64_t		now;
+	uint64_t	window;		/* the window that failed */
+};
+
+/* One explanation: the parameters under which the code verifies. */
+struct otp_finding {
+	unsigned	differs;	/* OTP_DIFF_* */
+	unsigned	rank;		/* lower is more likely */
+	enum otp_keyenc	enc;
+	enum otp_alg	alg;
+	unsigned	digits;		/* digits of the generated code */
+	enum otp_type	type;
+	uint64_t	step;
+	int64_t		start;
+	int64_t		shift;		/* seconds the client's clock is ahead */
+	uint64_t	counter;	/* the matching counter or step */
+	int64_t		offset;		/* steps (or counters) from expected */
+};
+
+#define OTP_DIAG_MAX		16	/* findings worth printing */
+#define OTP_DIAG_WINDOW_MAX	100000	/* widest window diagnosed */
+
+/* Search the common parameter mistakes for ones under which code
+ * verifies; out gets up to max findings, most likely first.  Returns
+ * their number (0: nothing explains it) or an OTP_E* code for a key that
+ * decodes under no encoding, a malformed code, or OTP_EWINDOW. */
+int otp_diagnose(const struct otp_diag_params *p, const char *code,
+    struct otp_finding *out, size_t max);
+
+/* ---- Google Authenticator migration payloads (lib/migration.c) ------- */
 
 /* The format is described in otp-uri(1).  Two layers, each a pure
  * function over a buffer and a length: the otpauth-migration://offline?
@@ -552,106 +660,6 @@ size_t otp_qr_render_size(const struct otp_qr *qr, enum otp_qr_style style);
 int otp_qr_render(const struct otp_qr *qr, enum otp_qr_style style,
     char *out, size_t outsz);
 
-/* ---- verification: windows, drift, diagnosis (lib/verify.c,
- *      lib/diagnose.c) ------------------------------------------------- */
-
-/* The widest window searched: 10^8 further counters (HOTP) or steps on
- * each side (TOTP), about 30 s of hashing; more is refused, not a hang. */
-#define OTP_WINDOW_MAX		100000000ULL
-
-/* Window shapes (RFC 4226 §7.4 look-ahead, RFC 6238 §5.2 delay). */
-enum otp_window {
-	OTP_WINDOW_AHEAD,	/* counters c..c+N: HOTP */
-	OTP_WINDOW_AROUND,	/* steps c-N..c+N: TOTP, Steam, mOTP */
-};
-
-/* Where a code matched. */
-struct otp_match {
-	uint64_t	counter;	/* the matching counter or time step */
-	int64_t		offset;		/* counter - centre, in steps */
-};
-
-/* Check OTP text: decimal digits only, 6..10 of them, and exactly digits
- * of them unless digits is 0.  Returns the length or OTP_ECODE. */
-int otp_code_check(const char *code, unsigned digits);
-/* Compare code (digits long, or its own length when digits is 0) with
- * every candidate of the window around counter in constant time; the
- * match nearest the centre wins (AHEAD: lowest counter; AROUND: smallest
- * |offset|, and on a tie the earlier step).  Counters are clamped to
- * 0..2^64-1.  Returns 1 and fills m on a match, 0 for none, OTP_ECODE,
- * OTP_EDIGITS or OTP_EWINDOW (window > OTP_WINDOW_MAX). */
-int otp_verify(struct otp_hmac *h, const char *code, unsigned digits,
-    uint64_t counter, uint64_t window, enum otp_window shape,
-    struct otp_match *m);
-/* Same for a 5-character Steam Guard code (either case). */
-int otp_verify_steam(struct otp_hmac *h, const char *code,
-    uint64_t counter, uint64_t window, enum otp_window shape,
-    struct otp_match *m);
-/* Same for Mobile-OTP: 6 hex digits (either case) against the 10-second
- * steps floor(now/10)-window..+window. */
-int otp_verify_motp(const char *secret, size_t secretlen, const char *pin,
-    const char *code, int64_t now, uint64_t window, struct otp_match *m);
-/* Find where ncodes (2..OTP_SKEW_CODES) consecutive codes match
- * consecutive counters, the first code within the window around counter.
- * Returns the number of such places (m gets the nearest, as otp_verify),
- * 0 for none, or an OTP_E* code.  Not constant time: a diagnostic. */
-#define OTP_SKEW_CODES		3
-int otp_find_skew(struct otp_hmac *h, const char *const *codes,
-    size_t ncodes, unsigned digits, uint64_t counter, uint64_t window,
-    enum otp_window shape, struct otp_match *m);
-
-/* Bits of otp_finding.differs: what a finding changes from the given
- * parameters. */
-#define OTP_DIFF_ENC		0x001	/* the key read as the other encoding */
-#define OTP_DIFF_ALG		0x002
-#define OTP_DIFF_DIGITS		0x004	/* the code's length, not -d */
-#define OTP_DIFF_PREFIX		0x008	/* first digits of a longer code */
-#define OTP_DIFF_TYPE		0x010	/* TOTP for HOTP or the reverse */
-#define OTP_DIFF_STEP		0x020
-#define OTP_DIFF_START		0x040	/* start time 0 instead of the given */
-#define OTP_DIFF_SHIFT		0x080	/* clock off by a time-zone amount */
-#define OTP_DIFF_DRIFT		0x100	/* outside the window, small drift */
-#define OTP_DIFF_COUNTER	0x200	/* HOTP counter from 0, not -c */
-
-/* The parameters a code was expected to verify with. */
-struct otp_diag_params {
-	const char	*key;		/* key text: hex, Base32 or a URI */
-	enum otp_keyenc	enc;
-	enum otp_type	type;
-	enum otp_alg	alg;
-	unsigned	digits;		/* 0: the code's length */
-	uint64_t	counter;	/* HOTP */
-	uint64_t	step;		/* TOTP */
-	int64_t		start;
-	int64_t		now;
-	uint64_t	window;		/* the window that failed */
-};
-
-/* One explanation: the parameters under which the code verifies. */
-struct otp_finding {
-	unsigned	differs;	/* OTP_DIFF_* */
-	unsigned	rank;		/* lower is more likely */
-	enum otp_keyenc	enc;
-	enum otp_alg	alg;
-	unsigned	digits;		/* digits of the generated code */
-	enum otp_type	type;
-	uint64_t	step;
-	int64_t		start;
-	int64_t		shift;		/* seconds the client's clock is ahead */
-	uint64_t	counter;	/* the matching counter or step */
-	int64_t		offset;		/* steps (or counters) from expected */
-};
-
-#define OTP_DIAG_MAX		16	/* findings worth printing */
-#define OTP_DIAG_WINDOW_MAX	100000	/* widest window diagnosed */
-
-/* Search the common parameter mistakes for ones under which code
- * verifies; out gets up to max findings, most likely first.  Returns
- * their number (0: nothing explains it) or an OTP_E* code for a key that
- * decodes under no encoding, a malformed code, or OTP_EWINDOW. */
-int otp_diagnose(const struct otp_diag_params *p, const char *code,
-    struct otp_finding *out, size_t max);
-
 /* ---- scratch codes from random words (lib/random.c) ------------------ */
 
 /* Key bytes: at least 128 bits, 160 recommended (RFC 4226 §4 R6); past
@@ -675,7 +683,7 @@ uint32_t otp_scratch_map(uint32_t word);
 int otp_scratch_codes_from(uint32_t *codes, size_t n, otp_word_fn fn,
     void *arg);
 
-/* ---- Google Authenticator state file (lib/state.c, lib/statefile.c) -- */
+/* ---- Google Authenticator state file (lib/state.c) ------------------- */
 
 /* The format is man/otp-state.5's.  The engine works on a file image in
  * memory and a clock; lib/sys/statefile.c adds the files, locks and the
