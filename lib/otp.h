@@ -159,9 +159,8 @@ int otp_text_check(const char *s, size_t n, size_t *bad);
 
 #define OTP_PCT_PLUS	0x01	/* decode '+' as ' ' (HTML form queries) */
 
-/* Percent-decode in[0..n) once (RFC 3986 §2.1) into out, then NUL;
- * *outlen gets the length.  OTP_EURIESC or OTP_ENOSPACE, *erroff at the
- * character at fault. */
+/* Percent-decode in[0..n) once (RFC 3986 §2.1) into out, NUL-ended, its
+ * length in *outlen; OTP_EURIESC or OTP_ENOSPACE, *erroff at the fault. */
 int otp_pct_decode(const char *in, size_t n, int flags, char *out,
     size_t outsz, size_t *outlen, size_t *erroff);
 /* The offset in the encoded in[0..n) of decoded byte d (n past its end). */
@@ -177,15 +176,12 @@ enum otp_label_form {
 	OTP_LABEL_COLON,	/* ":account", an empty prefix: no issuer */
 };
 
-/* Split the label s[0..n) at its first ':', or after a prefix equal to
- * issuer[0..ilen) when there is one: *plen gets the prefix length, *aoff
- * where the account starts (spaces after the colon skipped; 0 and 0 for
- * no colon). */
+/* Split label s[0..n) at "issuer:" (issuer[0..ilen)), else its first ':':
+ * *plen the prefix length, *aoff where the account starts; 0, 0: no ':'. */
 void otp_label_split(const char *s, size_t n, const char *issuer,
     size_t ilen, size_t *plen, size_t *aoff);
-/* The label form that otp_label_split() reads back as issuer and account
- * (whole: the reader knows the issuer, so it may hold ':'); OTP_EURILABEL
- * when none does (an account with ':' that starts with ' '). */
+/* The form otp_label_split() reads back as issuer and account (whole: the
+ * reader knows the issuer); OTP_EURILABEL when no form does. */
 int otp_label_form(const char *issuer, const char *account, int whole);
 
 /* ---- hex (lib/hex.c) ------------------------------------------------- */
@@ -193,10 +189,8 @@ int otp_label_form(const char *issuer, const char *account, int whole);
 /* Encode n bytes as lower-case hex into out (2n chars, then NUL);
  * OTP_ENOSPACE unless outsz > 2n. */
 int otp_hex_encode(const uint8_t *in, size_t n, char *out, size_t outsz);
-/* Decode hex (either case, nothing else) into out; *outlen gets the byte
- * count (the room needed on OTP_ENOSPACE).  OTP_EHEX with *erroff at the
- * first bad character, then OTP_EHEXLEN (odd length, *erroff = inlen);
- * nothing is written on error.  erroff may be NULL. */
+/* Decode hex (either case) into out; *outlen the bytes (room needed on
+ * OTP_ENOSPACE); OTP_EHEX, OTP_EHEXLEN: *erroff (or NULL) at the fault. */
 int otp_hex_decode(const char *in, size_t inlen, uint8_t *out,
     size_t outsz, size_t *outlen, size_t *erroff);
 
@@ -213,15 +207,8 @@ size_t otp_b32_encoded_len(size_t n, int flags);
  * otp_b32_encoded_len().  Returns the number of characters written. */
 int otp_b32_encode(const uint8_t *in, size_t n, char *out, size_t outsz,
     int flags);
-/* Decode a whole Base32 text.  Lenient unless OTP_B32_STRICT: either case,
- * whitespace and '-' ignored, padding optional but exact when present,
- * non-zero trailing bits accepted.  Strict: canonical characters only,
- * exact padding (none with OTP_B32_NOPAD), zero trailing bits.  Errors:
- * OTP_EBASE32, OTP_EBASE32PAD, OTP_EBASE32LEN (1, 3 or 6 data characters
- * in the last group), OTP_EBASE32BITS, with *erroff at the offending
- * character (the end for a missing '=' or a length error); OTP_ENOSPACE
- * with *outlen the room needed.  Never writes past outsz; on error what
- * was written is wiped.  erroff may be NULL. */
+/* Decode Base32 text (lenient unless OTP_B32_STRICT) into out, wiped on
+ * error: OTP_EBASE32* at *erroff (or NULL), OTP_ENOSPACE (*outlen: room). */
 int otp_b32_decode(const char *in, size_t inlen, uint8_t *out,
     size_t outsz, size_t *outlen, int flags, size_t *erroff);
 
@@ -238,10 +225,8 @@ struct otp_b32_decoder {
 	uint64_t	padoff;		/* offset of the group's first '=' */
 };
 void otp_b32_decoder_init(struct otp_b32_decoder *d, int flags);
-/* Decode inlen characters; out must hold inlen * 5 / 8 + 5 bytes.  *outlen
- * gets the bytes written; on error *erroff is the absolute input offset and
- * the decoder must be initialised again.  Any chunking of an input gives
- * the bytes and the error of otp_b32_decode(). */
+/* Decode inlen characters into out (room: inlen * 5 / 8 + 5), *outlen the
+ * bytes; after an error (*erroff: absolute offset) initialise d again. */
 int otp_b32_decoder_update(struct otp_b32_decoder *d, const char *in,
     size_t inlen, uint8_t *out, size_t *outlen, uint64_t *erroff);
 /* Finish: checks the final group's length, padding and bits (out: up to
@@ -267,9 +252,8 @@ struct otp_b64_decoder {
 	int		done;	/* padding closed the text */
 };
 void otp_b64_decoder_init(struct otp_b64_decoder *d);
-/* Decode in[0..inlen) into out; *outlen gets the bytes written.  Anything
- * else is OTP_EBASE64, no room OTP_ENOSPACE, *erroff at the character;
- * what this call wrote is wiped on error. */
+/* Decode in[0..inlen) into out, *outlen the bytes written; OTP_EBASE64 or
+ * OTP_ENOSPACE with *erroff at the character, this call's output wiped. */
 int otp_b64_decoder_update(struct otp_b64_decoder *d, const char *in,
     size_t inlen, uint8_t *out, size_t outsz, size_t *outlen,
     size_t *erroff);
@@ -316,9 +300,8 @@ void otp_hmac_wipe(struct otp_hmac *h);
 /* HMAC(key, counter as 8 big-endian bytes), dynamically truncated to a
  * 31-bit value (RFC 4226 §5.3). */
 uint32_t otp_hotp_value(struct otp_hmac *h, uint64_t counter);
-/* The same for the n counters first, first+1, ..., first+n-1 (which must
- * not pass 2^64-1) into values[0..n-1]: a large window costs the hashing
- * alone.  The values are codes: wipe them after use. */
+/* otp_hotp_value() of counters first..first+n-1 (no wrap past 2^64-1) into
+ * values[0..n-1]; they are codes: wipe them after use. */
 void otp_hotp_values(struct otp_hmac *h, uint64_t first, uint32_t *values,
     size_t n);
 
@@ -350,31 +333,15 @@ struct otp_zone {
 	void	*arg;
 };
 
-/* Parse a time: "now", "@[-]EPOCH[.FRACTION]" (to the earlier second),
- * ISO 8601 ("2009-02-13 23:31:30", "T", ".5", "Z", "+01:00", "+0100",
- * "-05", " UTC"; a date alone is midnight; no zone means local time in
- * zone, UTC when zone is NULL), RFC 5322 ("Fri, 13 Feb 2009 23:31:30
- * +0000"), and relative items after any of these or alone ("now - 90
- * seconds", "+2 min", "1 hour ago", "tomorrow", "@1234567890 + 30 s";
- * units s, m, h, d, w).  Seconds, minutes and hours are exact; days and
- * weeks are calendar days as in date -d: the wall-clock time is kept
- * across a clock change (in the written zone, else in zone; a time the
- * change skipped moves past it).  now is the base for relative forms.
- * OTP_ETIME for text not recognised whole, OTP_ETIMEFIELD for a bad field
- * (2009-02-30), OTP_ETIMEGAP for a local time a clock change skipped (one
- * it repeated is read as date -d reads it), OTP_ETIMEAMBIG for "+1 hour"
- * after a zone-less clock time, OTP_ETIMERANGE on overflow, or the zone's
- * error. */
+/* Parse a time as date -d: now, @EPOCH, ISO 8601, RFC 5322, relative items
+ * (base now; no zone: zone's, UTC if NULL); OTP_ETIME* or the zone's error. */
 int otp_time_parse(const char *s, int64_t now, const struct otp_zone *zone,
     int64_t *out);
-/* Parse a duration: "30" (seconds) or components in the order d, h, m, s
- * ("30s", "1m", "1h", "1d", "2m30s", "1h30m", "90S"; not "1M", which
- * oathtool reads as a month).  Zero is accepted (the caller decides);
- * OTP_EDURATION for anything else, OTP_ERANGE past 2^64-1 seconds. */
+/* Parse a duration: "30" (seconds) or d, h, m, s in that order ("1h30m");
+ * zero accepted; OTP_EDURATION, or OTP_ERANGE past 2^64-1 seconds. */
 int otp_duration_parse(const char *s, uint64_t *seconds);
-/* Format t as "YYYY-MM-DD HH:MM:SS UTC" into out (then NUL); years
- * before 0 as "-0001", OTP_ETIMERANGE beyond what gmtime() represents,
- * OTP_ENOSPACE when outsz is too small. */
+/* Format t as "YYYY-MM-DD HH:MM:SS UTC" into out (then NUL);
+ * OTP_ETIMERANGE beyond what gmtime() represents, OTP_ENOSPACE. */
 int otp_time_format_utc(int64_t t, char *out, size_t outsz);
 
 /* ---- key input and otpauth URIs (lib/key.c, lib/uri.c) --------------- */
@@ -428,22 +395,16 @@ struct otp_uri {
 
 /* Set u to the defaults above, counter 0. */
 void otp_uri_init(struct otp_uri *u);
-/* Turn key text into u (otp_uri_init first): an otpauth:// URI (any case
- * of the scheme) is parsed with its parameters, anything else is decoded
- * as enc (Base32 leniently) with u->is_uri = 0.  OTP_EKEYEMPTY for zero
- * bytes, OTP_EKEYLONG past OTP_KEY_MAX, OTP_EURI for an
- * otpauth-migration: text; on a codec error *erroff (may be NULL) gets
- * the offset in text.  On error u->key is wiped. */
+/* Read key text into u (otp_uri_init first): an otpauth:// URI or a key in
+ * enc.  On error (OTP_EKEY*, a codec's at *erroff or NULL) u->key is wiped. */
 int otp_key_parse(const char *text, enum otp_keyenc enc, struct otp_uri *u,
     size_t *erroff);
 /* Parse an otpauth:// URI into u (the rules are otp-uri(1)'s). */
 int otp_uri_parse(const char *uri, struct otp_uri *u, size_t *erroff);
 /* Build the canonical URI for u into out (then NUL). */
 int otp_uri_build(const struct otp_uri *u, char *out, size_t outsz);
-/* 1 when a and b are the same account: type, algorithm, digits, the
- * counter of a HOTP or the period of a TOTP account, issuer, account name
- * and key (compared in constant time); what a URI carries, not how it
- * was read (have, warn, is_uri). */
+/* 1 when a and b are the same account (what a URI carries, not have, warn
+ * or is_uri; keys compared in constant time), else 0. */
 int otp_uri_equal(const struct otp_uri *a, const struct otp_uri *b);
 
 /* ---- verification and diagnosis (lib/verify.c, lib/diagnose.c) ------- */
@@ -467,12 +428,8 @@ struct otp_match {
 /* Check OTP text: decimal digits only, 6..10 of them, and exactly digits
  * of them unless digits is 0.  Returns the length or OTP_ECODE. */
 int otp_code_check(const char *code, unsigned digits);
-/* Compare code (digits long, or its own length when digits is 0) with
- * every candidate of the window around counter in constant time; the
- * match nearest the centre wins (AHEAD: lowest counter; AROUND: smallest
- * |offset|, and on a tie the earlier step).  Counters are clamped to
- * 0..2^64-1.  Returns 1 and fills m on a match, 0 for none, OTP_ECODE,
- * OTP_EDIGITS or OTP_EWINDOW (window > OTP_WINDOW_MAX). */
+/* 1 and m when code matches in the window around counter (constant time,
+ * nearest the centre wins), else 0; OTP_ECODE, OTP_EDIGITS, OTP_EWINDOW. */
 int otp_verify(struct otp_hmac *h, const char *code, unsigned digits,
     uint64_t counter, uint64_t window, enum otp_window shape,
     struct otp_match *m);
@@ -484,11 +441,9 @@ int otp_verify_steam(struct otp_hmac *h, const char *code,
  * steps floor(now/10)-window..+window. */
 int otp_verify_motp(const char *secret, size_t secretlen, const char *pin,
     const char *code, int64_t now, uint64_t window, struct otp_match *m);
-/* Find where ncodes (2..OTP_SKEW_CODES) consecutive codes match
- * consecutive counters, the first code within the window around counter.
- * Returns the number of such places (m gets the nearest, as otp_verify),
- * 0 for none, or an OTP_E* code.  Not constant time: a diagnostic. */
-#define OTP_SKEW_CODES		3
+#define OTP_SKEW_CODES		3	/* most codes otp_find_skew() takes */
+/* Count the places where ncodes (2..OTP_SKEW_CODES) codes match consecutive
+ * counters from the window (m: the nearest), or OTP_E*; not constant time. */
 int otp_find_skew(struct otp_hmac *h, const char *const *codes,
     size_t ncodes, unsigned digits, uint64_t counter, uint64_t window,
     enum otp_window shape, struct otp_match *m);
@@ -538,10 +493,8 @@ struct otp_finding {
 #define OTP_DIAG_MAX		16	/* findings worth printing */
 #define OTP_DIAG_WINDOW_MAX	100000	/* widest window diagnosed */
 
-/* Search the common parameter mistakes for ones under which code
- * verifies; out gets up to max findings, most likely first.  Returns
- * their number (0: nothing explains it) or an OTP_E* code for a key that
- * decodes under no encoding, a malformed code, or OTP_EWINDOW. */
+/* The parameter mistakes under which code verifies, likeliest first, into
+ * out[0..max): their number (0: none), or OTP_E* (bad key, code, window). */
 int otp_diagnose(const struct otp_diag_params *p, const char *code,
     struct otp_finding *out, size_t max);
 
@@ -577,32 +530,18 @@ struct otp_migration_err {
 	long	account;	/* 0-based account at fault, -1 for none */
 };
 
-/* Called once per account in payload order, and only once the whole
- * payload has parsed; u is wiped after the call.  A non-zero return stops
- * the decode and is returned. */
+/* Called per account in payload order once the whole payload parsed; u is
+ * wiped after the call.  Non-zero stops the decode and is returned. */
 typedef int otp_migration_fn(void *arg, size_t index,
     const struct otp_uri *u);
 
-/* Parse a MigrationPayload of len bytes (fn may be NULL to only check):
- * *batch (may be NULL) gets the batch fields, fn each account with
- * period 30, is_uri 1, and the name split as a URI label: the issuer field
- * wins, a name that starts with "issuer:" loses that prefix, else the first
- * ':' ends the issuer; spaces after it are dropped.  Unknown fields are
- * skipped.  Errors: OTP_EPROTOBUF (wire format), OTP_EEMPTY (no accounts),
- * OTP_EMIGRATEUNSUP (MD5), OTP_EALG, OTP_EDIGITS, OTP_EURITYPE (unknown
- * enum value), OTP_ECOUNTER (negative), OTP_EKEYEMPTY, OTP_EKEYLONG,
- * OTP_EUTF8, OTP_EURICTRL, OTP_ENUL, OTP_ETOOLONG (text over
- * OTP_LABEL_MAX - 1), OTP_ERANGE (batch field not an int32). */
+/* Parse a MigrationPayload into *batch (may be NULL) and a fn call per
+ * account (NULL: check only); OTP_EPROTOBUF or a field's code, *err where. */
 int otp_migration_payload_decode(const uint8_t *buf, size_t len,
     struct otp_migration_batch *batch, otp_migration_fn *fn, void *arg,
     struct otp_migration_err *err);
-/* Percent-decode and base64-decode the data= value of an
- * otpauth-migration://offline URI text of len bytes into out
- * (OTP_MIGRATION_PAYLOAD_MAX bytes always suffice).  Scheme and host in
- * any case, '+' and ' ' both read as '+', other parameters and a fragment
- * ignored.  Errors: OTP_EMIGRATION, OTP_EMIGRATIONDATA, OTP_EURIPARAM (data
- * twice or without '='), OTP_EURIESC, OTP_EBASE64, OTP_ENUL, OTP_ETOOLONG
- * (payload over 64 KiB), OTP_ENOSPACE. */
+/* Decode the data= of otpauth-migration://offline text[0..len) into out
+ * (OTP_MIGRATION_PAYLOAD_MAX bytes suffice); OTP_EMIGRATION*, or a codec's. */
 int otp_migration_uri_payload(const char *text, size_t len, uint8_t *out,
     size_t outsz, size_t *outlen, struct otp_migration_err *err);
 /* otp_migration_uri_payload then otp_migration_payload_decode, through a
@@ -614,12 +553,8 @@ int otp_migration_decode(const char *text, size_t len,
 /* 0 if the format can carry u exactly; else the OTP_EMIGRATE* code that
  * says why, or what otp_text_check or a key check refuses. */
 int otp_migration_check(const struct otp_uri *u);
-/* Write the payload for n (>= 1) accounts and *batch (NULL: version 1,
- * batch 1 of 1, id 0) into out, the fields the app writes; *outlen gets
- * its length.  Each account is first checked with otp_migration_check();
- * on a refusal *erridx (may be NULL) gets its index.  One payload only:
- * the caller splits an export into batches of OTP_MIGRATION_BATCH, numbers
- * them and gives them a shared batch_id.  OTP_ETOOLONG past 64 KiB. */
+/* Encode accounts u[0..n) and *batch (NULL: batch 1 of 1) as one payload in
+ * out, *outlen its length; otp_migration_check()'s refusal sets *erridx. */
 int otp_migration_payload_encode(const struct otp_uri *u, size_t n,
     const struct otp_migration_batch *batch, uint8_t *out, size_t outsz,
     size_t *outlen, size_t *erridx);
@@ -648,10 +583,8 @@ struct otp_qr {
 
 /* Parse a style name: "utf8", "ansi" or "ascii" (OTP_EINVAL otherwise). */
 int otp_qr_style_parse(const char *name, enum otp_qr_style *style);
-/* Encode text (byte mode where needed, version chosen to fit, level M, or
- * L when M cannot hold it) into qr; OTP_EEMPTY, OTP_ETOOLONG when no
- * version holds it, OTP_ENOMEM.  libqrencode allocates while it works;
- * nothing is kept. */
+/* Encode text into qr (level M, else L); OTP_EEMPTY, OTP_ETOOLONG,
+ * OTP_ENOMEM.  libqrencode allocates while it works; nothing is kept. */
 int otp_qr_encode(const char *text, struct otp_qr *qr);
 /* Bytes otp_qr_render needs for qr in style, with the NUL. */
 size_t otp_qr_render_size(const struct otp_qr *qr, enum otp_qr_style style);
@@ -674,9 +607,8 @@ int otp_qr_render(const struct otp_qr *qr, enum otp_qr_style style,
 /* A source of uniform 32-bit words: 0, or a negative OTP_E* code. */
 typedef int (*otp_word_fn)(void *arg, uint32_t *word);
 
-/* Map a uniform 32-bit word to a uniform scratch code, or to 0 when the
- * word lies past the last whole multiple of the range and must be drawn
- * again (rejection sampling: no modulo bias). */
+/* Map a uniform 32-bit word to a uniform scratch code, or to 0 when it
+ * must be drawn again (rejection sampling: no modulo bias). */
 uint32_t otp_scratch_map(uint32_t word);
 /* n (0..OTP_SCRATCH_SETMAX) distinct scratch codes from words drawn from
  * fn; fn's error, or OTP_EIO when it yields no new code for too long. */
@@ -805,11 +737,8 @@ int otp_state_code_shape(const char *code);
 /* Parse a file image of len bytes (1..OTP_STATE_MAX, no NUL) into st;
  * OTP_ESTATE* on a malformed file. */
 int otp_state_parse(const char *img, size_t len, struct otp_state *st);
-/* One login over the image at Unix time now, as the original module
- * runs one: OPEN first (grace period, RATE_LIMIT: one attempt), then the
- * readings of each answer up to an accept or a refusal that ends the
- * login, then SETTLE.  out (outsz >= OTP_STATE_OUTMAX) gets the new
- * image, *outlen its length, r the outcome; refusals return 0. */
+/* One login (phases OPEN, answers, SETTLE) over img at now: out (outsz >=
+ * OTP_STATE_OUTMAX) gets the new image, r the outcome; refusals return 0. */
 int otp_state_login(const char *img, size_t len, unsigned phases,
     const struct otp_answer *ans, size_t nans, int64_t now,
     const struct otp_state_opts *o, struct otp_state_result *r, char *out,
