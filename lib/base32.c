@@ -333,6 +333,10 @@ out:
 	return rc;
 }
 
+/* Decode inlen characters; out must hold inlen * 5 / 8 + 5 bytes.  *outlen
+ * gets the bytes written; on error *erroff is the absolute input offset and
+ * the decoder must be initialised again.  Any chunking of an input gives
+ * the bytes and the error of otp_b32_decode(). */
 int
 otp_b32_decoder_update(struct otp_b32_decoder *d, const char *in,
     size_t inlen, uint8_t *out, size_t *outlen, uint64_t *erroff)
@@ -375,6 +379,15 @@ out:
 	return rc;
 }
 
+/* Decode a whole Base32 text.  Lenient unless OTP_B32_STRICT: either case,
+ * whitespace and '-' ignored, padding optional but exact when present,
+ * non-zero trailing bits accepted.  Strict: canonical characters only,
+ * exact padding (none with OTP_B32_NOPAD), zero trailing bits.  Errors:
+ * OTP_EBASE32, OTP_EBASE32PAD, OTP_EBASE32LEN (1, 3 or 6 data characters
+ * in the last group), OTP_EBASE32BITS, with *erroff at the offending
+ * character (the end for a missing '=' or a length error); OTP_ENOSPACE
+ * with *outlen the room needed.  Never writes past outsz; on error what
+ * was written is wiped.  erroff may be NULL. */
 int
 otp_b32_decode(const char *in, size_t inlen, uint8_t *out, size_t outsz,
     size_t *outlen, int flags, size_t *erroff)

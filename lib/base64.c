@@ -104,6 +104,10 @@ b64_put(struct otp_b64_decoder *d, unsigned char c, uint8_t *out,
 	return 0;
 }
 
+/* Decode in[0..inlen) into out; *outlen gets the bytes written.  Anything
+ * the decoder does not read (see struct otp_b64_decoder) is OTP_EBASE64, no
+ * room OTP_ENOSPACE, *erroff at the character; what this call wrote is
+ * wiped on error. */
 int
 otp_b64_decoder_update(struct otp_b64_decoder *d, const char *in,
     size_t inlen, uint8_t *out, size_t outsz, size_t *outlen,

@@ -270,6 +270,10 @@ search_key(struct search *s, const struct otp_key *key, unsigned base)
 	return 0;
 }
 
+/* Search the common parameter mistakes for ones under which code
+ * verifies; out gets up to max findings, most likely first.  Returns
+ * their number (0: nothing explains it) or an OTP_E* code for a key that
+ * decodes under no encoding, a malformed code, or OTP_EWINDOW. */
 int
 otp_diagnose(const struct otp_diag_params *p, const char *code,
     struct otp_finding *out, size_t max)

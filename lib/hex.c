@@ -20,6 +20,10 @@ otp_hex_encode(const uint8_t *in, size_t n, char *out, size_t outsz)
 	return 0;
 }
 
+/* Decode hex (either case, nothing else) into out; *outlen gets the byte
+ * count (the room needed on OTP_ENOSPACE).  OTP_EHEX with *erroff at the
+ * first bad character, then OTP_EHEXLEN (odd length, *erroff = inlen);
+ * nothing is written on error.  erroff may be NULL. */
 int
 otp_hex_decode(const char *in, size_t inlen, uint8_t *out, size_t outsz,
     size_t *outlen, size_t *erroff)

@@ -243,6 +243,9 @@ sha1_values(const uint32_t key_inner[5], const uint32_t key_outer[5],
 	otp_wipe(&pair, sizeof(pair));
 }
 
+/* otp_hotp_value() for the n counters first, first+1, ..., first+n-1
+ * (which must not pass 2^64-1) into values[0..n-1]: a large window costs
+ * the hashing alone.  The values are codes: wipe them after use. */
 void
 otp_hotp_values(struct otp_hmac *h, uint64_t first, uint32_t *values,
     size_t n)

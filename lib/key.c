@@ -12,6 +12,12 @@
 #define URI_SCHEME		"otpauth://"
 #define MIGRATION_SCHEME	"otpauth-migration:"
 
+/* Turn key text into u (otp_uri_init first): an otpauth:// URI (any case
+ * of the scheme) is parsed with its parameters, anything else is decoded
+ * as enc (Base32 leniently) with u->is_uri = 0.  OTP_EKEYEMPTY for zero
+ * bytes, OTP_EKEYLONG past OTP_KEY_MAX, OTP_EURI for an
+ * otpauth-migration: text; on a codec error *erroff (may be NULL) gets
+ * the offset in text.  On error u->key is wiped. */
 int
 otp_key_parse(const char *text, enum otp_keyenc enc, struct otp_uri *u,
     size_t *erroff)

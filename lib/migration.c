@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "otp.h"
+#include "protobuf_int.h"
 
 #define MIG_PREFIX	"otpauth-migration://"
 #define MIG_HOST	"offline"
@@ -338,6 +339,16 @@ out:
 	return r;
 }
 
+/* Parse a MigrationPayload of len bytes (fn may be NULL to only check):
+ * *batch (may be NULL) gets the batch fields, fn each account with
+ * period 30, is_uri 1, and the name split as a URI label: the issuer field
+ * wins, a name that starts with "issuer:" loses that prefix, else the first
+ * ':' ends the issuer; spaces after it are dropped.  Unknown fields are
+ * skipped.  Errors: OTP_EPROTOBUF (wire format), OTP_EEMPTY (no accounts),
+ * OTP_EMIGRATEUNSUP (MD5), OTP_EALG, OTP_EDIGITS, OTP_EURITYPE (unknown
+ * enum value), OTP_ECOUNTER (negative), OTP_EKEYEMPTY, OTP_EKEYLONG,
+ * OTP_EUTF8, OTP_EURICTRL, OTP_ENUL, OTP_ETOOLONG (text over
+ * OTP_LABEL_MAX - 1), OTP_ERANGE (batch field not an int32). */
 int
 otp_migration_payload_decode(const uint8_t *buf, size_t len,
     struct otp_migration_batch *batch, otp_migration_fn *fn, void *arg,
@@ -434,6 +445,13 @@ data_decode(const char *text, size_t start, size_t end, uint8_t *out,
 	return r;
 }
 
+/* Percent-decode and base64-decode the data= value of an
+ * otpauth-migration://offline URI text of len bytes into out
+ * (OTP_MIGRATION_PAYLOAD_MAX bytes always suffice).  Scheme and host in
+ * any case, '+' and ' ' both read as '+', other parameters and a fragment
+ * ignored.  Errors: OTP_EMIGRATION, OTP_EMIGRATIONDATA, OTP_EURIPARAM (data
+ * twice or without '='), OTP_EURIESC, OTP_EBASE64, OTP_ENUL, OTP_ETOOLONG
+ * (payload over 64 KiB), OTP_ENOSPACE. */
 int
 otp_migration_uri_payload(const char *text, size_t len, uint8_t *out,
     size_t outsz, size_t *outlen, struct otp_migration_err *err)
@@ -626,6 +644,12 @@ w_payload(struct otp_pb_writer *w, const struct otp_uri *u, size_t n,
 	otp_pb_put_uint(w, PAYLOAD_BATCH_ID, (uint64_t)(int64_t)b->batch_id);
 }
 
+/* Write the payload for n (>= 1) accounts and *batch (NULL: version 1,
+ * batch 1 of 1, id 0) into out, the fields the app writes; *outlen gets
+ * its length.  Each account is first checked with otp_migration_check();
+ * on a refusal *erridx (may be NULL) gets its index.  One payload only:
+ * the caller splits an export into batches of OTP_MIGRATION_BATCH, numbers
+ * them and gives them a shared batch_id.  OTP_ETOOLONG past 64 KiB. */
 int
 otp_migration_payload_encode(const struct otp_uri *u, size_t n,
     const struct otp_migration_batch *batch, uint8_t *out, size_t outsz,

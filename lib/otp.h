@@ -1,22 +1,29 @@
 /*
- * otp.h - the otp-utils core: codecs, HOTP/TOTP, time parsing, key input,
- * otpauth URIs, the Google Authenticator migration format and state file.
+ * otp.h - the pure core of otp-utils (lib/, built as libotp.a): codecs,
+ * HOTP/TOTP, verification, time parsing, key text and otpauth URIs, the
+ * Google Authenticator migration format, QR codes, scratch codes and the
+ * state-file engine.
+ *
+ * Pure: nothing here makes a system call, prints, exits, keeps global
+ * state or allocates behind the caller's back (otp_qr_encode says where
+ * libqrencode allocates while it works); make check-floors holds it to
+ * that.  Files, locks, randomness and the local time zone are the system
+ * floor's, lib/sys/sys.h.
  *
  * Conventions: functions return 0 (or a length/count where stated) on
  * success and a negative OTP_E* code on failure; otp_strerror() gives the
- * text.  Nothing here prints, exits, or keeps global state.  Buffers that
- * hold secrets are the caller's; wipe them with otp_wipe().
+ * text.  Buffers that hold secrets are the caller's; wipe them with
+ * otp_wipe().
  *
- * Each section below has one owner file in lib/; keep declarations in the
- * section of the file that implements them.
+ * Sections run bottom-up: each uses only what the sections above it
+ * declare.  Each names the file(s) in lib/ that implement it; keep a
+ * declaration in the section of the file that implements it.
  */
 #ifndef OTP_H
 #define OTP_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <time.h>
 
 /* ---- limits ---------------------------------------------------------- */
 
@@ -124,7 +131,7 @@ enum {
 /* The text for an OTP_E* code; never NULL. */
 const char *otp_strerror(int err);
 
-/* ---- memory hygiene (lib/util.c) ------------------------------------- */
+/* ---- memory hygiene and numbers (lib/util.c) ------------------------- */
 
 /* Zero n bytes at p in a way the compiler cannot drop. */
 void otp_wipe(void *p, size_t n);
@@ -152,9 +159,8 @@ int otp_text_check(const char *s, size_t n, size_t *bad);
 
 #define OTP_PCT_PLUS	0x01	/* decode '+' as ' ' (HTML form queries) */
 
-/* Percent-decode in[0..n) once (RFC 3986 §2.1) into out, then NUL;
- * *outlen gets the length.  OTP_EURIESC or OTP_ENOSPACE, *erroff at the
- * character at fault. */
+/* Percent-decode in[0..n) once (RFC 3986 §2.1) into out, NUL-ended, its
+ * length in *outlen; OTP_EURIESC or OTP_ENOSPACE, *erroff at the fault. */
 int otp_pct_decode(const char *in, size_t n, int flags, char *out,
     size_t outsz, size_t *outlen, size_t *erroff);
 /* The offset in the encoded in[0..n) of decoded byte d (n past its end). */
@@ -170,15 +176,12 @@ enum otp_label_form {
 	OTP_LABEL_COLON,	/* ":account", an empty prefix: no issuer */
 };
 
-/* Split the label s[0..n) at its first ':', or after a prefix equal to
- * issuer[0..ilen) when there is one: *plen gets the prefix length, *aoff
- * where the account starts (spaces after the colon skipped; 0 and 0 for
- * no colon). */
+/* Split label s[0..n) at "issuer:" (issuer[0..ilen)), else its first ':':
+ * *plen the prefix length, *aoff where the account starts; 0, 0: no ':'. */
 void otp_label_split(const char *s, size_t n, const char *issuer,
     size_t ilen, size_t *plen, size_t *aoff);
-/* The label form that otp_label_split() reads back as issuer and account
- * (whole: the reader knows the issuer, so it may hold ':'); OTP_EURILABEL
- * when none does (an account with ':' that starts with ' '). */
+/* The form otp_label_split() reads back as issuer and account (whole: the
+ * reader knows the issuer); OTP_EURILABEL when no form does. */
 int otp_label_form(const char *issuer, const char *account, int whole);
 
 /* ---- hex (lib/hex.c) ------------------------------------------------- */
@@ -186,14 +189,52 @@ int otp_label_form(const char *issuer, const char *account, int whole);
 /* Encode n bytes as lower-case hex into out (2n chars, then NUL);
  * OTP_ENOSPACE unless outsz > 2n. */
 int otp_hex_encode(const uint8_t *in, size_t n, char *out, size_t outsz);
-/* Decode hex (either case, nothing else) into out; *outlen gets the byte
- * count (the room needed on OTP_ENOSPACE).  OTP_EHEX with *erroff at the
- * first bad character, then OTP_EHEXLEN (odd length, *erroff = inlen);
- * nothing is written on error.  erroff may be NULL. */
+/* Decode hex (either case) into out; *outlen the bytes (room needed on
+ * OTP_ENOSPACE); OTP_EHEX, OTP_EHEXLEN: *erroff (or NULL) at the fault. */
 int otp_hex_decode(const char *in, size_t inlen, uint8_t *out,
     size_t outsz, size_t *outlen, size_t *erroff);
 
-/* ---- base64, RFC 4648 §4 (lib/base64.c) ----------------------------- */
+/* ---- Base32, RFC 4648 §6 and §7 (lib/base32.c) ----------------------- */
+
+#define OTP_B32_HEXALPHA	0x01	/* the §7 extended-hex alphabet */
+#define OTP_B32_STRICT		0x02	/* canonical input only */
+#define OTP_B32_NOPAD		0x04	/* omit '=' (strict: refuse it) */
+
+/* Characters needed to encode n bytes (without NUL); SIZE_MAX on
+ * overflow. */
+size_t otp_b32_encoded_len(size_t n, int flags);
+/* Encode n bytes into out (then NUL); OTP_ENOSPACE unless outsz >
+ * otp_b32_encoded_len().  Returns the number of characters written. */
+int otp_b32_encode(const uint8_t *in, size_t n, char *out, size_t outsz,
+    int flags);
+/* Decode Base32 text (lenient unless OTP_B32_STRICT) into out, wiped on
+ * error: OTP_EBASE32* at *erroff (or NULL), OTP_ENOSPACE (*outlen: room). */
+int otp_b32_decode(const char *in, size_t inlen, uint8_t *out,
+    size_t outsz, size_t *outlen, int flags, size_t *erroff);
+
+/* Streaming decoder for inputs of any size in constant memory. */
+struct otp_b32_decoder {
+	int		flags;
+	uint64_t	bits;		/* pending bits, right-aligned */
+	unsigned	nbits;		/* how many */
+	unsigned	ngroup;		/* data characters in current 8-group */
+	unsigned	npad;		/* '=' seen in current group */
+	int		done;		/* padding closed the stream */
+	uint64_t	offset;		/* input characters consumed */
+	uint64_t	lastoff;	/* offset of the last data character */
+	uint64_t	padoff;		/* offset of the group's first '=' */
+};
+void otp_b32_decoder_init(struct otp_b32_decoder *d, int flags);
+/* Decode inlen characters into out (room: inlen * 5 / 8 + 5), *outlen the
+ * bytes; after an error (*erroff: absolute offset) initialise d again. */
+int otp_b32_decoder_update(struct otp_b32_decoder *d, const char *in,
+    size_t inlen, uint8_t *out, size_t *outlen, uint64_t *erroff);
+/* Finish: checks the final group's length, padding and bits (out: up to
+ * 5 bytes, none with this implementation; may be NULL). */
+int otp_b32_decoder_final(struct otp_b32_decoder *d, uint8_t *out,
+    size_t *outlen, uint64_t *erroff);
+
+/* ---- base64, RFC 4648 §4 (lib/base64.c) ------------------------------ */
 
 /* Characters of standard base64 for n bytes, padded, without NUL. */
 size_t otp_b64_encoded_len(size_t n);
@@ -211,9 +252,8 @@ struct otp_b64_decoder {
 	int		done;	/* padding closed the text */
 };
 void otp_b64_decoder_init(struct otp_b64_decoder *d);
-/* Decode in[0..inlen) into out; *outlen gets the bytes written.  Anything
- * else is OTP_EBASE64, no room OTP_ENOSPACE, *erroff at the character;
- * what this call wrote is wiped on error. */
+/* Decode in[0..inlen) into out, *outlen the bytes written; OTP_EBASE64 or
+ * OTP_ENOSPACE with *erroff at the character, this call's output wiped. */
 int otp_b64_decoder_update(struct otp_b64_decoder *d, const char *in,
     size_t inlen, uint8_t *out, size_t outsz, size_t *outlen,
     size_t *erroff);
@@ -225,55 +265,6 @@ int otp_b64_decoder_final(struct otp_b64_decoder *d, uint8_t *out,
  * and nothing is left in out on error. */
 int otp_b64_decode(const char *in, size_t inlen, uint8_t *out,
     size_t outsz, size_t *outlen, size_t *erroff);
-
-/* ---- Base32, RFC 4648 §6 and §7 (lib/base32.c) ----------------------- */
-
-#define OTP_B32_HEXALPHA	0x01	/* the §7 extended-hex alphabet */
-#define OTP_B32_STRICT		0x02	/* canonical input only */
-#define OTP_B32_NOPAD		0x04	/* omit '=' (strict: refuse it) */
-
-/* Characters needed to encode n bytes (without NUL); SIZE_MAX on
- * overflow. */
-size_t otp_b32_encoded_len(size_t n, int flags);
-/* Encode n bytes into out (then NUL); OTP_ENOSPACE unless outsz >
- * otp_b32_encoded_len().  Returns the number of characters written. */
-int otp_b32_encode(const uint8_t *in, size_t n, char *out, size_t outsz,
-    int flags);
-/* Decode a whole Base32 text.  Lenient unless OTP_B32_STRICT: either case,
- * whitespace and '-' ignored, padding optional but exact when present,
- * non-zero trailing bits accepted.  Strict: canonical characters only,
- * exact padding (none with OTP_B32_NOPAD), zero trailing bits.  Errors:
- * OTP_EBASE32, OTP_EBASE32PAD, OTP_EBASE32LEN (1, 3 or 6 data characters
- * in the last group), OTP_EBASE32BITS, with *erroff at the offending
- * character (the end for a missing '=' or a length error); OTP_ENOSPACE
- * with *outlen the room needed.  Never writes past outsz; on error what
- * was written is wiped.  erroff may be NULL. */
-int otp_b32_decode(const char *in, size_t inlen, uint8_t *out,
-    size_t outsz, size_t *outlen, int flags, size_t *erroff);
-
-/* Streaming decoder for inputs of any size in constant memory. */
-struct otp_b32_decoder {
-	int		flags;
-	uint64_t	bits;		/* pending bits, right-aligned */
-	unsigned	nbits;		/* how many */
-	unsigned	ngroup;		/* data characters in current 8-group */
-	unsigned	npad;		/* '=' seen in current group */
-	int		done;		/* padding closed the stream */
-	uint64_t	offset;		/* input characters consumed */
-	uint64_t	lastoff;	/* offset of the last data character */
-	uint64_t	padoff;		/* offset of the group's first '=' */
-};
-void otp_b32_decoder_init(struct otp_b32_decoder *d, int flags);
-/* Decode inlen characters; out must hold inlen * 5 / 8 + 5 bytes.  *outlen
- * gets the bytes written; on error *erroff is the absolute input offset and
- * the decoder must be initialised again.  Any chunking of an input gives
- * the bytes and the error of otp_b32_decode(). */
-int otp_b32_decoder_update(struct otp_b32_decoder *d, const char *in,
-    size_t inlen, uint8_t *out, size_t *outlen, uint64_t *erroff);
-/* Finish: checks the final group's length, padding and bits (out: up to
- * 5 bytes, none with this implementation; may be NULL). */
-int otp_b32_decoder_final(struct otp_b32_decoder *d, uint8_t *out,
-    size_t *outlen, uint64_t *erroff);
 
 /* ---- HOTP / TOTP, RFC 4226 and RFC 6238 (lib/hotp.c) ----------------- */
 
@@ -309,9 +300,8 @@ void otp_hmac_wipe(struct otp_hmac *h);
 /* HMAC(key, counter as 8 big-endian bytes), dynamically truncated to a
  * 31-bit value (RFC 4226 §5.3). */
 uint32_t otp_hotp_value(struct otp_hmac *h, uint64_t counter);
-/* The same for the n counters first, first+1, ..., first+n-1 (which must
- * not pass 2^64-1) into values[0..n-1]: a large window costs the hashing
- * alone.  The values are codes: wipe them after use. */
+/* otp_hotp_value() of counters first..first+n-1 (no wrap past 2^64-1) into
+ * values[0..n-1]; they are codes: wipe them after use. */
 void otp_hotp_values(struct otp_hmac *h, uint64_t first, uint32_t *values,
     size_t n);
 
@@ -343,31 +333,15 @@ struct otp_zone {
 	void	*arg;
 };
 
-/* Parse a time: "now", "@[-]EPOCH[.FRACTION]" (to the earlier second),
- * ISO 8601 ("2009-02-13 23:31:30", "T", ".5", "Z", "+01:00", "+0100",
- * "-05", " UTC"; a date alone is midnight; no zone means local time in
- * zone, UTC when zone is NULL), RFC 5322 ("Fri, 13 Feb 2009 23:31:30
- * +0000"), and relative items after any of these or alone ("now - 90
- * seconds", "+2 min", "1 hour ago", "tomorrow", "@1234567890 + 30 s";
- * units s, m, h, d, w).  Seconds, minutes and hours are exact; days and
- * weeks are calendar days as in date -d: the wall-clock time is kept
- * across a clock change (in the written zone, else in zone; a time the
- * change skipped moves past it).  now is the base for relative forms.
- * OTP_ETIME for text not recognised whole, OTP_ETIMEFIELD for a bad field
- * (2009-02-30), OTP_ETIMEGAP for a local time a clock change skipped (one
- * it repeated is read as date -d reads it), OTP_ETIMEAMBIG for "+1 hour"
- * after a zone-less clock time, OTP_ETIMERANGE on overflow, or the zone's
- * error. */
+/* Parse a time as date -d: now, @EPOCH, ISO 8601, RFC 5322, relative items
+ * (base now; no zone: zone's, UTC if NULL); OTP_ETIME* or the zone's error. */
 int otp_time_parse(const char *s, int64_t now, const struct otp_zone *zone,
     int64_t *out);
-/* Parse a duration: "30" (seconds) or components in the order d, h, m, s
- * ("30s", "1m", "1h", "1d", "2m30s", "1h30m", "90S"; not "1M", which
- * oathtool reads as a month).  Zero is accepted (the caller decides);
- * OTP_EDURATION for anything else, OTP_ERANGE past 2^64-1 seconds. */
+/* Parse a duration: "30" (seconds) or d, h, m, s in that order ("1h30m");
+ * zero accepted; OTP_EDURATION, or OTP_ERANGE past 2^64-1 seconds. */
 int otp_duration_parse(const char *s, uint64_t *seconds);
-/* Format t as "YYYY-MM-DD HH:MM:SS UTC" into out (then NUL); years
- * before 0 as "-0001", OTP_ETIMERANGE beyond what gmtime() represents,
- * OTP_ENOSPACE when outsz is too small. */
+/* Format t as "YYYY-MM-DD HH:MM:SS UTC" into out (then NUL);
+ * OTP_ETIMERANGE beyond what gmtime() represents, OTP_ENOSPACE. */
 int otp_time_format_utc(int64_t t, char *out, size_t outsz);
 
 /* ---- key input and otpauth URIs (lib/key.c, lib/uri.c) --------------- */
@@ -421,189 +395,19 @@ struct otp_uri {
 
 /* Set u to the defaults above, counter 0. */
 void otp_uri_init(struct otp_uri *u);
-/* Turn key text into u (otp_uri_init first): an otpauth:// URI (any case
- * of the scheme) is parsed with its parameters, anything else is decoded
- * as enc (Base32 leniently) with u->is_uri = 0.  OTP_EKEYEMPTY for zero
- * bytes, OTP_EKEYLONG past OTP_KEY_MAX, OTP_EURI for an
- * otpauth-migration: text; on a codec error *erroff (may be NULL) gets
- * the offset in text.  On error u->key is wiped. */
+/* Read key text into u (otp_uri_init first): an otpauth:// URI or a key in
+ * enc.  On error (OTP_EKEY*, a codec's at *erroff or NULL) u->key is wiped. */
 int otp_key_parse(const char *text, enum otp_keyenc enc, struct otp_uri *u,
     size_t *erroff);
 /* Parse an otpauth:// URI into u (the rules are otp-uri(1)'s). */
 int otp_uri_parse(const char *uri, struct otp_uri *u, size_t *erroff);
 /* Build the canonical URI for u into out (then NUL). */
 int otp_uri_build(const struct otp_uri *u, char *out, size_t outsz);
-/* 1 when a and b are the same account: type, algorithm, digits, the
- * counter of a HOTP or the period of a TOTP account, issuer, account name
- * and key (compared in constant time); what a URI carries, not how it
- * was read (have, warn, is_uri). */
+/* 1 when a and b are the same account (what a URI carries, not have, warn
+ * or is_uri; keys compared in constant time), else 0. */
 int otp_uri_equal(const struct otp_uri *a, const struct otp_uri *b);
 
-/* ---- Google Authenticator migration payloads (lib/migration.c,
- *      lib/protobuf.c) ------------------------------------------------- */
-
-/* The format is described in otp-uri(1).  Two layers, each a pure
- * function over a buffer and a length: the otpauth-migration://offline?
- * data= URI (query percent-encoding, then base64) and the protobuf
- * MigrationPayload.  Names are split and rebuilt so that encode then
- * decode gives back every field the format carries: type, alg, digits,
- * counter (HOTP), key, issuer and account; the period is always 30. */
-
-#define OTP_MIGRATION_PAYLOAD_MAX 65536	/* decoded payload bytes */
-#define OTP_MIGRATION_BATCH	10	/* accounts per payload, as the app */
-/* A URI for OTP_MIGRATION_BATCH accounts of the largest size, with NUL:
- * 10 * 1818 + 44 protobuf bytes, base64, every character %XX. */
-#define OTP_MIGRATION_URI_MAX	73728
-
-/* The protobuf wire format, as much as the payload needs (protobuf
- * encoding guide, "Message Structure"). */
-enum otp_pb_wiretype {
-	OTP_PB_VARINT = 0,
-	OTP_PB_I64 = 1,
-	OTP_PB_LEN = 2,
-	OTP_PB_I32 = 5,
-};
-
-/* A window [pos, end) of buf; offsets stay absolute so that errors point
- * into the whole message. */
-struct otp_pb_reader {
-	const uint8_t	*buf;
-	size_t		 pos;
-	size_t		 end;
-};
-
-/* Each reader function returns 0 or OTP_EPROTOBUF (past the end, a
- * varint over 64 bits, field number 0 or too large, a group) and moves
- * pos past what it read. */
-int otp_pb_varint(struct otp_pb_reader *p, uint64_t *v);
-int otp_pb_tag(struct otp_pb_reader *p, unsigned *field, unsigned *wt);
-/* A length-delimited field: *s points at its n bytes inside buf. */
-int otp_pb_bytes(struct otp_pb_reader *p, const uint8_t **s, size_t *n);
-/* Skip the value of an unknown field of wire type wt. */
-int otp_pb_skip(struct otp_pb_reader *p, unsigned wt);
-/* An int32 read as a varint (its 64-bit sign extension), or OTP_ERANGE. */
-int otp_pb_int32(uint64_t v, int32_t *out);
-
-/* A writer into buf[0..size); with buf NULL it only counts pos.  full is
- * set when something did not fit. */
-struct otp_pb_writer {
-	uint8_t	*buf;
-	size_t	 size;
-	size_t	 pos;
-	int	 full;
-};
-
-void otp_pb_put_varint(struct otp_pb_writer *w, uint64_t v);
-void otp_pb_put_raw(struct otp_pb_writer *w, const void *p, size_t n);
-void otp_pb_put_tag(struct otp_pb_writer *w, unsigned field, unsigned wt);
-/* A length-delimited field: tag, length, bytes. */
-void otp_pb_put_bytes(struct otp_pb_writer *w, unsigned field,
-    const void *p, size_t n);
-/* A varint field: tag, value. */
-void otp_pb_put_uint(struct otp_pb_writer *w, unsigned field, uint64_t v);
-
-/* The batch fields of a payload; 0 when absent. */
-struct otp_migration_batch {
-	int32_t	version;	/* the app writes 1 */
-	int32_t	batch_size;	/* payloads in one export */
-	int32_t	batch_index;	/* 0-based index of this payload */
-	int32_t	batch_id;	/* shared by the payloads of one export */
-};
-
-/* Where a decode failed (filled on every error when not NULL).  In the
- * payload the offset is that of the tag of the field at fault, or of the
- * bad byte inside a name or issuer. */
-struct otp_migration_err {
-	size_t	offset;		/* byte offset of the fault */
-	int	in_payload;	/* 0: offset in the URI text, 1: payload */
-	long	account;	/* 0-based account at fault, -1 for none */
-};
-
-/* Called once per account in payload order, and only once the whole
- * payload has parsed; u is wiped after the call.  A non-zero return stops
- * the decode and is returned. */
-typedef int otp_migration_fn(void *arg, size_t index,
-    const struct otp_uri *u);
-
-/* Parse a MigrationPayload of len bytes (fn may be NULL to only check):
- * *batch (may be NULL) gets the batch fields, fn each account with
- * period 30, is_uri 1, and the name split as a URI label: the issuer field
- * wins, a name that starts with "issuer:" loses that prefix, else the first
- * ':' ends the issuer; spaces after it are dropped.  Unknown fields are
- * skipped.  Errors: OTP_EPROTOBUF (wire format), OTP_EEMPTY (no accounts),
- * OTP_EMIGRATEUNSUP (MD5), OTP_EALG, OTP_EDIGITS, OTP_EURITYPE (unknown
- * enum value), OTP_ECOUNTER (negative), OTP_EKEYEMPTY, OTP_EKEYLONG,
- * OTP_EUTF8, OTP_EURICTRL, OTP_ENUL, OTP_ETOOLONG (text over
- * OTP_LABEL_MAX - 1), OTP_ERANGE (batch field not an int32). */
-int otp_migration_payload_decode(const uint8_t *buf, size_t len,
-    struct otp_migration_batch *batch, otp_migration_fn *fn, void *arg,
-    struct otp_migration_err *err);
-/* Percent-decode and base64-decode the data= value of an
- * otpauth-migration://offline URI text of len bytes into out
- * (OTP_MIGRATION_PAYLOAD_MAX bytes always suffice).  Scheme and host in
- * any case, '+' and ' ' both read as '+', other parameters and a fragment
- * ignored.  Errors: OTP_EMIGRATION, OTP_EMIGRATIONDATA, OTP_EURIPARAM (data
- * twice or without '='), OTP_EURIESC, OTP_EBASE64, OTP_ENUL, OTP_ETOOLONG
- * (payload over 64 KiB), OTP_ENOSPACE. */
-int otp_migration_uri_payload(const char *text, size_t len, uint8_t *out,
-    size_t outsz, size_t *outlen, struct otp_migration_err *err);
-/* otp_migration_uri_payload then otp_migration_payload_decode, through a
- * 64 KiB stack buffer that is wiped. */
-int otp_migration_decode(const char *text, size_t len,
-    struct otp_migration_batch *batch, otp_migration_fn *fn, void *arg,
-    struct otp_migration_err *err);
-
-/* 0 if the format can carry u exactly; else the OTP_EMIGRATE* code that
- * says why, or what otp_text_check or a key check refuses. */
-int otp_migration_check(const struct otp_uri *u);
-/* Write the payload for n (>= 1) accounts and *batch (NULL: version 1,
- * batch 1 of 1, id 0) into out, the fields the app writes; *outlen gets
- * its length.  Each account is first checked with otp_migration_check();
- * on a refusal *erridx (may be NULL) gets its index.  One payload only:
- * the caller splits an export into batches of OTP_MIGRATION_BATCH, numbers
- * them and gives them a shared batch_id.  OTP_ETOOLONG past 64 KiB. */
-int otp_migration_payload_encode(const struct otp_uri *u, size_t n,
-    const struct otp_migration_batch *batch, uint8_t *out, size_t outsz,
-    size_t *outlen, size_t *erridx);
-/* The same as a whole otpauth-migration://offline?data= URI (base64 with
- * '+', '/', '=' percent-encoded) into out, then NUL; returns its length. */
-int otp_migration_encode(const struct otp_uri *u, size_t n,
-    const struct otp_migration_batch *batch, char *out, size_t outsz,
-    size_t *erridx);
-
-/* ---- QR codes for terminals (lib/qr.c) ------------------------------- */
-
-#define OTP_QR_WIDTH_MAX	177	/* modules per side of a version 40 code */
-#define OTP_QR_QUIET		4	/* light modules around the code */
-
-enum otp_qr_style {
-	OTP_QR_UTF8,	/* half blocks: two module rows per text row */
-	OTP_QR_ANSI,	/* ANSI background colours, two spaces a module */
-	OTP_QR_ASCII,	/* '#' dark, ' ' light, two characters a module */
-};
-
-/* A QR code's modules, row-major, 1 for dark; no quiet zone. */
-struct otp_qr {
-	unsigned	width;
-	uint8_t		dark[OTP_QR_WIDTH_MAX * OTP_QR_WIDTH_MAX];
-};
-
-/* Parse a style name: "utf8", "ansi" or "ascii" (OTP_EINVAL otherwise). */
-int otp_qr_style_parse(const char *name, enum otp_qr_style *style);
-/* Encode text (byte mode where needed, version chosen to fit, level M, or
- * L when M cannot hold it) into qr; OTP_EEMPTY, OTP_ETOOLONG when no
- * version holds it, OTP_ENOMEM.  libqrencode allocates while it works;
- * nothing is kept. */
-int otp_qr_encode(const char *text, struct otp_qr *qr);
-/* Bytes otp_qr_render needs for qr in style, with the NUL. */
-size_t otp_qr_render_size(const struct otp_qr *qr, enum otp_qr_style style);
-/* Draw qr with a quiet zone, dark on light, as lines ending in '\n' into
- * out (then NUL); returns the length or OTP_ENOSPACE. */
-int otp_qr_render(const struct otp_qr *qr, enum otp_qr_style style,
-    char *out, size_t outsz);
-
-/* ---- verification: windows, drift, diagnosis (lib/verify.c,
- *      lib/diagnose.c) ------------------------------------------------- */
+/* ---- verification and diagnosis (lib/verify.c, lib/diagnose.c) ------- */
 
 /* The widest window searched: 10^8 further counters (HOTP) or steps on
  * each side (TOTP), about 30 s of hashing; more is refused, not a hang. */
@@ -624,12 +428,8 @@ struct otp_match {
 /* Check OTP text: decimal digits only, 6..10 of them, and exactly digits
  * of them unless digits is 0.  Returns the length or OTP_ECODE. */
 int otp_code_check(const char *code, unsigned digits);
-/* Compare code (digits long, or its own length when digits is 0) with
- * every candidate of the window around counter in constant time; the
- * match nearest the centre wins (AHEAD: lowest counter; AROUND: smallest
- * |offset|, and on a tie the earlier step).  Counters are clamped to
- * 0..2^64-1.  Returns 1 and fills m on a match, 0 for none, OTP_ECODE,
- * OTP_EDIGITS or OTP_EWINDOW (window > OTP_WINDOW_MAX). */
+/* 1 and m when code matches in the window around counter (constant time,
+ * nearest the centre wins), else 0; OTP_ECODE, OTP_EDIGITS, OTP_EWINDOW. */
 int otp_verify(struct otp_hmac *h, const char *code, unsigned digits,
     uint64_t counter, uint64_t window, enum otp_window shape,
     struct otp_match *m);
@@ -641,11 +441,9 @@ int otp_verify_steam(struct otp_hmac *h, const char *code,
  * steps floor(now/10)-window..+window. */
 int otp_verify_motp(const char *secret, size_t secretlen, const char *pin,
     const char *code, int64_t now, uint64_t window, struct otp_match *m);
-/* Find where ncodes (2..OTP_SKEW_CODES) consecutive codes match
- * consecutive counters, the first code within the window around counter.
- * Returns the number of such places (m gets the nearest, as otp_verify),
- * 0 for none, or an OTP_E* code.  Not constant time: a diagnostic. */
-#define OTP_SKEW_CODES		3
+#define OTP_SKEW_CODES		3	/* most codes otp_find_skew() takes */
+/* Count the places where ncodes (2..OTP_SKEW_CODES) codes match consecutive
+ * counters from the window (m: the nearest), or OTP_E*; not constant time. */
 int otp_find_skew(struct otp_hmac *h, const char *const *codes,
     size_t ncodes, unsigned digits, uint64_t counter, uint64_t window,
     enum otp_window shape, struct otp_match *m);
@@ -695,12 +493,105 @@ struct otp_finding {
 #define OTP_DIAG_MAX		16	/* findings worth printing */
 #define OTP_DIAG_WINDOW_MAX	100000	/* widest window diagnosed */
 
-/* Search the common parameter mistakes for ones under which code
- * verifies; out gets up to max findings, most likely first.  Returns
- * their number (0: nothing explains it) or an OTP_E* code for a key that
- * decodes under no encoding, a malformed code, or OTP_EWINDOW. */
+/* The parameter mistakes under which code verifies, likeliest first, into
+ * out[0..max): their number (0: none), or OTP_E* (bad key, code, window). */
 int otp_diagnose(const struct otp_diag_params *p, const char *code,
     struct otp_finding *out, size_t max);
+
+/* ---- Google Authenticator migration payloads (lib/migration.c) ------- */
+
+/* The format is described in otp-uri(1).  Two layers, each a pure
+ * function over a buffer and a length: the otpauth-migration://offline?
+ * data= URI (query percent-encoding, then base64) and the protobuf
+ * MigrationPayload.  Names are split and rebuilt so that encode then
+ * decode gives back every field the format carries: type, alg, digits,
+ * counter (HOTP), key, issuer and account; the period is always 30. */
+
+#define OTP_MIGRATION_PAYLOAD_MAX 65536	/* decoded payload bytes */
+#define OTP_MIGRATION_BATCH	10	/* accounts per payload, as the app */
+/* A URI for OTP_MIGRATION_BATCH accounts of the largest size, with NUL:
+ * 10 * 1818 + 44 protobuf bytes, base64, every character %XX. */
+#define OTP_MIGRATION_URI_MAX	73728
+
+/* The batch fields of a payload; 0 when absent. */
+struct otp_migration_batch {
+	int32_t	version;	/* the app writes 1 */
+	int32_t	batch_size;	/* payloads in one export */
+	int32_t	batch_index;	/* 0-based index of this payload */
+	int32_t	batch_id;	/* shared by the payloads of one export */
+};
+
+/* Where a decode failed (filled on every error when not NULL).  In the
+ * payload the offset is that of the tag of the field at fault, or of the
+ * bad byte inside a name or issuer. */
+struct otp_migration_err {
+	size_t	offset;		/* byte offset of the fault */
+	int	in_payload;	/* 0: offset in the URI text, 1: payload */
+	long	account;	/* 0-based account at fault, -1 for none */
+};
+
+/* Called per account in payload order once the whole payload parsed; u is
+ * wiped after the call.  Non-zero stops the decode and is returned. */
+typedef int otp_migration_fn(void *arg, size_t index,
+    const struct otp_uri *u);
+
+/* Parse a MigrationPayload into *batch (may be NULL) and a fn call per
+ * account (NULL: check only); OTP_EPROTOBUF or a field's code, *err where. */
+int otp_migration_payload_decode(const uint8_t *buf, size_t len,
+    struct otp_migration_batch *batch, otp_migration_fn *fn, void *arg,
+    struct otp_migration_err *err);
+/* Decode the data= of otpauth-migration://offline text[0..len) into out
+ * (OTP_MIGRATION_PAYLOAD_MAX bytes suffice); OTP_EMIGRATION*, or a codec's. */
+int otp_migration_uri_payload(const char *text, size_t len, uint8_t *out,
+    size_t outsz, size_t *outlen, struct otp_migration_err *err);
+/* otp_migration_uri_payload then otp_migration_payload_decode, through a
+ * 64 KiB stack buffer that is wiped. */
+int otp_migration_decode(const char *text, size_t len,
+    struct otp_migration_batch *batch, otp_migration_fn *fn, void *arg,
+    struct otp_migration_err *err);
+
+/* 0 if the format can carry u exactly; else the OTP_EMIGRATE* code that
+ * says why, or what otp_text_check or a key check refuses. */
+int otp_migration_check(const struct otp_uri *u);
+/* Encode accounts u[0..n) and *batch (NULL: batch 1 of 1) as one payload in
+ * out, *outlen its length; otp_migration_check()'s refusal sets *erridx. */
+int otp_migration_payload_encode(const struct otp_uri *u, size_t n,
+    const struct otp_migration_batch *batch, uint8_t *out, size_t outsz,
+    size_t *outlen, size_t *erridx);
+/* The same as a whole otpauth-migration://offline?data= URI (base64 with
+ * '+', '/', '=' percent-encoded) into out, then NUL; returns its length. */
+int otp_migration_encode(const struct otp_uri *u, size_t n,
+    const struct otp_migration_batch *batch, char *out, size_t outsz,
+    size_t *erridx);
+
+/* ---- QR codes for terminals (lib/qr.c) ------------------------------- */
+
+#define OTP_QR_WIDTH_MAX	177	/* modules per side of a version 40 code */
+#define OTP_QR_QUIET		4	/* light modules around the code */
+
+enum otp_qr_style {
+	OTP_QR_UTF8,	/* half blocks: two module rows per text row */
+	OTP_QR_ANSI,	/* ANSI background colours, two spaces a module */
+	OTP_QR_ASCII,	/* '#' dark, ' ' light, two characters a module */
+};
+
+/* A QR code's modules, row-major, 1 for dark; no quiet zone. */
+struct otp_qr {
+	unsigned	width;
+	uint8_t		dark[OTP_QR_WIDTH_MAX * OTP_QR_WIDTH_MAX];
+};
+
+/* Parse a style name: "utf8", "ansi" or "ascii" (OTP_EINVAL otherwise). */
+int otp_qr_style_parse(const char *name, enum otp_qr_style *style);
+/* Encode text into qr (level M, else L); OTP_EEMPTY, OTP_ETOOLONG,
+ * OTP_ENOMEM.  libqrencode allocates while it works; nothing is kept. */
+int otp_qr_encode(const char *text, struct otp_qr *qr);
+/* Bytes otp_qr_render needs for qr in style, with the NUL. */
+size_t otp_qr_render_size(const struct otp_qr *qr, enum otp_qr_style style);
+/* Draw qr with a quiet zone, dark on light, as lines ending in '\n' into
+ * out (then NUL); returns the length or OTP_ENOSPACE. */
+int otp_qr_render(const struct otp_qr *qr, enum otp_qr_style style,
+    char *out, size_t outsz);
 
 /* ---- scratch codes from random words (lib/random.c) ------------------ */
 
@@ -716,16 +607,15 @@ int otp_diagnose(const struct otp_diag_params *p, const char *code,
 /* A source of uniform 32-bit words: 0, or a negative OTP_E* code. */
 typedef int (*otp_word_fn)(void *arg, uint32_t *word);
 
-/* Map a uniform 32-bit word to a uniform scratch code, or to 0 when the
- * word lies past the last whole multiple of the range and must be drawn
- * again (rejection sampling: no modulo bias). */
+/* Map a uniform 32-bit word to a uniform scratch code, or to 0 when it
+ * must be drawn again (rejection sampling: no modulo bias). */
 uint32_t otp_scratch_map(uint32_t word);
 /* n (0..OTP_SCRATCH_SETMAX) distinct scratch codes from words drawn from
  * fn; fn's error, or OTP_EIO when it yields no new code for too long. */
 int otp_scratch_codes_from(uint32_t *codes, size_t n, otp_word_fn fn,
     void *arg);
 
-/* ---- Google Authenticator state file (lib/state.c, lib/statefile.c) -- */
+/* ---- Google Authenticator state file (lib/state.c) ------------------- */
 
 /* The format is man/otp-state.5's.  The engine works on a file image in
  * memory and a clock; lib/sys/statefile.c adds the files, locks and the
@@ -847,11 +737,8 @@ int otp_state_code_shape(const char *code);
 /* Parse a file image of len bytes (1..OTP_STATE_MAX, no NUL) into st;
  * OTP_ESTATE* on a malformed file. */
 int otp_state_parse(const char *img, size_t len, struct otp_state *st);
-/* One login over the image at Unix time now, as the original module
- * runs one: OPEN first (grace period, RATE_LIMIT: one attempt), then the
- * readings of each answer up to an accept or a refusal that ends the
- * login, then SETTLE.  out (outsz >= OTP_STATE_OUTMAX) gets the new
- * image, *outlen its length, r the outcome; refusals return 0. */
+/* One login (phases OPEN, answers, SETTLE) over img at now: out (outsz >=
+ * OTP_STATE_OUTMAX) gets the new image, r the outcome; refusals return 0. */
 int otp_state_login(const char *img, size_t len, unsigned phases,
     const struct otp_answer *ans, size_t nans, int64_t now,
     const struct otp_state_opts *o, struct otp_state_result *r, char *out,

@@ -6,6 +6,7 @@
  * is allocated) and a writer that can count before it writes.
  */
 #include "otp.h"
+#include "protobuf_int.h"
 
 #define FIELD_MAX	((1u << 29) - 1)	/* largest field number */
 

@@ -35,6 +35,10 @@ otp_qr_style_parse(const char *name, enum otp_qr_style *style)
 	return 0;
 }
 
+/* Encode text (byte mode where needed, version chosen to fit, level M, or
+ * L when M cannot hold it) into qr; OTP_EEMPTY, OTP_ETOOLONG when no
+ * version holds it, OTP_ENOMEM.  libqrencode allocates while it works;
+ * nothing is kept. */
 int
 otp_qr_encode(const char *text, struct otp_qr *qr)
 {

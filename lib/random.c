@@ -18,6 +18,9 @@
  * row never happens. */
 #define SCRATCH_STUCK	1000
 
+/* Map a uniform 32-bit word to a uniform scratch code, or to 0 when the
+ * word lies past the last whole multiple of the range and must be drawn
+ * again (rejection sampling: no modulo bias). */
 uint32_t
 otp_scratch_map(uint32_t word)
 {

@@ -1198,6 +1198,11 @@ login_readings(struct img *im, const struct otp_answer *ans, size_t nans,
 	return 0;
 }
 
+/* One login over the image at Unix time now, as the original module
+ * runs one: OPEN first (grace period, RATE_LIMIT: one attempt), then the
+ * readings of each answer up to an accept or a refusal that ends the
+ * login, then SETTLE.  out (outsz >= OTP_STATE_OUTMAX) gets the new
+ * image, *outlen its length, r the outcome; refusals return 0. */
 int
 otp_state_login(const char *img, size_t len, unsigned phases,
     const struct otp_answer *ans, size_t nans, int64_t now,

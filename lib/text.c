@@ -109,6 +109,9 @@ otp_text_check(const char *s, size_t n, size_t *bad)
 	return 0;
 }
 
+/* Percent-decode in[0..n) once (RFC 3986 §2.1) into out, then NUL;
+ * *outlen gets the length.  OTP_EURIESC or OTP_ENOSPACE, *erroff at the
+ * character at fault. */
 int
 otp_pct_decode(const char *in, size_t n, int flags, char *out,
     size_t outsz, size_t *outlen, size_t *erroff)
@@ -188,6 +191,10 @@ otp_pct_encode(const char *in, size_t n, char *out, size_t outsz)
 	return (int)o;
 }
 
+/* Split the label s[0..n) at its first ':', or after a prefix equal to
+ * issuer[0..ilen) when there is one: *plen gets the prefix length, *aoff
+ * where the account starts (spaces after the colon skipped; 0 and 0 for
+ * no colon). */
 void
 otp_label_split(const char *s, size_t n, const char *issuer, size_t ilen,
     size_t *plen, size_t *aoff)
@@ -211,6 +218,9 @@ otp_label_split(const char *s, size_t n, const char *issuer, size_t ilen,
 	*aoff = a;
 }
 
+/* The label form that otp_label_split() reads back as issuer and account
+ * (whole: the reader knows the issuer, so it may hold ':'); OTP_EURILABEL
+ * when none does (an account with ':' that starts with ' '). */
 int
 otp_label_form(const char *issuer, const char *account, int whole)
 {

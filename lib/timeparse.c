@@ -689,6 +689,21 @@ is_rfc5322(const char *p)
 	return month_index(p, n) != 0;
 }
 
+/* Parse a time: "now", "@[-]EPOCH[.FRACTION]" (to the earlier second),
+ * ISO 8601 ("2009-02-13 23:31:30", "T", ".5", "Z", "+01:00", "+0100",
+ * "-05", " UTC"; a date alone is midnight; no zone means local time in
+ * zone, UTC when zone is NULL), RFC 5322 ("Fri, 13 Feb 2009 23:31:30
+ * +0000"), and relative items after any of these or alone ("now - 90
+ * seconds", "+2 min", "1 hour ago", "tomorrow", "@1234567890 + 30 s";
+ * units s, m, h, d, w).  Seconds, minutes and hours are exact; days and
+ * weeks are calendar days as in date -d: the wall-clock time is kept
+ * across a clock change (in the written zone, else in zone; a time the
+ * change skipped moves past it).  now is the base for relative forms.
+ * OTP_ETIME for text not recognised whole, OTP_ETIMEFIELD for a bad field
+ * (2009-02-30), OTP_ETIMEGAP for a local time a clock change skipped (one
+ * it repeated is read as date -d reads it), OTP_ETIMEAMBIG for "+1 hour"
+ * after a zone-less clock time, OTP_ETIMERANGE on overflow, or the zone's
+ * error. */
 int
 otp_time_parse(const char *s, int64_t now, const struct otp_zone *zone,
     int64_t *out)
@@ -750,6 +765,10 @@ otp_time_parse(const char *s, int64_t now, const struct otp_zone *zone,
 	return 0;
 }
 
+/* Parse a duration: "30" (seconds) or components in the order d, h, m, s
+ * ("30s", "1m", "1h", "1d", "2m30s", "1h30m", "90S"; not "1M", which
+ * oathtool reads as a month).  Zero is accepted (the caller decides);
+ * OTP_EDURATION for anything else, OTP_ERANGE past 2^64-1 seconds. */
 int
 otp_duration_parse(const char *s, uint64_t *seconds)
 {
@@ -821,6 +840,9 @@ put_decimal(char *p, uint64_t v, size_t width)
 	return p;
 }
 
+/* Format t as "YYYY-MM-DD HH:MM:SS UTC" into out (then NUL); years
+ * before 0 as "-0001", OTP_ETIMERANGE beyond what gmtime() represents,
+ * OTP_ENOSPACE when outsz is too small. */
 int
 otp_time_format_utc(int64_t t, char *out, size_t outsz)
 {

@@ -7,6 +7,7 @@
  * Each component is split first and percent-decoded exactly once after, so
  * an escaped '&', '=', ':' or '%' is data, never syntax.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "otp.h"
@@ -29,6 +30,10 @@ otp_uri_init(struct otp_uri *u)
 	u->period = OTP_DEFAULT_PERIOD;
 }
 
+/* 1 when a and b are the same account: type, algorithm, digits, the
+ * counter of a HOTP or the period of a TOTP account, issuer, account name
+ * and key (compared in constant time); what a URI carries, not how it
+ * was read (have, warn, is_uri). */
 int
 otp_uri_equal(const struct otp_uri *a, const struct otp_uri *b)
 {

@@ -163,6 +163,12 @@ scan_window(struct otp_hmac *h, const struct want *w, uint64_t centre,
 	return rc;
 }
 
+/* Compare code (digits long, or its own length when digits is 0) with
+ * every candidate of the window around counter in constant time; the
+ * match nearest the centre wins (AHEAD: lowest counter; AROUND: smallest
+ * |offset|, and on a tie the earlier step).  Counters are clamped to
+ * 0..2^64-1.  Returns 1 and fills m on a match, 0 for none, OTP_ECODE,
+ * OTP_EDIGITS or OTP_EWINDOW (window > OTP_WINDOW_MAX). */
 int
 otp_verify(struct otp_hmac *h, const char *code, unsigned digits,
     uint64_t counter, uint64_t window, enum otp_window shape,
@@ -267,6 +273,10 @@ otp_verify_motp(const char *secret, size_t secretlen, const char *pin,
 	return rc;
 }
 
+/* Find where ncodes (2..OTP_SKEW_CODES) consecutive codes match
+ * consecutive counters, the first code within the window around counter.
+ * Returns the number of such places (m gets the nearest, as otp_verify),
+ * 0 for none, or an OTP_E* code.  Not constant time: a diagnostic. */
 int
 otp_find_skew(struct otp_hmac *h, const char *const *codes, size_t ncodes,
     unsigned digits, uint64_t counter, uint64_t window,
