@@ -19,6 +19,10 @@ setup() {
 	pam_setup
 	FSFAULT=$BATS_FILE_TMPDIR/fsfault.so
 	PAM_ENV=()
+	# Under make sanitize the tools and pam_otp.so carry ASan, whose
+	# runtime must come first in LD_PRELOAD ($ASAN_SO, empty otherwise)
+	# and which would report pamtester's own leaks.
+	export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0
 }
 
 # state FILE LINE...: a state file of KEY and the lines, mode 0400.
@@ -93,7 +97,7 @@ count() {
 	code=$(now_code)
 	mkdir "$D/rc"
 	for ((i = 0; i < 40; i++)); do
-		(rc=0; timeout 60 env LD_PRELOAD="$PWRAP_SO $SHIM_SO" \
+		(rc=0; timeout 60 env LD_PRELOAD="$ASAN_SO $PWRAP_SO $SHIM_SO" \
 		    PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$D/svc" pamtester t \
 		    "$PAM_USER" authenticate <<<"$code" >/dev/null 2>&1 ||
 		    rc=$?; echo $rc >"$D/rc/$i") &
@@ -110,7 +114,7 @@ ga_login() {
 	local rc=0
 	timeout 60 strace -f -qq -o /dev/null -e trace=fsync \
 	    -e inject=fsync:delay_enter=300000 env \
-	    LD_PRELOAD="$PWRAP_SO $SHIM_SO" PAM_WRAPPER=1 \
+	    LD_PRELOAD="$ASAN_SO $PWRAP_SO $SHIM_SO" PAM_WRAPPER=1 \
 	    PAM_WRAPPER_SERVICE_DIR="$D/svc" pamtester ga "$PAM_USER" \
 	    authenticate <<<"$1" >/dev/null 2>&1 || rc=$?
 	echo $rc
@@ -169,7 +173,7 @@ ga_login() {
 
 @test "without /proc the update falls back to a named temporary file" {
 	state "$D/s" '" TOTP_AUTH' 12345678
-	run env LD_PRELOAD="$FSFAULT" SHIM_NOPROC=1 \
+	run env LD_PRELOAD="$ASAN_SO $FSFAULT" SHIM_NOPROC=1 \
 	    otp-verify --state "$D/s" 12345678
 	assert_success
 	run grep -c 12345678 "$D/s"
@@ -179,14 +183,14 @@ ga_login() {
 
 @test "without O_TMPFILE the update never touches the umask" {
 	state "$D/s" '" TOTP_AUTH' 12345678
-	run env LD_PRELOAD="$FSFAULT" SHIM_NOTMPFILE=1 SHIM_NOUMASK=1 \
+	run env LD_PRELOAD="$ASAN_SO $FSFAULT" SHIM_NOTMPFILE=1 SHIM_NOUMASK=1 \
 	    otp-verify --state "$D/s" 12345678
 	assert_success
 	refute_output --partial "umask"
 	[[ $(stat -c %a "$D/s") == 400 ]]
 	no_temp_left "$D"
 	# The same for otp-keygen's files.
-	run env LD_PRELOAD="$FSFAULT" SHIM_NOTMPFILE=1 SHIM_NOUMASK=1 \
+	run env LD_PRELOAD="$ASAN_SO $FSFAULT" SHIM_NOTMPFILE=1 SHIM_NOUMASK=1 \
 	    otp-keygen --state "$D/new" --scratch=2 --scratch-out="$D/codes"
 	assert_success
 	[[ $(stat -c %a "$D/new") == 400 && $(stat -c %a "$D/codes") == 600 ]]
@@ -194,7 +198,7 @@ ga_login() {
 
 @test "a run killed before its rename leaves a copy; the next update removes it" {
 	state "$D/s" '" TOTP_AUTH' 12345678 23456789
-	run env LD_PRELOAD="$FSFAULT" SHIM_KILLRENAME=1 \
+	run env LD_PRELOAD="$ASAN_SO $FSFAULT" SHIM_KILLRENAME=1 \
 	    otp-verify --state "$D/s" 12345678
 	[[ $status == 137 || $status -gt 128 ]] || fail "not killed: $status"
 	left=("$D"/s~otp-*)
@@ -211,7 +215,7 @@ ga_login() {
 @test "a directory swapped in the path meanwhile: the update lands where the file was" {
 	mkdir "$D/home" "$D/evil"
 	state "$D/home/s" '" TOTP_AUTH' 12345678
-	run env LD_PRELOAD="$FSFAULT" SHIM_SWAPDIR="$D/home:$D/evil" \
+	run env LD_PRELOAD="$ASAN_SO $FSFAULT" SHIM_SWAPDIR="$D/home:$D/evil" \
 	    otp-verify --state "$D/home/s" 12345678
 	assert_success
 	[[ -L $D/home && -d $D/home.aside ]] || fail "the shim did not swap"
@@ -221,17 +225,17 @@ ga_login() {
 }
 
 @test "a key on standard input is never read through stdio" {
-	run env LD_PRELOAD="$FSFAULT" SHIM_NOSTDIO=1 \
+	run env LD_PRELOAD="$ASAN_SO $FSFAULT" SHIM_NOSTDIO=1 \
 	    otp-gen - <<<"$RFC_HEX"
 	assert_success
 	assert_output 755224
-	run env LD_PRELOAD="$FSFAULT" SHIM_NOSTDIO=1 otp-gen <<<"$RFC_HEX"
+	run env LD_PRELOAD="$ASAN_SO $FSFAULT" SHIM_NOSTDIO=1 otp-gen <<<"$RFC_HEX"
 	assert_success
 	assert_output 755224
-	run env LD_PRELOAD="$FSFAULT" SHIM_NOSTDIO=1 \
+	run env LD_PRELOAD="$ASAN_SO $FSFAULT" SHIM_NOSTDIO=1 \
 	    otp-verify "$RFC_HEX" <<<755224
 	assert_success
-	run env LD_PRELOAD="$FSFAULT" SHIM_NOSTDIO=1 otp-uri --parse \
+	run env LD_PRELOAD="$ASAN_SO $FSFAULT" SHIM_NOSTDIO=1 otp-uri --parse \
 	    <<<"otpauth://totp/a?secret=$RFC_B32"
 	assert_success
 }
@@ -239,7 +243,7 @@ ga_login() {
 @test "pam_otp: a write that fails says why, once, and no 'invalid code'" {
 	MOD=otp otp_service
 	state_file "$D/otp/state" "$KEY" '" TOTP_AUTH' 12345678
-	run timeout 60 env LD_PRELOAD="$PWRAP_SO $SHIM_SO $FSFAULT" \
+	run timeout 60 env LD_PRELOAD="$ASAN_SO $PWRAP_SO $SHIM_SO $FSFAULT" \
 	    SHIM_FAILRENAME=1 PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$D/svc" \
 	    pamtester t "$PAM_USER" authenticate <<<12345678
 	refused
@@ -252,7 +256,7 @@ ga_login() {
 # $D/otp/state (each cycle opens the file once for reading).
 cycles() {
 	timeout 60 strace -f -qq -e trace=openat -o "$D/trace" env \
-	    "${PAM_ENV[@]}" LD_PRELOAD="$PWRAP_SO $SHIM_SO" PAM_WRAPPER=1 \
+	    "${PAM_ENV[@]}" LD_PRELOAD="$ASAN_SO $PWRAP_SO $SHIM_SO" PAM_WRAPPER=1 \
 	    PAM_WRAPPER_SERVICE_DIR="$D/svc" \
 	    pamtester "$1" "$PAM_USER" authenticate <<<"$2" >/dev/null 2>&1 || true
 	grep -cE 'openat\([0-9]+, "state", O_RDONLY' "$D/trace" || true
@@ -299,7 +303,7 @@ cycles() {
 		[[ -z $opt ]] || chown nobody "$U/st/state"
 		code=$(now_code)
 		run env LD_PRELOAD="$ASAN_SO $SHIM_SO $shim" SHIM_NOTMPFILE=1 \
-		    SHIM_NOUMASK=1 ASAN_OPTIONS=detect_leaks=0 \
+		    SHIM_NOUMASK=1 \
 		    "$D/pam-threads" "$U/conf" t "$PAM_USER" "$code" 40
 		rm -rf "$U/st/state"
 		assert_output --partial "accepted 1 refused 39 leaks 0 umask kept"
