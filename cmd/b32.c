@@ -52,6 +52,7 @@ static size_t	outqlen[2];
 static int	cur;			/* the queue being filled */
 
 static const char *inname = "-";
+static int	ineof;			/* read(2) has returned 0 */
 static size_t	wrap = WRAP_DEFAULT;	/* encoded line length, 0 none */
 static size_t	col;			/* column of the next character */
 static uint64_t	ntext;			/* encoded characters so far */
@@ -87,17 +88,23 @@ usage(void)
 	cli_exit(0);
 }
 
-/* read(2) until n bytes or the end of the input; 0 at the end. */
+/*
+ * read(2) until n bytes or the end of the input; 0 at the end.  The end
+ * is remembered: at a terminal, one Ctrl-D on an empty line is the end,
+ * and reading again would wait for a second one.
+ */
 static size_t
 readblock(int fd, void *buf, size_t n)
 {
 	size_t got = 0;
 	ssize_t r;
 
-	while (got < n) {
+	while (got < n && !ineof) {
 		r = read(fd, (char *)buf + got, n - got);
-		if (r == 0)
+		if (r == 0) {
+			ineof = 1;
 			break;
+		}
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;

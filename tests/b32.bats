@@ -349,6 +349,50 @@ print(base64.b32decode(s + "=" * (-len(s) % 8)).hex())' "$k"
 	b32 -d --strict "$T/in" | cmp - <(head -c 40960 /dev/zero)
 }
 
+# ptyeof TEXT CMD...: type TEXT and Enter on CMD's terminal, then one
+# Ctrl-D on the empty line; print what the terminal showed.  Exit 3 when
+# CMD is still waiting 5 seconds later.
+ptyeof() {
+	"$PY" - "$@" <<-'EOF'
+	import os, pty, select, sys, time
+	pid, fd = pty.fork()
+	if pid == 0:
+	    os.execvp(sys.argv[2], sys.argv[2:])
+	os.write(fd, sys.argv[1].encode() + b"\n")
+	time.sleep(0.3)
+	os.write(fd, b"\x04")
+	shown, deadline = b"", time.monotonic() + 5
+	while time.monotonic() < deadline:
+	    if select.select([fd], [], [], 0.1)[0]:
+	        try:
+	            data = os.read(fd, 4096)
+	        except OSError:
+	            data = b""
+	        if not data:
+	            break
+	        shown += data
+	while time.monotonic() < deadline:
+	    done, status = os.waitpid(pid, os.WNOHANG)
+	    if done:
+	        break
+	    time.sleep(0.05)
+	else:
+	    os.kill(pid, 9)
+	    status = 3 << 8
+	sys.stdout.write(shown.decode(errors="replace").replace("\r", ""))
+	sys.exit(os.waitstatus_to_exitcode(status))
+	EOF
+}
+
+@test "at a terminal one Ctrl-D on an empty line ends the input" {
+	run ptyeof MZXW6=== b32 -d
+	assert_success
+	assert_output "$(printf 'MZXW6===\nfoo')"
+	run ptyeof foobar b32
+	assert_success
+	assert_output "$(printf 'foobar\nMZXW6YTBOIFA====')"
+}
+
 @test "FILE operand, '-' for stdin" {
 	printf foobar > "$T/f"
 	run b32 "$T/f"
