@@ -1,6 +1,7 @@
 /*
  * b32 - Base32 filter: encode bytes (or hex text) to RFC 4648 Base32, or
- * decode Base32 back, streaming in constant memory.
+ * decode Base32 back, streaming in constant memory; with --lines, each
+ * line on its own.
  *
  * Output is written one block behind the input, after the next block (or
  * the end of the input) has been checked: an input that fails within its
@@ -18,13 +19,15 @@
 #include "cli.h"
 
 #define BLK		(64 * 1024)	/* bytes per read(2) */
-#define QSZ		(4 * BLK + 64)	/* one block's output, wrapped at 1 */
+#define QSZ		(5 * BLK + 64)	/* one block's output: wrapped at 1,
+					 * or --lines of one byte each */
 #define WRAP_DEFAULT	76		/* as coreutils' base32 */
 #define WRAP_MAX	1000000000
 
 enum {
 	OPT_HEX = CLI_OPT_TOOL_BASE,
 	OPT_BASE32HEX,
+	OPT_LINES,
 };
 
 static const struct option longopts[] = {
@@ -32,6 +35,8 @@ static const struct option longopts[] = {
 	{ "base32hex",	no_argument,		NULL,	OPT_BASE32HEX },
 	{ "decode",	no_argument,		NULL,	'd' },
 	{ "hex",	no_argument,		NULL,	OPT_HEX },
+	{ "ignore-garbage", no_argument,	NULL,	'i' },
+	{ "lines",	no_argument,		NULL,	OPT_LINES },
 	{ "no-padding",	no_argument,		NULL,	'n' },
 	{ "strict",	no_argument,		NULL,	CLI_OPT_STRICT },
 	{ "wrap",	required_argument,	NULL,	'w' },
@@ -57,6 +62,16 @@ static size_t	wrap = WRAP_DEFAULT;	/* encoded line length, 0 none */
 static size_t	col;			/* column of the next character */
 static uint64_t	ntext;			/* encoded characters so far */
 
+/* --lines: each line is converted on its own; messages name it. */
+static int	lines;
+static uint64_t	lineno = 1;		/* the line being read */
+static uint64_t	linestart;		/* its input offset */
+
+/* The block being read, for naming a bad character. */
+static const char *curblk;
+static uint64_t	curbase;
+static size_t	curn;
+
 static void
 wipe_all(void)
 {
@@ -71,16 +86,20 @@ wipe_all(void)
 static void __attribute__((noreturn))
 usage(void)
 {
-	printf("usage: %s [-dnV] [-w cols] [--base32hex] [--hex] [--strict] "
-	    "[file]\n", getprogname());
+	printf("usage: %s [-dinV] [-w cols] [--base32hex] [--hex] [--lines] "
+	    "[--strict] [file]\n", getprogname());
 	fputs("Encode bytes to Base32 (RFC 4648), or decode with -d; read "
 	    "file or stdin.\n"
 	    "  -d, --decode       decode Base32 to bytes\n"
+	    "  -i, --ignore-garbage  with -d, drop characters outside the "
+	    "alphabet\n"
 	    "  -w, --wrap=COLS    wrap encoded lines at COLS (default 76, "
 	    "0 for none)\n"
 	    "  -n, --no-padding   encode without '=' (with -d --strict: "
 	    "refuse it)\n"
 	    "      --hex          the binary side is hex text\n"
+	    "      --lines        convert each line on its own, one output "
+	    "line each\n"
 	    "      --base32hex    RFC 4648 extended-hex alphabet\n"
 	    "      --strict       decode canonical Base32 only\n"
 	    "  -h, --help         show this help\n"
@@ -112,6 +131,8 @@ readblock(int fd, void *buf, size_t n)
 		}
 		got += (size_t)r;
 	}
+	curblk = buf;
+	curn = got;
 	return got;
 }
 
@@ -180,8 +201,37 @@ showbyte(unsigned char c, char *buf, size_t bufsz)
 	return buf;
 }
 
-/* Hex text to bytes, block by block: whitespace is dropped and an odd
- * digit carried to the next block. */
+/* "line N: " with --lines, else "". */
+static const char *
+where(void)
+{
+	static char buf[32];
+
+	if (!lines)
+		return "";
+	snprintf(buf, sizeof(buf), "line %llu: ", (unsigned long long)lineno);
+	return buf;
+}
+
+/* An error at input offset off, counted in the line with --lines; c >= 0
+ * names the character there. */
+static void __attribute__((noreturn))
+fail_at(const char *what, int c, uint64_t off)
+{
+	char b[8];
+
+	if (lines)
+		off -= linestart;
+	if (c >= 0)
+		errx(CLI_EXIT_ERR, "%s%s %s at offset %llu", where(), what,
+		    showbyte((unsigned char)c, b, sizeof(b)),
+		    (unsigned long long)off);
+	errx(CLI_EXIT_ERR, "%s%s at offset %llu", where(), what,
+	    (unsigned long long)off);
+}
+
+/* Hex text to bytes, piece by piece: whitespace is dropped and an odd
+ * digit carried to the next piece. */
 static int	carry;			/* a digit is carried */
 static char	carried;
 static uint64_t	carryoff;		/* its input offset */
@@ -191,7 +241,6 @@ hex_block(const char *in, size_t n, uint64_t base, uint8_t *out)
 {
 	size_t i, m = 0, last = 0, outlen = 0, off = 0, k;
 	int had = carry, rc;
-	char b[8];
 
 	if (carry)
 		digits[m++] = carried;
@@ -216,7 +265,7 @@ hex_block(const char *in, size_t n, uint64_t base, uint8_t *out)
 			rc = OTP_EHEX;
 			off = m - 1;
 		} else if (m - 1 >= (size_t)had) {
-			/* it is this block's last digit */
+			/* it is this piece's last digit */
 			carried = digits[m - 1];
 			carryoff = base + last;
 		}
@@ -227,9 +276,8 @@ hex_block(const char *in, size_t n, uint64_t base, uint8_t *out)
 		errx(CLI_EXIT_ERR, "%s", otp_strerror(rc));
 	/* Map the index among the digits back to the input offset. */
 	if (had && off == 0)
-		errx(CLI_EXIT_ERR, "invalid hex character %s at offset %llu",
-		    showbyte((unsigned char)carried, b, sizeof(b)),
-		    (unsigned long long)carryoff);
+		fail_at("invalid hex character", (unsigned char)carried,
+		    carryoff);
 	k = off - (size_t)had;
 	for (i = 0; i < n; i++) {
 		switch (in[i]) {
@@ -239,67 +287,121 @@ hex_block(const char *in, size_t n, uint64_t base, uint8_t *out)
 		if (k-- == 0)
 			break;
 	}
-	errx(CLI_EXIT_ERR, "invalid hex character %s at offset %llu",
-	    showbyte((unsigned char)in[i], b, sizeof(b)),
-	    (unsigned long long)base + i);
+	fail_at("invalid hex character", (unsigned char)in[i], base + i);
+}
+
+/* ---- encoding ---------------------------------------------------------- */
+
+static size_t	have;			/* bytes carried in binbuf */
+
+/* Encode n bytes of input (hex text with hexin) at offset base. */
+static void
+enc_feed(const char *in, size_t n, uint64_t base, int flags, int hexin)
+{
+	size_t m, whole;
+	int k;
+
+	if (hexin)
+		m = hex_block(in, n, base, binbuf + have);
+	else {
+		memcpy(binbuf + have, in, n);
+		m = n;
+	}
+	have += m;
+	/* Whole 5-byte groups only, so no padding mid-stream. */
+	whole = have - have % 5;
+	k = otp_b32_encode(binbuf, whole, textbuf, sizeof(textbuf), flags);
+	if (k < 0)
+		errx(CLI_EXIT_ERR, "%s", otp_strerror(k));
+	queue_text(textbuf, (size_t)k);
+	memmove(binbuf, binbuf + whole, have - whole);
+	have -= whole;
+}
+
+/* The end of the input, or of a line with --lines. */
+static void
+enc_end(int flags, int hexin)
+{
+	int k;
+
+	if (hexin && carry)
+		errx(CLI_EXIT_ERR, "%sodd number of hex digits at end of %s",
+		    where(), lines ? "line" : "input");
+	k = otp_b32_encode(binbuf, have, textbuf, sizeof(textbuf), flags);
+	if (k < 0)
+		errx(CLI_EXIT_ERR, "%s", otp_strerror(k));
+	queue_text(textbuf, (size_t)k);
+	have = 0;
+	/* Encoded output ends with a newline, unless there is none; every
+	 * line has one. */
+	if (lines || (ntext > 0 && (wrap == 0 || col != 0)))
+		queue("\n", 1);
 }
 
 static void
 encode(int fd, int flags, int hexin)
 {
 	uint64_t base = 0;
-	size_t have = 0, n, m, whole;
-	int k;
+	const char *p, *nl;
+	size_t n, k;
 
-	for (;;) {
-		if (hexin) {
-			if ((n = readblock(fd, inbuf, BLK)) == 0)
-				break;
-			m = hex_block(inbuf, n, base, binbuf + have);
-		} else {
-			/* Raw bytes land right after the carried ones. */
-			if ((n = readblock(fd, binbuf + have, BLK)) == 0)
-				break;
-			m = n;
-		}
-		base += n;
+	while ((n = readblock(fd, inbuf, BLK)) > 0) {
+		curbase = base;
 		flush_pending();
-		have += m;
-		whole = have - have % 5;
-		/* Whole 5-byte groups only, so no padding mid-stream. */
-		k = otp_b32_encode(binbuf, whole, textbuf, sizeof(textbuf),
-		    flags);
-		if (k < 0)
-			errx(CLI_EXIT_ERR, "%s", otp_strerror(k));
-		queue_text(textbuf, (size_t)k);
-		memmove(binbuf, binbuf + whole, have - whole);
-		have -= whole;
+		for (p = inbuf; lines &&
+		    (nl = memchr(p, '\n', n - (size_t)(p - inbuf))) != NULL;
+		    p = nl + 1) {
+			k = (size_t)(nl - p);
+			enc_feed(p, k, base + (size_t)(p - inbuf), flags,
+			    hexin);
+			enc_end(flags, hexin);
+			lineno++;
+			linestart = base + (size_t)(nl - inbuf) + 1;
+		}
+		enc_feed(p, n - (size_t)(p - inbuf), base +
+		    (size_t)(p - inbuf), flags, hexin);
+		base += n;
 	}
-	if (hexin && carry)
-		errx(CLI_EXIT_ERR, "odd number of hex digits at end of input");
-	k = otp_b32_encode(binbuf, have, textbuf, sizeof(textbuf), flags);
-	if (k < 0)
-		errx(CLI_EXIT_ERR, "%s", otp_strerror(k));
-	queue_text(textbuf, (size_t)k);
-	/* Encoded output ends with a newline, unless there is none. */
-	if (ntext > 0 && (wrap == 0 || col != 0))
-		queue("\n", 1);
+	/* With --lines, a last line without its newline is a line. */
+	if (!lines || base > linestart)
+		enc_end(flags, hexin);
 	flush_all();
 }
 
-static void __attribute__((noreturn))
-decode_error(int rc, uint64_t off, const char *blk, uint64_t base,
-    size_t n)
-{
-	char b[8];
+/* ---- decoding ---------------------------------------------------------- */
 
-	if (rc == OTP_EBASE32 && blk != NULL && off >= base &&
-	    off - base < n)
-		errx(CLI_EXIT_ERR, "invalid Base32 character %s at offset %llu",
-		    showbyte((unsigned char)blk[off - base], b, sizeof(b)),
-		    (unsigned long long)off);
-	errx(CLI_EXIT_ERR, "%s at offset %llu", otp_strerror(rc),
-	    (unsigned long long)off);
+static struct otp_b32_decoder dec;
+static uint64_t	decstart;		/* input offset where dec began */
+static int	sawpad;			/* '=' since the last data character */
+
+/* What the codec makes of each byte, asked once (so that the alphabet
+ * lives in lib/base32.c alone): data, '=', skipped, or garbage. */
+enum { CH_DATA, CH_PAD, CH_SKIP, CH_BAD };
+static unsigned char chclass[256];
+
+static void
+classify(int flags)
+{
+	uint8_t b[8];
+	size_t n;
+	char c;
+	int i, rc;
+
+	for (i = 0; i < 256; i++) {
+		c = (char)i;
+		rc = otp_b32_decode(&c, 1, b, sizeof(b), &n, flags, NULL);
+		chclass[i] = rc == 0 ? CH_SKIP : rc == OTP_EBASE32PAD ?
+		    CH_PAD : rc == OTP_EBASE32 ? CH_BAD : CH_DATA;
+	}
+}
+
+static void __attribute__((noreturn))
+decode_error(int rc, uint64_t off)
+{
+	if (rc == OTP_EBASE32 && off >= curbase && off - curbase < curn)
+		fail_at("invalid Base32 character",
+		    (unsigned char)curblk[off - curbase], off);
+	fail_at(otp_strerror(rc), -1, off);
 }
 
 /* Queue decoded bytes, as they are or as hex text. */
@@ -319,54 +421,149 @@ queue_bytes(const uint8_t *p, size_t n, int hexout)
 }
 
 static void
-decode(int fd, int flags, int hexout)
+dec_update(const char *in, size_t n, int hexout)
 {
-	struct otp_b32_decoder d;
-	uint64_t base = 0, off = 0;
-	size_t n, m, outlen;
-	int held = 0, rc;
-	uint8_t *out;
+	uint64_t off = 0;
+	size_t outlen;
+	int rc;
 
-	otp_b32_decoder_init(&d, flags);
+	rc = otp_b32_decoder_update(&dec, in, n, binbuf, &outlen, &off);
+	if (rc != 0)
+		decode_error(rc, decstart + off);
+	queue_bytes(binbuf, outlen, hexout);
+}
+
+/* Finish the text in dec (a block, a line, the input); 0 bytes are
+ * left with this codec, but the contract allows 5. */
+static void
+dec_finish(int hexout)
+{
+	uint64_t off = 0;
+	size_t outlen;
+	int rc;
+
+	rc = otp_b32_decoder_final(&dec, binbuf, &outlen, &off);
+	if (rc != 0)
+		decode_error(rc, decstart + off);
+	queue_bytes(binbuf, outlen, hexout);
+}
+
+/* Start a new text at offset off. */
+static void
+dec_begin(uint64_t off)
+{
+	int flags = dec.flags;
+
+	otp_wipe(&dec, sizeof(dec));
+	otp_b32_decoder_init(&dec, flags);
+	decstart = off;
+	sawpad = 0;
+}
+
+/*
+ * Decode a piece of the input at offset base.  Lenient input may be
+ * Base32 texts one after another (cat a.b32 b.b32), as coreutils'
+ * base32 -d takes them: a group closed by '=' ends a text, and the next
+ * data character starts a new one.  --strict takes one text only.
+ */
+static void
+dec_feed(const char *in, size_t n, uint64_t base, int hexout)
+{
+	const char *p;
+	size_t i = 0, from = 0;
+
+	if (dec.flags & OTP_B32_STRICT) {
+		dec_update(in, n, hexout);
+		return;
+	}
+	while (i < n) {
+		if (!sawpad) {
+			if ((p = memchr(in + i, '=', n - i)) == NULL)
+				break;
+			i = (size_t)(p - in);
+			sawpad = 1;
+		}
+		switch (chclass[(unsigned char)in[i]]) {
+		case CH_PAD:
+		case CH_SKIP:
+			i++;
+			continue;
+		}
+		sawpad = 0;
+		dec_update(in + from, i - from, hexout);
+		from = i;
+		/* Not closed: the decoder names the '=' at fault. */
+		if (dec.done) {
+			dec_finish(hexout);
+			dec_begin(base + i);
+		}
+	}
+	dec_update(in + from, n - from, hexout);
+}
+
+/* The end of the input, or of a line with --lines at offset off. */
+static void
+dec_end(uint64_t off, int hexout)
+{
+	dec_finish(hexout);
+	if (lines || (hexout && ntext > 0))
+		queue("\n", 1);
+	dec_begin(off);
+}
+
+static void
+decode(int fd, int flags, int hexout, int garbage)
+{
+	uint64_t base = 0;
+	const char *p, *nl;
+	size_t n, i;
+	int held = 0;
+
+	classify(flags);
+	otp_b32_decoder_init(&dec, flags);
 	while ((n = readblock(fd, inbuf, BLK)) > 0) {
-		/* Raw output is decoded straight into the queue. */
-		out = hexout ? binbuf : (uint8_t *)outq[cur] + outqlen[cur];
-		m = 0;
+		curbase = base;
+		flush_pending();
+		/* -i: garbage becomes a blank that the decoder skips, so
+		 * that offsets stay those of the input. */
+		for (i = 0; garbage && i < n; i++)
+			if (chclass[(unsigned char)inbuf[i]] == CH_BAD)
+				inbuf[i] = ' ';
 		if (held) {
 			/* A newline held back at the end of the last block
 			 * was not the end of the input after all. */
-			rc = otp_b32_decoder_update(&d, "\n", 1, out, &outlen,
-			    &off);
-			if (rc != 0)
-				decode_error(rc, off, "\n", base - 1, 1);
+			curblk = "\n";
+			curbase = base - 1;
+			curn = 1;
+			dec_feed("\n", 1, base - 1, hexout);
+			curblk = inbuf;
+			curbase = base;
+			curn = n;
 			held = 0;
-			m += outlen;
 		}
+		for (p = inbuf; lines &&
+		    (nl = memchr(p, '\n', n - (size_t)(p - inbuf))) != NULL;
+		    p = nl + 1) {
+			dec_feed(p, (size_t)(nl - p), base +
+			    (size_t)(p - inbuf), hexout);
+			dec_end(base + (size_t)(nl - inbuf) + 1, hexout);
+			lineno++;
+			linestart = base + (size_t)(nl - inbuf) + 1;
+		}
+		n -= (size_t)(p - inbuf);
 		/* --strict forgives one newline at the very end, as echo
 		 * and coreutils' base32 -w0 leave it. */
-		if ((flags & OTP_B32_STRICT) && inbuf[n - 1] == '\n')
+		if (!lines && (flags & OTP_B32_STRICT) && n > 0 &&
+		    p[n - 1] == '\n')
 			held = 1;
-		rc = otp_b32_decoder_update(&d, inbuf, n - (size_t)held,
-		    out + m, &outlen, &off);
-		if (rc != 0)
-			decode_error(rc, off, inbuf, base, n);
-		m += outlen;
-		base += n;
-		if (hexout) {
-			flush_pending();
-			queue_bytes(binbuf, m, 1);
-		} else {
-			outqlen[cur] += m;
-			flush_pending();
-		}
+		dec_feed(p, n - (size_t)held, base + (size_t)(p - inbuf),
+		    hexout);
+		base += (size_t)(p - inbuf) + n;
 	}
-	rc = otp_b32_decoder_final(&d, binbuf, &outlen, &off);
-	otp_wipe(&d, sizeof(d));
-	if (rc != 0)
-		decode_error(rc, off, NULL, 0, 0);
-	queue_bytes(binbuf, outlen, hexout);
-	if (hexout && ntext > 0)
-		queue("\n", 1);
+	/* With --lines, a last line without its newline is a line. */
+	if (!lines || base > linestart)
+		dec_end(base, hexout);
+	otp_wipe(&dec, sizeof(dec));
 	flush_all();
 }
 
@@ -374,17 +571,22 @@ int
 main(int argc, char *argv[])
 {
 	uint64_t v;
-	int ch, decoding = 0, hex = 0, flags = 0, fd = STDIN_FILENO;
+	int ch, decoding = 0, hex = 0, flags = 0, garbage = 0, setwrap = 0;
+	int fd = STDIN_FILENO;
 
 	cli_init(argc, argv);
 	atexit(wipe_all);
-	while ((ch = cli_getopt(argc, argv, "dhnVw:", longopts, NULL)) != -1) {
+	while ((ch = cli_getopt(argc, argv, "dhinVw:", longopts, NULL)) !=
+	    -1) {
 		switch (ch) {
 		case 'd':
 			decoding = 1;
 			break;
 		case 'h':
 			usage();
+		case 'i':
+			garbage = 1;
+			break;
 		case 'n':
 			flags |= OTP_B32_NOPAD;
 			break;
@@ -396,12 +598,16 @@ main(int argc, char *argv[])
 				    "number of columns from 0 to %d", optarg,
 				    WRAP_MAX);
 			wrap = (size_t)v;
+			setwrap = 1;
 			break;
 		case OPT_HEX:
 			hex = 1;
 			break;
 		case OPT_BASE32HEX:
 			flags |= OTP_B32_HEXALPHA;
+			break;
+		case OPT_LINES:
+			lines = 1;
 			break;
 		case CLI_OPT_STRICT:
 			flags |= OTP_B32_STRICT;
@@ -412,6 +618,16 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc > 1)
 		cli_usage_error("extra operand '%s'", argv[1]);
+	if (garbage && !decoding)
+		cli_usage_error("--ignore-garbage applies to decoding (-d)");
+	if (garbage && (flags & OTP_B32_STRICT))
+		cli_usage_error("--ignore-garbage and --strict exclude each "
+		    "other");
+	if (lines && setwrap && wrap != 0)
+		cli_usage_error("--lines writes each line whole; --wrap does "
+		    "not apply");
+	if (lines)
+		wrap = 0;
 	if (argc == 1 && strcmp(argv[0], "-") != 0) {
 		inname = argv[0];
 		if ((fd = open(inname, O_RDONLY | O_CLOEXEC)) == -1)
@@ -419,7 +635,7 @@ main(int argc, char *argv[])
 	}
 
 	if (decoding)
-		decode(fd, flags, hex);
+		decode(fd, flags, hex, garbage);
 	else
 		encode(fd, flags, hex);
 	if (fd != STDIN_FILENO)

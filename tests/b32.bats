@@ -21,11 +21,11 @@ rfc_vectors() {
 		run --separate-stderr b32 "$o"
 		assert_success
 		assert_line --index 0 \
-		    'usage: b32 [-dnV] [-w cols] [--base32hex] [--hex] [--strict] [file]'
+		    'usage: b32 [-dinV] [-w cols] [--base32hex] [--hex] [--lines] [--strict] [file]'
 		[ -z "$stderr" ]
 	done
-	for o in --decode --wrap --no-padding --hex --base32hex --strict \
-	    --help --version; do
+	for o in --decode --ignore-garbage --wrap --no-padding --hex --lines \
+	    --base32hex --strict --help --version; do
 		assert_output --partial -- "$o"
 	done
 }
@@ -249,8 +249,10 @@ print(base64.b32decode(s + "=" * (-len(s) % 8)).hex())' "$k"
 }
 
 @test "an invalid character stops decoding with its offset, exit 2" {
-	run --separate-stderr -2 b32 -d <<< 'MZXW6YTBOI======MZXW6YT!'
+	run --separate-stderr -2 b32 -d <<< 'MZXW6YTBOI====MZXW6YT!'
 	[ "$stderr" = "b32: invalid Base32 padding at offset 10" ]
+	run --separate-stderr -2 b32 -d <<< 'MZXW6YTBOI======MZXW6YT!'
+	[ "$stderr" = "b32: invalid Base32 character '!' at offset 23" ]
 	run --separate-stderr -2 b32 -d <<< 'MZXW6YTBOIMZXWY!OI======'
 	[ "$stderr" = "b32: invalid Base32 character '!' at offset 15" ]
 	[ -z "$output" ]
@@ -349,6 +351,152 @@ print(base64.b32decode(s + "=" * (-len(s) % 8)).hex())' "$k"
 	b32 -d --strict "$T/in" | cmp - <(head -c 40960 /dev/zero)
 }
 
+# --- texts one after another, -i, --lines ---------------------------
+
+@test "concatenated padded texts decode as coreutils base32 -d does" {
+	local s
+	# each input that coreutils takes, with or without newlines between
+	for s in 'MZXQ====MZXQ====' 'MZXQ====\nMZXQ====\n' \
+	    'MZXQ====\n\nMZXQ====' 'MZXQ==\n==MZXQ====' 'MZXQ====MZXW6===' \
+	    'MZXQ====MZXW6YQ=' 'MZXW6YTB\nMZXQ====\nMZXW6YTB\n' \
+	    'MY======\nMZXQ====\nMZXW6===\nMZXW6YQ=\nMZXW6YTB\n'; do
+		printf "$s" | base32 -d > "$T/want" || fail "coreutils: $s"
+		printf "$s" | b32 -d > "$T/got" || fail "b32: $s"
+		cmp "$T/want" "$T/got" || fail "differs: $s"
+	done
+	# cat a.b32 b.b32 | b32 -d, the files as coreutils writes them
+	printf foo | base32 > "$T/a.b32"
+	printf 'bar\0baz' | base32 > "$T/b.b32"
+	cat "$T/a.b32" "$T/b.b32" | b32 -d | cmp - <(printf 'foobar\0baz')
+	cat "$T/a.b32" "$T/b.b32" | b32 -d --hex > "$T/hex"
+	[ "$(cat "$T/hex")" = 666f6f6261720062617a ]
+	# lenient: the last text may leave out its padding
+	run b32 -d <<< 'MZXW6===MZXQ'
+	assert_output foofo
+	# a text that ends in a bad group, or '=' that do not close one
+	run -2 b32 -d <<< 'MZXQ====MZX'
+	assert_output "b32: impossible Base32 length at offset 12"
+	run -2 b32 -d <<< 'MZXQ=====MZXQ'
+	assert_output "b32: invalid Base32 padding at offset 8"
+	run -2 b32 -d <<< 'MZXQ===MZXQ===='
+	assert_output "b32: invalid Base32 padding at offset 4"
+	run -2 b32 -d <<< 'MZXQ====MZ!Q===='
+	assert_output "b32: invalid Base32 character '!' at offset 10"
+	# --strict: one canonical text only
+	run -2 b32 -d --strict <<< 'MZXQ====MZXQ===='
+	assert_output "b32: invalid Base32 padding at offset 4"
+}
+
+@test "concatenated texts across 64 KiB blocks, '=' run split by one" {
+	# 40956 bytes are 65536 characters ending in 6 '='; 3 newlines in
+	# front put those '=' at 65533..65538, across the block boundary
+	head -c 40956 /dev/urandom > "$T/a"
+	head -c 1001 /dev/urandom > "$T/b"
+	{ printf '\n\n\n'; base32 -w 0 "$T/a"; base32 "$T/b"; } > "$T/in"
+	cat "$T/a" "$T/b" > "$T/want"
+	b32 -d "$T/in" | cmp - "$T/want"
+	base32 -d "$T/in" | cmp - "$T/want"
+	# the next text starts right at the boundary
+	head -c 40956 /dev/urandom > "$T/a"
+	{ base32 -w 0 "$T/a"; base32 -w 0 "$T/b"; } > "$T/in"
+	[ "$(head -c 65536 "$T/in" | tail -c 1)" = '=' ]
+	cat "$T/a" "$T/b" | cmp - <(b32 -d "$T/in")
+}
+
+@test "-i/--ignore-garbage drops what is not Base32, as coreutils -di" {
+	local s
+	for s in 'MZ!XQ====' 'MZXQ==!==' 'MZXQ====!MZXQ====' '!!!' \
+	    'MZXQ==== MZXQ====' 'MZ\377XW\0006===' 'MZXW6YTB\r\nOI======\r\n'; do
+		printf "$s" | base32 -di > "$T/want" || fail "coreutils: $s"
+		printf "$s" | b32 -di > "$T/got" || fail "b32: $s"
+		cmp "$T/want" "$T/got" || fail "differs: $s"
+	done
+	run b32 --decode --ignore-garbage --hex <<< 'gr6d.5br7.25s6.vnck,v4vl;hlao_re'
+	assert_output 347c3e863fd765eab44aaf2ab3ac0e89
+	# without -i the same input is an error
+	run -2 b32 -d <<< 'MZ!XQ===='
+	assert_output "b32: invalid Base32 character '!' at offset 2"
+	# offsets stay those of the input, garbage counted
+	run -2 b32 -di <<< 'MZ!!XQ==!=M'
+	assert_output "b32: invalid Base32 padding at offset 6"
+	# -i is for decoding, and lenient decoding only
+	run -2 b32 -i <<< foo
+	assert_line --index 0 "b32: --ignore-garbage applies to decoding (-d)"
+	run -2 b32 -di --strict <<< MZXQ====
+	assert_line --index 0 \
+	    "b32: --ignore-garbage and --strict exclude each other"
+}
+
+@test "--lines converts each line on its own, both directions" {
+	printf 'MZXQ====\nGEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ\n\nmzxw 6ytb-oi\nMY' \
+	    > "$T/keys"
+	run b32 -d --hex --lines "$T/keys"
+	assert_success
+	assert_output "$(printf '666f\n%s\n\n666f6f626172\n66' "$RFC_HEX")"
+	run b32 -d --lines "$T/keys"
+	assert_output "$(printf 'fo\n12345678901234567890\n\nfoobar\nf')"
+	# a line that is padded texts one after another
+	run b32 -d --lines <<< 'MZXQ====MZXQ===='
+	assert_output fofo
+	# the other way: each line of hex, or of bytes, to one line
+	run b32 --hex --lines < <(printf '666f\n%s\n\n66' "$RFC_HEX")
+	assert_output "$(printf 'MZXQ====\n%s\n\nMY======' "$RFC_B32")"
+	run b32 --hex --lines -n < <(printf '666f\n%s\n' "$RFC_HEX")
+	assert_output "$(printf 'MZXQ\n%s' "$RFC_B32")"
+	run b32 --lines < <(printf 'foo\nfoobar\n\nf')
+	assert_output "$(printf 'MZXW6===\nMZXW6YTBOI======\n\nMY======')"
+	# no wrapping: long lines stay whole
+	head -c 1000 /dev/zero | tr '\0' a > "$T/long"
+	run b32 --lines -w 0 "$T/long"
+	assert_output "$(base32 -w 0 "$T/long")"
+	run -2 b32 --lines -w 76 "$T/long"
+	assert_line --index 0 \
+	    "b32: --lines writes each line whole; --wrap does not apply"
+	# --strict applies to each line, which needs no newline forgiven
+	run b32 -d --strict --lines < <(printf 'MZXQ====\nMY======\n')
+	assert_output "$(printf 'fo\nf')"
+	run -2 b32 -d --strict --lines < <(printf 'MZXQ====\nMY\n')
+	assert_output "b32: line 2: invalid Base32 padding at offset 2"
+}
+
+@test "--lines: an error names the line and the offset in it" {
+	run --separate-stderr -2 b32 -d --hex --lines \
+	    < <(printf 'MZXQ====\nMZXW6===\n\nMZXW!===\n')
+	[ "$stderr" = "b32: line 4: invalid Base32 character '!' at offset 4" ]
+	[ -z "$output" ]
+	run -2 b32 -d --lines < <(printf 'MZXQ====\nMZX\n')
+	assert_output "b32: line 2: impossible Base32 length at offset 3"
+	run -2 b32 -d --lines < <(printf 'MZXQ====\nMZXQ===')
+	assert_output "b32: line 2: invalid Base32 padding at offset 7"
+	run -2 b32 --hex --lines < <(printf '66\n6f6\n')
+	assert_output "b32: line 2: odd number of hex digits at end of line"
+	run -2 b32 --hex --lines < <(printf '66\n\n6x\n')
+	assert_output "b32: line 3: invalid hex character 'x' at offset 1"
+	run -2 b32 -di --lines < <(printf 'MZXQ====\n!M!\n')
+	assert_output "b32: line 2: impossible Base32 length at offset 3"
+}
+
+@test "--lines agrees with Python line by line across 64 KiB blocks" {
+	# 30000 keys of 1 to 40 bytes, about 1 MB of Base32
+	"$PY" - "$T" <<-'EOF'
+	import base64, os, sys
+	d = sys.argv[1]
+	keys = [os.urandom(1 + i % 40) for i in range(30000)]
+	with open(d + "/b32", "w") as f:
+	    for k in keys:
+	        f.write(base64.b32encode(k).decode() + "\n")
+	with open(d + "/hex", "w") as f:
+	    for k in keys:
+	        f.write(k.hex() + "\n")
+	with open(d + "/raw", "wb") as f:
+	    for k in keys:
+	        f.write(k + b"\n")
+	EOF
+	b32 -d --hex --lines "$T/b32" | cmp - "$T/hex"
+	b32 --hex --lines "$T/hex" | cmp - "$T/b32"
+	b32 -d --lines "$T/b32" | cmp - "$T/raw"
+}
+
 # ptyeof TEXT CMD...: type TEXT and Enter on CMD's terminal, then one
 # Ctrl-D on the empty line; print what the terminal showed.  Exit 3 when
 # CMD is still waiting 5 seconds later.
@@ -391,6 +539,9 @@ ptyeof() {
 	run ptyeof foobar b32
 	assert_success
 	assert_output "$(printf 'foobar\nMZXW6YTBOIFA====')"
+	run ptyeof 666f b32 --hex --lines
+	assert_success
+	assert_output "$(printf '666f\nMZXQ====')"
 }
 
 @test "FILE operand, '-' for stdin" {
@@ -459,6 +610,19 @@ ptyeof() {
 	big=$(rss b32 -d "$T/in.b32")
 	echo "decode: $small KiB on 160 kB, $big KiB on 16 MB"
 	[ "$big" -lt $((small + 1024)) ]
+	# --lines: one 16 MB line, and 16 MB of short lines
+	b32 -w 0 "$T/in" > "$T/in.line"
+	big=$(rss b32 -d --lines "$T/in.line")
+	echo "decode --lines: $big KiB on one 16 MB line"
+	[ "$big" -lt $((small + 1024)) ]
+	[ "$(b32 -d --lines "$T/in.line" | head -c 10000000 | sha256sum)" = \
+	    "$sum" ]
+	big=$(rss b32 -d --lines "$T/in.b32")
+	echo "decode --lines: $big KiB on 16 MB of 76-column lines"
+	[ "$big" -lt $((small + 1024)) ]
+	big=$(rss b32 --lines "$T/in.b32")
+	echo "encode --lines: $big KiB on 16 MB of 76-column lines"
+	[ "$big" -lt $((small + 1024)) ]
 }
 
 @test "man page: examples run as documented, mandoc -Tlint clean" {
@@ -480,6 +644,25 @@ ptyeof() {
 	    "$ROOT/man/b32.1"
 	grep -q 'b32 --hex -n <<< 3132333435363738393031323334353637383930' \
 	    "$ROOT/man/b32.1"
+	# --lines, texts one after another, -i
+	cd "$T"
+	printf 'MZXW6YTB\nGEZDGNBV\n' > keys.b32
+	run b32 -d --hex --lines keys.b32
+	assert_output "$(printf '666f6f6261\n3132333435')"
+	run bash -c 'b32 -d --hex --lines keys.b32 | b32 --hex --lines'
+	assert_output "$(printf 'MZXW6YTB\nGEZDGNBV')"
+	printf fo | b32 > a.b32; printf o | b32 > b.b32
+	run bash -c 'cat a.b32 b.b32 | b32 -d'
+	assert_output foo
+	run bash -c "echo 'MZ*XW*6===' | b32 -di"
+	assert_output foo
+	local l
+	for l in "printf 'MZXW6YTB\\\\enGEZDGNBV\\\\en' > keys.b32" \
+	    'b32 -d --hex --lines keys.b32 | b32 --hex --lines' \
+	    'printf fo | b32 > a.b32; printf o | b32 > b.b32' \
+	    'cat a.b32 b.b32 | b32 -d' "echo 'MZ\\*XW\\*6===' | b32 -di"; do
+		grep -q "^\\$ $l\$" "$ROOT/man/b32.1" || fail "not in b32.1: $l"
+	done
 }
 
 # That the completions offer every long option: hygiene.bats, every tool.
@@ -490,4 +673,10 @@ ptyeof() {
 		COMP_WORDS=(b32 --no); COMP_CWORD=1; _b32
 		printf '%s\n' \"\${COMPREPLY[@]}\""
 	assert_output --partial -- --no-padding
+	run bash -c "source '$ROOT/completions/bash/b32'
+		for w in --li --ign -i; do
+			COMP_WORDS=(b32 -d \$w); COMP_CWORD=2; _b32
+			printf '%s\n' \"\${COMPREPLY[@]}\"
+		done"
+	assert_output "$(printf -- '--lines\n--ignore-garbage\n-i')"
 }

@@ -275,6 +275,15 @@ b32 | -d /dev/zero             | -                 | err
 b32 | -w -1                    | -                 | err
 b32 | --key="$S_B32"           | -                 | usage
 b32 | $F/st-good $F/st-good    | -                 | usage
+b32 | -d --lines               | $F/badchar        | err
+b32 | -d --hex --lines         | $F/utf8           | err
+b32 | -d --lines               | /dev/zero         | err
+b32 | -d --lines $F/b32-10m    | -                 | stream
+b32 | --hex --lines            | $F/odd            | err
+b32 | --hex --lines            | $F/badchar        | err
+b32 | -i                       | $F/uri-good       | usage
+b32 | -di --strict             | $F/uri-good       | usage
+b32 | --lines -w 10            | $F/uri-good       | usage
 EOF
 }
 
