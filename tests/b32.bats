@@ -497,52 +497,30 @@ print(base64.b32decode(s + "=" * (-len(s) % 8)).hex())' "$k"
 	b32 -d --lines "$T/b32" | cmp - "$T/raw"
 }
 
-# ptyeof TEXT CMD...: type TEXT and Enter on CMD's terminal, then one
-# Ctrl-D on the empty line; print what the terminal showed.  Exit 3 when
-# CMD is still waiting 5 seconds later.
+# ptyeof TEXT CMD...: on CMD's own terminal, type TEXT, Enter and one
+# Ctrl-D on the empty line (then one more Enter, which CMD must not wait
+# for), through tests/pty-answer.py; print the screen without CRs.
 ptyeof() {
-	"$PY" - "$@" <<-'EOF'
-	import os, pty, select, sys, time
-	pid, fd = pty.fork()
-	if pid == 0:
-	    os.execvp(sys.argv[2], sys.argv[2:])
-	os.write(fd, sys.argv[1].encode() + b"\n")
-	time.sleep(0.3)
-	os.write(fd, b"\x04")
-	shown, deadline = b"", time.monotonic() + 5
-	while time.monotonic() < deadline:
-	    if select.select([fd], [], [], 0.1)[0]:
-	        try:
-	            data = os.read(fd, 4096)
-	        except OSError:
-	            data = b""
-	        if not data:
-	            break
-	        shown += data
-	while time.monotonic() < deadline:
-	    done, status = os.waitpid(pid, os.WNOHANG)
-	    if done:
-	        break
-	    time.sleep(0.05)
-	else:
-	    os.kill(pid, 9)
-	    status = 3 << 8
-	sys.stdout.write(shown.decode(errors="replace").replace("\r", ""))
-	sys.exit(os.waitstatus_to_exitcode(status))
-	EOF
+	local text=$1 rc=0
+	shift
+	output=$("$BATS_TEST_DIRNAME/pty-answer.py" "ready>" "$text"$'\n\x04' \
+	    sh -c 'printf "ready>"; exec "$@"' - "$@") || rc=$?
+	printf '%s' "${output//$'\r'/}"
+	return "$rc"
 }
 
 @test "at a terminal one Ctrl-D on an empty line ends the input" {
 	run ptyeof MZXW6=== b32 -d
 	assert_success
-	assert_output "$(printf 'MZXW6===\nfoo')"
+	assert_output "$(printf 'ready>MZXW6===\n\nfoo')"
 	run ptyeof foobar b32
 	assert_success
-	assert_output "$(printf 'foobar\nMZXW6YTBOIFA====')"
+	assert_output "$(printf 'ready>foobar\n\nMZXW6YTBOIFA====')"
 	run ptyeof 666f b32 --hex --lines
 	assert_success
-	assert_output "$(printf '666f\nMZXQ====')"
+	assert_output "$(printf 'ready>666f\n\nMZXQ====')"
 }
+
 
 @test "FILE operand, '-' for stdin" {
 	printf foobar > "$T/f"
