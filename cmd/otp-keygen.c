@@ -4,7 +4,8 @@
  *
  * The key goes to standard output and nothing else, so that
  *	otp-keygen --state FILE | otp-uri --qr ...
- * stays clean; scratch codes go to standard error or --scratch-out FILE.
+ * stays clean; scratch codes go to standard error, to --scratch-out FILE,
+ * or after the key with --scratch-out=-.
  */
 #include <sys/stat.h>
 
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -25,8 +27,12 @@
 #define GA_SCRATCH_MAX		10
 #define GA_SCRATCH_DEFAULT	5
 
+#define CONFIRM_TRIES		3	/* wrong codes before --confirm gives up */
+#define CONFIRM_EXIT_NO		1	/* not confirmed: a clean "no" */
+
 enum {
 	OPT_BYTES = CLI_OPT_TOOL_BASE,
+	OPT_CONFIRM,
 	OPT_DISALLOW_REUSE,
 	OPT_PRINT_STATE,
 	OPT_RATE_LIMIT,
@@ -42,6 +48,7 @@ static const struct option longopts[] = {
 	CLI_STD_LONGOPTS,
 	CLI_URI_LONGOPTS,
 	{ "bytes",		required_argument, NULL, OPT_BYTES },
+	{ "confirm",		no_argument,	   NULL, OPT_CONFIRM },
 	{ "disallow-reuse",	no_argument,	   NULL, OPT_DISALLOW_REUSE },
 	{ "force",		no_argument,	   NULL, 'f' },
 	{ "print-state",	required_argument, NULL, OPT_PRINT_STATE },
@@ -64,12 +71,14 @@ struct keygen {
 	uint64_t	 period;
 	int		 have_period;
 	long		 nscratch;	/* -1: not given */
-	const char	*scratch_out;
+	const char	*scratch_out;	/* a file; NULL for none or "-" */
+	int		 scratch_stdout; /* --scratch-out=-: after the key */
 	const char	*state;
 	const char	*print_state;
 	unsigned	 window, step, rate_n, rate_secs;
 	int		 disallow_reuse;
 	int		 force;
+	int		 confirm;
 };
 
 /* Everything secret, in one place so that every exit path wipes it. */
@@ -80,6 +89,9 @@ static struct {
 	char		text[OTP_LINE_MAX];	/* key or URI text */
 	char		img[OTP_STATE_MAX];	/* new state file */
 	char		lines[OTP_STATE_SCRATCH_MAX * 9 + 1];	/* codes */
+	char		answer[64];		/* --confirm's code */
+	struct otp_hmac	h;
+	struct sys_lines tty;
 } sec;
 
 static void
@@ -92,7 +104,8 @@ static void __attribute__((noreturn))
 usage(void)
 {
 	printf("usage: otp-keygen [-bfVx] [--bytes=N] [--scratch=N] "
-	    "[--scratch-out=FILE]\n"
+	    "[--scratch-out=FILE|-]\n"
+	    "                  [--confirm]\n"
 	    "                  [--uri [-i ISSUER] [-A ACCOUNT] [--totp[=ALG] | "
 	    "--hotp]\n"
 	    "                   [-a ALG] [-d DIGITS] [-p DURATION] "
@@ -103,12 +116,14 @@ usage(void)
 	    "[--rate-limit=N/SECONDS]\n"
 	    "                   [--disallow-reuse]]\n"
 	    "       otp-keygen [-fx] [--uri [-i ISSUER] [-A ACCOUNT]] "
-	    "[--scratch-out=FILE]\n"
+	    "[--scratch-out=FILE|-]\n"
 	    "                  --print-state=FILE\n"
 	    "\n"
 	    "Print a new random key (unpadded Base32) on standard output; "
 	    "emergency\n"
-	    "scratch codes go to standard error or --scratch-out.\n"
+	    "scratch codes go to standard error (under a heading at a "
+	    "terminal) or\n"
+	    "--scratch-out.\n"
 	    "\n"
 	    "      --bytes=N          key length, 16 to 64 bytes (default 20)\n"
 	    "  -b, --base32           print the key in Base32 (default)\n"
@@ -117,7 +132,8 @@ usage(void)
 	    "with --state\n"
 	    "                         0 to 10, default 5)\n"
 	    "      --scratch-out=FILE write the scratch codes to a new FILE, "
-	    "mode 0600\n"
+	    "mode 0600;\n"
+	    "                         - for standard output, after the key\n"
 	    "      --uri              print an otpauth:// URI instead of the "
 	    "bare key\n"
 	    "  -i, --issuer=NAME      the URI's issuer\n"
@@ -138,7 +154,13 @@ usage(void)
 	    "SECONDS (15 to 600)\n"
 	    "      --disallow-reuse   a TOTP code works only once\n"
 	    "  -f, --force            replace an existing state or scratch "
-	    "file\n"
+	    "file (a regular\n"
+	    "                         file only, never a device, FIFO or "
+	    "directory)\n"
+	    "      --confirm          show the key, then ask on the terminal "
+	    "for a code from\n"
+	    "                         the app before writing anything (3 "
+	    "tries; exit 1)\n"
 	    "      --print-state=FILE show the key and remaining scratch codes "
 	    "of FILE\n"
 	    "  -h, --help             show this help\n"
@@ -200,6 +222,8 @@ check_options(struct keygen *k)
 
 	if (statemode && printmode)
 		cli_usage_error("--state and --print-state exclude each other");
+	if (printmode && k->confirm)
+		cli_usage_error("--confirm is for a new key, not --print-state");
 	if (printmode && (k->have_bytes || k->nscratch >= 0 ||
 	    k->o.have_type || k->o.have_alg || k->o.have_digits ||
 	    k->o.have_counter || k->have_period))
@@ -255,14 +279,15 @@ check_options(struct keygen *k)
 	}
 	if (k->nscratch < 0)
 		k->nscratch = 0;
-	if (k->scratch_out != NULL && k->nscratch == 0 && !printmode)
+	if ((k->scratch_out != NULL || k->scratch_stdout) &&
+	    k->nscratch == 0 && !printmode)
 		cli_usage_error("--scratch-out: no scratch codes to write "
 		    "(add --scratch=N)");
 	if (k->scratch_out != NULL && statemode &&
 	    strcmp(k->scratch_out, k->state) == 0)
 		cli_usage_error("--scratch-out and --state name the same file");
 	if (k->force && !statemode && k->scratch_out == NULL)
-		cli_usage_error("--force needs --state or --scratch-out");
+		cli_usage_error("--force needs --state or --scratch-out=FILE");
 }
 
 /* The key (or a URI for it) as text in sec.text. */
@@ -294,6 +319,55 @@ render_scratch(const uint32_t *codes, size_t n)
 		len += (size_t)snprintf(sec.lines + len,
 		    sizeof(sec.lines) - len, "%08u\n", (unsigned)codes[i]);
 	return len;
+}
+
+/* What a file that is not a regular one is, for a message. */
+static const char *
+filetype(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "of an unknown type";
+}
+
+/*
+ * An existing target (its lstat in sb): a regular file, or a symbolic
+ * link (replaced itself), is replaced with -f only; anything else, a
+ * device such as /dev/null, a FIFO or a directory, never is, and -f
+ * would not help, so the message does not offer it.
+ */
+static void
+refuse_existing(const char *opt, const char *path, const struct stat *sb,
+    int force)
+{
+	if (!S_ISREG(sb->st_mode) && !S_ISLNK(sb->st_mode))
+		errx(CLI_EXIT_ERR, "%s: %s: is %s, not a regular file, "
+		    "and is never replaced", opt, path,
+		    filetype(sb->st_mode));
+	if (!force)
+		errx(CLI_EXIT_ERR, "%s: %s: %s (use -f to replace it)", opt,
+		    path, otp_strerror(OTP_ESTATEEXIST));
+}
+
+/* Check a target before anything is generated or asked: fail now rather
+ * than after --confirm. */
+static void
+check_target(const char *opt, const char *path, int force)
+{
+	struct stat sb;
+
+	if (lstat(path, &sb) == 0)
+		refuse_existing(opt, path, &sb, force);
+	else if (errno != ENOENT)
+		err(CLI_EXIT_ERR, "%s: %s", opt, path);
 }
 
 /*
@@ -328,15 +402,8 @@ stage_scratch(struct staged *s, const char *path, const char *text,
 
 	if (sys_dir_open(path, &s->dirfd, name, sizeof(name)) != 0)
 		err(CLI_EXIT_ERR, "--scratch-out: %s", path);
-	if (fstatat(s->dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (!force)
-			errx(CLI_EXIT_ERR, "--scratch-out: %s: %s (use -f to "
-			    "replace it)", path, otp_strerror(OTP_ESTATEEXIST));
-		/* -f replaces a file, never a device, FIFO or directory. */
-		if (!S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode))
-			errx(CLI_EXIT_ERR, "--scratch-out: %s: not a regular "
-			    "file", path);
-	}
+	if (fstatat(s->dirfd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+		refuse_existing("--scratch-out", path, &sb, force);
 	if (sys_stage(&s->f, s->dirfd, name, 0600) != 0 ||
 	    sys_stage_write(&s->f, text, len) != 0 ||
 	    sys_stage_sync(&s->f) != 0) {
@@ -345,12 +412,23 @@ stage_scratch(struct staged *s, const char *path, const char *text,
 	}
 }
 
-/* Put the staged file in place; 0, or -1 after a warning. */
+/* Put the staged file in place; 0, or -1 after a warning.  The target is
+ * looked at once more, so that what appeared there meanwhile is named. */
 static int
 finish_scratch(struct staged *s, const char *path, int force)
 {
-	int rc = sys_commit(&s->f, force);
+	struct stat sb;
+	int rc;
 
+	if (fstatat(s->dirfd, s->f.name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    !S_ISREG(sb.st_mode) && !S_ISLNK(sb.st_mode)) {
+		warnx("--scratch-out: %s: is %s, not a regular file, "
+		    "and is never replaced", path,
+		    filetype(sb.st_mode));
+		drop_scratch(s);
+		return -1;
+	}
+	rc = sys_commit(&s->f, force);
 	if (rc == OTP_ESTATEEXIST)
 		warnx("--scratch-out: %s: %s (use -f to replace it)", path,
 		    otp_strerror(OTP_ESTATEEXIST));
@@ -361,17 +439,113 @@ finish_scratch(struct staged *s, const char *path, int force)
 	return rc == 0 ? 0 : -1;
 }
 
-/* Scratch codes to standard error (no -o file); 0, or -1 when they could
- * not be written. */
+/* Scratch codes to standard error, under a heading when it is a terminal
+ * (a person reads them; scripts get the bare lines); 0, or -1 when they
+ * could not be written. */
 static int
 show_scratch(const char *text, size_t len)
 {
 	if (len == 0)
 		return 0;
+	if (isatty(STDERR_FILENO) &&
+	    fputs("Your emergency scratch codes are:\n", stderr) == EOF)
+		return -1;
 	if (fwrite(text, 1, len, stderr) != len || fflush(stderr) != 0 ||
 	    ferror(stderr))
 		return -1;
 	return 0;
+}
+
+/* The key on standard output, once; 0, or -1 when it could not be
+ * written. */
+static int
+show_key(void)
+{
+	static int shown;
+
+	if (shown++)
+		return 0;
+	if (puts(sec.text) == EOF || fflush(stdout) != 0)
+		return -1;
+	return 0;
+}
+
+/* --scratch-out=-: the key, then the codes, on standard output. */
+static int
+show_key_scratch(const char *text, size_t len)
+{
+	if (show_key() != 0 || fwrite(text, 1, len, stdout) != len ||
+	    fflush(stdout) != 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * --confirm: once the key is out, ask on the terminal for a code from the
+ * app that took it, and check it as a login would, one step either way
+ * of now (TOTP) or the next counter too (HOTP).  A wrong code may be
+ * tried again, CONFIRM_TRIES in all; then, or at the end of input, exit
+ * CONFIRM_EXIT_NO before anything is written.  When nothing else is to
+ * go to standard output, it is closed after the key, so that a reader
+ * (otp-uri --qr) sees the end and shows the key while we wait.
+ */
+static void
+confirm(const struct otp_uri *u, int more)
+{
+	struct otp_match m;
+	uint64_t counter;
+	enum otp_window shape = OTP_WINDOW_AHEAD;
+	int fd, rc, tries = 0, null;
+
+	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1)
+		err(CLI_EXIT_ERR, "--confirm: /dev/tty");
+	if (show_key() != 0)
+		errx(CLI_EXIT_ERR, "write error");
+	if (!more) {
+		if ((null = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1 ||
+		    dup2(null, STDOUT_FILENO) == -1)
+			err(CLI_EXIT_ERR, "/dev/null");
+		(void)close(null);
+	}
+	if ((rc = otp_hmac_init(&sec.h, u->alg, u->key.buf, u->key.len)) != 0)
+		errx(CLI_EXIT_ERR, "--confirm: %s", otp_strerror(rc));
+	counter = u->counter;
+	if (u->type == OTP_TYPE_TOTP) {
+		shape = OTP_WINDOW_AROUND;
+		if ((rc = otp_totp_counter((int64_t)time(NULL), 0, u->period,
+		    &counter)) != 0)
+			errx(CLI_EXIT_ERR, "--confirm: %s", otp_strerror(rc));
+	}
+	sys_lines_init(&sec.tty, fd);
+	while (tries < CONFIRM_TRIES) {
+		dprintf(fd, "Enter the %u-digit code your app shows: ",
+		    u->digits);
+		rc = sys_lines_next(&sec.tty, sec.answer, sizeof(sec.answer));
+		if (rc == OTP_EEMPTY) {
+			dprintf(fd, "\n");
+			errx(CONFIRM_EXIT_NO, "--confirm: no code given; "
+			    "nothing written");
+		}
+		if (rc == OTP_EIO)
+			err(CLI_EXIT_ERR, "--confirm: /dev/tty");
+		if (rc == 0 && sec.answer[0] == '\0')
+			continue;
+		if (rc == 0)
+			rc = otp_verify(&sec.h, sec.answer, u->digits, counter,
+			    1, shape, &m);
+		otp_wipe(sec.answer, sizeof(sec.answer));
+		if (rc == 1)
+			break;
+		if (++tries < CONFIRM_TRIES)
+			dprintf(fd, "%s; try again.\n", rc == 0 ?
+			    "That code is not right" : "That is not a code");
+	}
+	otp_hmac_wipe(&sec.h);
+	sys_lines_wipe(&sec.tty);
+	(void)close(fd);
+	if (tries == CONFIRM_TRIES)
+		errx(CONFIRM_EXIT_NO, "--confirm: %d wrong codes; nothing "
+		    "written", CONFIRM_TRIES);
 }
 
 /* A new key, scratch codes and perhaps a state file. */
@@ -385,6 +559,10 @@ generate(struct keygen *k)
 	int rc, fresh = 0;
 
 	staged.dirfd = -1;
+	if (k->state != NULL)
+		check_target("--state", k->state, k->force);
+	if (k->scratch_out != NULL)
+		check_target("--scratch-out", k->scratch_out, k->force);
 	otp_uri_init(&sec.u);
 	sec.u.type = k->o.have_type ? k->o.type : OTP_TYPE_TOTP;
 	sec.u.alg = k->o.alg;
@@ -425,6 +603,8 @@ generate(struct keygen *k)
 		if (rc != 0)
 			errx(CLI_EXIT_ERR, "--state: %s", otp_strerror(rc));
 	}
+	if (k->confirm)
+		confirm(&sec.u, k->scratch_stdout);
 
 	/* Stage the scratch file, then commit the state file, then put the
 	 * scratch file in place: a failure leaves neither behind. */
@@ -439,6 +619,8 @@ generate(struct keygen *k)
 			int saved = errno;
 
 			drop_scratch(&staged);
+			if (rc == OTP_ESTATEEXIST || rc == OTP_ESTATETYPE)
+				check_target("--state", k->state, k->force);
 			if (rc == OTP_ESTATEEXIST)
 				errx(CLI_EXIT_ERR, "--state: %s: %s (use -f to "
 				    "replace it)", k->state, otp_strerror(rc));
@@ -454,6 +636,8 @@ generate(struct keygen *k)
 	}
 	if (k->scratch_out != NULL)
 		rc = finish_scratch(&staged, k->scratch_out, k->force);
+	else if (k->scratch_stdout)
+		rc = show_key_scratch(sec.lines, linelen);
 	else
 		rc = show_scratch(sec.lines, linelen);
 	if (rc != 0) {
@@ -475,7 +659,7 @@ generate(struct keygen *k)
 		}
 		exit(CLI_EXIT_ERR);
 	}
-	puts(sec.text);
+	(void)show_key();	/* an error shows at exit */
 }
 
 /* --print-state: the key and the scratch codes left in an existing file,
@@ -526,9 +710,12 @@ print_state(struct keygen *k)
 		    k->force);
 		if (finish_scratch(&staged, k->scratch_out, k->force) != 0)
 			exit(CLI_EXIT_ERR);
+	} else if (k->scratch_stdout) {
+		if (show_key_scratch(sec.lines, linelen) != 0)
+			exit(CLI_EXIT_ERR);
 	} else if (show_scratch(sec.lines, linelen) != 0)
 		exit(CLI_EXIT_ERR);
-	puts(sec.text);
+	(void)show_key();	/* an error shows at exit */
 }
 
 int
@@ -563,6 +750,9 @@ main(int argc, char *argv[])
 			break;
 		case 'V':
 			cli_version();
+		case OPT_CONFIRM:
+			k.confirm = 1;
+			break;
 		case OPT_BYTES:
 			k.bytes = parse_range("--bytes", optarg,
 			    OTP_KEYGEN_MIN, OTP_KEYGEN_MAX);
@@ -586,7 +776,8 @@ main(int argc, char *argv[])
 			    OTP_SCRATCH_SETMAX);
 			break;
 		case OPT_SCRATCH_OUT:
-			k.scratch_out = optarg;
+			k.scratch_stdout = strcmp(optarg, "-") == 0;
+			k.scratch_out = k.scratch_stdout ? NULL : optarg;
 			break;
 		case OPT_STATE:
 			k.state = optarg;

@@ -344,6 +344,14 @@ otp-keygen | --state=$F/st-link            | -            | err
 otp-keygen | --state=$F/dangling           | -            | err
 otp-keygen | --state=$F/nonexistent/x      | -            | err
 otp-keygen | --scratch=1 --scratch-out=$F/st-good | -       | err
+otp-keygen | --state=$F/fifo               | -            | err
+otp-keygen | -f --state=$F/fifo            | -            | err
+otp-keygen | -f --state=$F/dir             | -            | err
+otp-keygen | --scratch=1 --scratch-out=$F/fifo | -        | err
+otp-keygen | -f --scratch=1 --scratch-out=$F/fifo | -     | err
+otp-keygen | -f --scratch=1 --scratch-out=$F/dir | -      | err
+otp-keygen | -f --scratch=1 --scratch-out=- | -          | usage
+otp-keygen | --confirm --print-state=$F/st-good | -       | usage
 otp-keygen | --scratch=1 --scratch-out=$F/dangling | -      | err
 otp-keygen | --scratch=1 --scratch-out=$F/dir | -           | err
 otp-keygen | --bytes=15                    | -            | err

@@ -41,7 +41,59 @@ setup_file() {
 	EOF
 	cc -shared -fPIC -o "$BATS_FILE_TMPDIR/shim.so" \
 	    "$BATS_FILE_TMPDIR/shim.c"
+	# drive PROMPT ANSWER... -- CMD...: run CMD on a new pseudo-terminal
+	# and answer each PROMPT in turn: "=SHELL" answers SHELL's output,
+	# with $KEY the first line the terminal showed; "^D" is one Ctrl-D.
+	# Prints the screen (without CRs); exits with CMD's status, 3 when
+	# it is still running after 15 s.  (tests/pty-answer.py answers
+	# one prompt; --confirm may need several.)
+	cat >"$BATS_FILE_TMPDIR/drive.py" <<-'EOF'
+	import os, pty, select, subprocess, sys, time
+	args = sys.argv[1:]
+	sep = args.index("--")
+	prompt, answers, cmd = args[0].encode(), args[1:sep], args[sep + 1:]
+	pid, fd = pty.fork()
+	if pid == 0:
+	    os.execvp(cmd[0], cmd)
+	shown, seen, deadline = b"", 0, time.monotonic() + 15
+	while time.monotonic() < deadline:
+	    if select.select([fd], [], [], 0.1)[0]:
+	        try:
+	            data = os.read(fd, 4096)
+	        except OSError:
+	            data = b""
+	        if not data:
+	            break
+	        shown += data
+	    while shown.count(prompt) > seen and answers:
+	        seen += 1
+	        a = answers.pop(0)
+	        if a.startswith("="):
+	            key = shown.decode().splitlines()[0].strip()
+	            a = subprocess.run(["sh", "-c", a[1:]], text=True,
+	                               env=dict(os.environ, KEY=key),
+	                               capture_output=True).stdout.strip()
+	        os.write(fd, b"\x04" if a == "^D" else a.encode() + b"\n")
+	status = 3
+	while time.monotonic() < deadline:
+	    done, st = os.waitpid(pid, os.WNOHANG)
+	    if done:
+	        status = os.waitstatus_to_exitcode(st)
+	        break
+	    time.sleep(0.05)
+	else:
+	    os.kill(pid, 9)
+	sys.stdout.write(shown.decode(errors="replace").replace("\r", ""))
+	sys.exit(status)
+	EOF
 }
+
+# drive PROMPT ANSWER... -- CMD...: see setup_file.
+drive() {
+	"$PY" "$BATS_FILE_TMPDIR/drive.py" "$@"
+}
+
+PROMPT="code your app shows: "
 
 setup() {
 	# A directory of its own: run --separate-stderr keeps files in
@@ -298,6 +350,105 @@ sys.exit(1 if bad else 0)' "$T/codes"
 	[[ $(wc -l <"$T/link") == 3 ]]
 	[[ $(wc -l <"$T/codes") == 2 ]]
 	only_files "$T" codes link
+}
+
+# refused TARGET TYPE ARGS...: otp-keygen ARGS --scratch-out TARGET and
+# --state TARGET, with and without -f, fail with exit 2, name TYPE and do
+# not point at -f; TARGET is still what it was.
+refused() {
+	local target=$1 type=$2 before f opt
+	shift 2
+	before=$(stat -c '%F %t:%T %i' "$target")
+	for f in "" -f; do
+		for opt in "--scratch=2 --scratch-out" --state; do
+			# shellcheck disable=SC2086
+			run --separate-stderr timeout 10 otp-keygen $f "$@" \
+			    $opt "$target"
+			[[ $status == 2 ]] ||
+			    fail "$f $opt $target: status $status, want 2"
+			[[ -z $output ]] || fail "$f $opt $target: printed key"
+			[[ $stderr == *"${opt#* }: $target: is $type, not a regular file, and is never replaced" ]] ||
+			    fail "$f $opt $target: $stderr"
+			[[ $stderr != *"use -f"* ]] || fail "offers -f: $stderr"
+			[[ $(stat -c '%F %t:%T %i' "$target") == "$before" ]] ||
+			    fail "$target changed"
+		done
+	done
+}
+
+@test "a FIFO, a directory or a socket is never replaced, even with -f" {
+	mkfifo "$T/fifo"
+	mkdir "$T/dir"
+	"$PY" -c 'import socket, sys
+socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$T/sock"
+	refused "$T/fifo" "a FIFO"
+	refused "$T/dir" "a directory"
+	refused "$T/dir/" "a directory"
+	refused "$T/sock" "a socket"
+	[[ -p $T/fifo && -d $T/dir && -S $T/sock ]]
+	[[ -z $(ls -A "$T/dir") ]]
+	only_files "$T" dir fifo sock
+}
+
+@test "as root: a device node is refused; then so is /dev/null itself" {
+	[[ $(id -u) == 0 ]] || skip "needs root to make a device node"
+	mknod "$T/null" c 1 3 2>/dev/null || skip "mknod is not permitted here"
+	# First on a copy of /dev/null that may come to harm ...
+	refused "$T/null" "a character device"
+	[[ -c $T/null ]]
+	only_files "$T" null
+	# ... and only once that is refused, /dev/null by its name.
+	refused /dev/null "a character device"
+	[[ -c /dev/null && $(stat -c %t:%T /dev/null) == 1:3 ]]
+}
+
+@test "-f replaces a symbolic link to /dev/null, never /dev/null" {
+	local dev
+	dev=$(stat -c '%t:%T %i' /dev/null)
+	ln -s /dev/null "$T/codes"
+	ln -s /dev/null "$T/state"
+	# a link is an existing file: kept without -f, and -f is offered
+	run --separate-stderr otp-keygen --scratch=2 --scratch-out "$T/codes"
+	assert_failure 2
+	[[ $stderr == *"$T/codes: file exists (use -f to replace it)" ]]
+	[[ -L $T/codes ]]
+	run --separate-stderr otp-keygen -f --scratch=2 --scratch-out "$T/codes"
+	assert_success
+	run --separate-stderr otp-keygen -f --state "$T/state"
+	assert_success
+	[[ -f $T/codes && ! -L $T/codes && $(wc -l <"$T/codes") == 2 ]]
+	[[ -f $T/state && ! -L $T/state && $(mode "$T/state") == 400 ]]
+	[[ -c /dev/null && $(stat -c '%t:%T %i' /dev/null) == "$dev" ]]
+	only_files "$T" codes state
+}
+
+@test "--scratch-out=- puts the codes on stdout, after the key" {
+	run --separate-stderr otp-keygen --scratch=3 --scratch-out=-
+	assert_success
+	[[ -z $stderr ]] || fail "stderr: $stderr"
+	[[ ${#lines[@]} == 4 ]] || fail "$output"
+	[[ ${lines[0]} =~ ^[A-Z2-7]{32}$ ]]
+	[[ $(printf '%s\n' "${lines[@]:1}" | grep -cE '^[1-9][0-9]{7}$') == 3 ]]
+	# with --state: the key and the codes of the file, in its order
+	run --separate-stderr otp-keygen --state "$T/state" --scratch=4 \
+	    --scratch-out -
+	assert_success
+	[[ -z $stderr ]]
+	[[ $output == "$(grep -v '^"' "$T/state")" ]] || fail "$output"
+	[[ ${#lines[@]} == 5 ]]
+	run --separate-stderr otp-keygen --print-state "$T/state" \
+	    --scratch-out=-
+	assert_success
+	[[ $output == "$(grep -v '^"' "$T/state")" ]]
+	# the codes were not delivered: the new state file goes again
+	run bash -c 'otp-keygen --state "$1" --scratch-out=- >/dev/full' - \
+	    "$T/lost"
+	assert_failure 2
+	[[ ! -e $T/lost ]]
+	only_files "$T" state
+	# nothing to force, nothing to write
+	usage_error -f --scratch=2 --scratch-out=-
+	usage_error --scratch-out=-
 }
 
 @test "--scratch-out in a missing directory fails and leaves nothing" {
@@ -762,6 +913,128 @@ state_skeleton() {
 	[[ $stderr == "$(grep -vx "$code" "$T/codes")" ]]
 }
 
+# --- at a terminal: the heading, --confirm ---------------------------
+
+@test "at a terminal the scratch codes come under a heading; else bare" {
+	run drive "no prompt" -- otp-keygen --scratch=3
+	assert_success
+	[[ ${lines[0]} == "Your emergency scratch codes are:" ]] ||
+	    fail "$output"
+	[[ $(printf '%s\n' "${lines[@]:1:3}" | grep -cE '^[1-9][0-9]{7}$') == 3 ]]
+	[[ ${lines[4]} =~ ^[A-Z2-7]{32}$ ]]
+	[[ ${#lines[@]} == 5 ]]
+	# --print-state too
+	otp-keygen --state "$T/state" --scratch=2 2>/dev/null >/dev/null
+	run drive "no prompt" -- otp-keygen --print-state "$T/state"
+	[[ ${lines[0]} == "Your emergency scratch codes are:" ]]
+	# standard error a file or a pipe, even with stdout a terminal:
+	# the bare lines, as scripts read them
+	run drive "no prompt" -- sh -c 'otp-keygen --scratch=3 2>"$1"' - \
+	    "$T/err"
+	assert_success
+	[[ $(grep -cxE '[1-9][0-9]{7}' "$T/err") == 3 ]]
+	[[ $(wc -l <"$T/err") == 3 ]]
+	run drive "no prompt" -- sh -c 'otp-keygen --scratch=2 2>&1 | cat'
+	[[ $output != *Your* ]] || fail "$output"
+}
+
+@test "--confirm: a right code after wrong ones writes the files" {
+	run drive "$PROMPT" 123456 12345x '=otp-gen --totp -b "$KEY"' -- \
+	    otp-keygen --confirm --state "$T/state" --scratch=3 \
+	    --scratch-out "$T/codes"
+	assert_success
+	[[ ${lines[0]} =~ ^[A-Z2-7]{32}$ ]]
+	assert_line --index 1 "Enter the 6-digit code your app shows: 123456"
+	assert_line --index 2 "That code is not right; try again."
+	assert_line --index 4 "That is not a code; try again."
+	[[ $(head -n 1 "$T/state") == "${lines[0]}" ]]
+	[[ $(mode "$T/state") == 400 && $(wc -l <"$T/codes") == 3 ]]
+	[[ $(tail -n 3 "$T/state") == "$(cat "$T/codes")" ]]
+	# an empty line asks again without counting; codes then on stderr
+	run drive "$PROMPT" "" "" 1 2 '=otp-gen --totp -b "$KEY"' -- \
+	    otp-keygen --confirm --scratch=2
+	assert_success
+	[[ $(grep -c "$PROMPT" <<<"$output") == 5 ]]
+	assert_line --index 8 "Your emergency scratch codes are:"
+	only_files "$T" codes state
+}
+
+@test "--confirm: 3 wrong codes, or Ctrl-D, exit 1 and write nothing" {
+	run drive "$PROMPT" 111111 222222 333333 '=otp-gen --totp -b "$KEY"' \
+	    -- otp-keygen --confirm --state "$T/state" --scratch=3 \
+	    --scratch-out "$T/codes"
+	assert_failure 1
+	assert_line "otp-keygen: --confirm: 3 wrong codes; nothing written"
+	[[ $(grep -c "$PROMPT" <<<"$output") == 3 ]]
+	[[ $output != *[0-9][0-9][0-9][0-9][0-9][0-9][0-9][0-9]* ]] ||
+	    fail "scratch codes shown: $output"
+	# the end of input, as tests/pty-answer.py types it
+	run "$BATS_TEST_DIRNAME/pty-answer.py" "$PROMPT" $'\x04' \
+	    otp-keygen --confirm --state "$T/state" --scratch-out "$T/codes"
+	assert_failure 1
+	assert_output --partial \
+	    "otp-keygen: --confirm: no code given; nothing written"
+	only_files "$T"
+	# no terminal to ask on: an error
+	run --separate-stderr setsid -w otp-keygen --confirm --state "$T/state"
+	assert_failure 2
+	[[ $stderr == "otp-keygen: --confirm: /dev/tty: "* ]] || fail "$stderr"
+	only_files "$T"
+	usage_error --confirm --print-state "$T/state"
+}
+
+@test "--confirm checks the key's own parameters and window" {
+	# TOTP: one step either way of now, not three
+	run drive "$PROMPT" '=otp-gen --totp -b -N "now - 90 s" "$KEY"' \
+	    '=otp-gen --totp -b -N "now - 30 s" "$KEY"' -- \
+	    otp-keygen --confirm --state "$T/s1"
+	assert_success
+	assert_line --index 2 "That code is not right; try again."
+	run drive "$PROMPT" '=otp-gen --totp -b -N "now + 30 s" "$KEY"' ^D -- \
+	    otp-keygen --confirm --state "$T/s2" --step-size=60
+	assert_failure 1
+	assert_line --index 2 "That code is not right; try again."
+	run drive "$PROMPT" '=otp-gen --totp -b -s 60 "$KEY"' \
+	    -- otp-keygen --confirm --state "$T/s2" --step-size=60
+	assert_success
+	# HOTP: the file starts at counter 1; the next one is taken too
+	run drive "$PROMPT" '=otp-gen -b -c 0 "$KEY"' '=otp-gen -b -c 3 "$KEY"' \
+	    '=otp-gen -b -c 2 "$KEY"' -- otp-keygen --confirm --hotp \
+	    --state "$T/s3"
+	assert_success
+	[[ $(grep -c "not right" <<<"$output") == 2 ]]
+	# a URI's algorithm, digits and period; the code must have 8 digits
+	run drive "$PROMPT" '=otp-gen -a SHA1 "$KEY"' '=otp-gen -d 6 "$KEY"' \
+	    '=otp-gen "$KEY"' -- otp-keygen --confirm --uri -A a \
+	    --totp=SHA256 -d 8 -p 60
+	assert_success
+	assert_line --index 1 --partial "Enter the 8-digit code"
+	assert_line --index 2 "That code is not right; try again."
+	assert_line --index 4 "That is not a code; try again."
+	only_files "$T" s1 s2 s3
+}
+
+@test "--confirm closes the pipe after the key, so otp-uri can show it" {
+	# the reader sees the end of the key while the prompt waits
+	export T
+	run drive "$PROMPT" \
+	    '=for i in 1 2 3 4 5 6 7 8 9 10; do [ -e "$T/K.eof" ] && break;
+	      sleep 0.3; done; [ -e "$T/K.eof" ] &&
+	      otp-gen --totp -b "$(cat "$T/K")"' \
+	    -- sh -c 'cd "$1" && otp-keygen --confirm --state state |
+		{ cat >K; touch K.eof; }' - "$T"
+	assert_success
+	[[ $(head -n 1 "$T/state") == "$(cat "$T/K")" ]]
+	# with --scratch-out=-, the codes follow the key once confirmed
+	run --separate-stderr drive "$PROMPT" \
+	    '=otp-gen --totp -b "$(head -n 1 "$T/out")"' -- \
+	    sh -c 'otp-keygen --confirm --scratch=2 --scratch-out=- >"$1"' - \
+	    "$T/out"
+	assert_success
+	[[ $(wc -l <"$T/out") == 3 ]]
+	[[ $(head -n 1 "$T/out") =~ ^[A-Z2-7]{32}$ ]]
+}
+
 # --- the usual -------------------------------------------------------
 
 @test "-h and --help print the usage on stdout; -V the version" {
@@ -773,7 +1046,7 @@ state_skeleton() {
 	for opt in --bytes --scratch --scratch-out --uri --issuer --account \
 	    --totp --hotp --algorithm --digits --period --counter --state \
 	    --window-size --step-size --rate-limit --disallow-reuse --force \
-	    --print-state --hex --base32 --help --version; do
+	    --confirm --print-state --hex --base32 --help --version; do
 		assert_output --partial -- "$opt"
 	done
 	run otp-keygen --help
@@ -808,11 +1081,23 @@ state_skeleton() {
 		cmd=${cmd#$'\n'}
 		[[ -n $cmd ]] || continue
 		n=$((n + 1))
+		if [[ $cmd == *--confirm* ]]; then
+			# it asks on the terminal; Ctrl-D, and nothing is written
+			mv "$T/.google_authenticator" "$T/ga.saved"
+			run drive "$PROMPT" ^D -- env HOME="$T" USER=alice \
+			    bash -c "cd '$T' && $cmd"
+			[[ $output == *"$PROMPT"* ]] || fail "no prompt: $output"
+			[[ $output == *"no code given; nothing written"* ]] ||
+			    fail "example ($status): $cmd: $output"
+			[[ ! -e $T/.google_authenticator ]]
+			mv "$T/ga.saved" "$T/.google_authenticator"
+			continue
+		fi
 		run env HOME="$T" USER=alice bash -c "cd '$T' && $cmd"
 		[[ $status == 0 ]] || fail "example failed ($status): $cmd: $output"
 		[[ -n $output ]] || fail "example printed nothing: $cmd"
 	done <"$T/examples"
-	[[ $n == 6 ]] || fail "found $n examples, want 6"
+	[[ $n == 8 ]] || fail "found $n examples, want 8"
 	[[ $(mode "$T/.google_authenticator") == 400 ]]
 	[[ $(wc -l <"$T/codes.txt") == 10 ]]
 }
