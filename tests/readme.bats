@@ -31,13 +31,15 @@ make sanitize             # the suite again under AddressSanitizer and UBSan	the
 make fuzz FUZZ_SECONDS=60 # every libFuzzer target	the build itself, run by CI (.ci/run)
 make bench                # speed side by side with oathtool and coreutils	minutes of benchmarks
 make lint                 # mandoc -Tlint, groff, shellcheck, cppcheck, clang-tidy	the build itself, run by CI (.ci/run)
-make install PREFIX=/usr/local   # also DESTDIR, BINDIR, MANDIR, PAMDIR, completion dirs	writes outside the sandbox
+make install PREFIX=/usr/local   # also DESTDIR, BINDIR, MANDIR, PAMDIR, completion dirs	run below with a DESTDIR ("make install puts ...")
 otp-verify -b - 492039	asks for the key at a terminal; the code is the phone's of the moment
 pass show github-otp | otp-gen --totp -b -	needs pass(1) and the user's password store
 otp-verify --state ~/.google_authenticator 123456 && echo welcome	needs the code on the user's phone
 otp-verify -N '2024-05-01 12:00:00 UTC' --state ./copy-of-state 123456	needs a code from the phone for that time
 zbarimg --raw -q export.png | otp-uri --from-migration > accounts	needs a screenshot of the app's export (tests/otp-uri.bats makes one)
-echo 'auth required pam_otp.so' | sudo tee -a /etc/pam.d/sudo	needs root; changes the system's sudo
+echo 'auth required pam_otp.so nullok' | sudo tee /etc/pam.d/otp-test	needs root; changes the system's PAM configuration
+pamtester otp-test "$USER" authenticate     # type a code from the phone	needs the service above and a code from the phone
+echo 'auth required pam_otp.so nullok' | sudo tee -a /etc/pam.d/sudo	needs root; changes the system's sudo
 mkdir svc && echo "auth required $PWD/build/lib/pam_otp.so secret=$PWD/state" >svc/otptest	run from the source tree; tests/pam.bats runs pam_otp.so this way
 echo 123456 | LD_PRELOAD=libpam_wrapper.so PAM_WRAPPER=1 \	needs the service above and a code from the phone; tests/pam.bats
 EOF
@@ -185,4 +187,45 @@ run_block() {
 	# The README was read: a broken parser would pass everything.
 	[ "$n" -ge 15 ] && [ "$runs" -ge 30 ] && [ "$compared" -ge 8 ]
 	[ "$fails" -eq 0 ]
+}
+
+@test "make install puts pam_otp.so where libpam looks, whatever PREFIX is; PAMDIR overrides it" {
+	[ -f "${OTP_LIBDIR:-}/pam_otp.so" ] || skip "pam_otp.so is not built"
+	local build mk found dir
+	build=$(dirname "$OTP_LIBDIR")
+	# The tree is built: -o all installs it as it is.  The outer make's
+	# jobserver is not ours.
+	mk=(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$ROOT" -o all
+	    BUILD="$build")
+	run -0 "${mk[@]}" install PREFIX=/usr/local DESTDIR="$T/d"
+	found=$(cd "$T/d" && find . -name pam_otp.so)
+	[ "$(wc -l <<<"$found")" -eq 1 ]
+	dir=${found#.}
+	dir=${dir%/pam_otp.so}
+	# libpam's own modules are there on this system.
+	[ -f "$dir/pam_unix.so" ] || { echo "installed in $dir"; return 1; }
+	[[ $dir != /usr/local/* ]]
+	[ -x "$T/d/usr/local/bin/otp-gen" ]
+	run -0 "${mk[@]}" uninstall PREFIX=/usr/local DESTDIR="$T/d"
+	[ ! -e "$T/d$dir/pam_otp.so" ]
+	run -0 "${mk[@]}" install PREFIX=/usr/local PAMDIR=/opt/pam \
+	    DESTDIR="$T/o"
+	[ -f "$T/o/opt/pam/pam_otp.so" ]
+	[ "$(cd "$T/o" && find . -name pam_otp.so)" = ./opt/pam/pam_otp.so ]
+}
+
+@test "the README's sudo example: a test service first, a root shell open, nullok" {
+	local numbered b
+	numbered=$(examples | awk -F '\t' '/^B/ { b++ } $1 == "C" { print b "\t" $2 }')
+	b=$(awk -F '\t' '$2 ~ /tee -a \/etc\/pam.d\/sudo/ { print $1 }' <<<"$numbered")
+	[ -n "$b" ]
+	# Its block provisions, tries a service of its own, and only then
+	# changes sudo, with nullok.
+	# shellcheck disable=SC2016
+	run -0 awk -F '\t' -v b="$b" '$1 == b { print $2 }' <<<"$numbered"
+	[[ ${lines[0]} == otp-keygen*--state* ]]
+	[[ ${lines[1]} == *"pam_otp.so nullok' | sudo tee /etc/pam.d/otp-test" ]]
+	[[ ${lines[2]} == "pamtester otp-test "* ]]
+	[[ ${lines[3]} == *"pam_otp.so nullok' | sudo tee -a /etc/pam.d/sudo" ]]
+	grep -q 'keep a root shell open' "$README"
 }
