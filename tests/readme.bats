@@ -189,6 +189,27 @@ run_block() {
 	[ "$fails" -eq 0 ]
 }
 
+@test "@~/FILE reads FILE in \$HOME, in every tool that takes a key" {
+	mkdir -p "$T/home/.otp" "$T/work/~/.otp"
+	printf '%s\n' "$RFC_B32" > "$T/home/.otp/k"
+	# A directory named ~ in the working directory holds another key:
+	# without the expansion the tools would read it.
+	printf '%s\n' JBSWY3DPEHPK3PXP > "$T/work/~/.otp/k"
+	cd "$T/work"
+	export HOME=$T/home
+	run -0 otp-gen -b @~/.otp/k
+	assert_output 755224
+	run -0 otp-verify -w 1 -b @~/.otp/k 287082
+	assert_output 1
+	run -0 otp-uri -A a @~/.otp/k
+	assert_output "otpauth://totp/a?secret=$RFC_B32"
+	# Only a leading ~/ is the home directory.
+	run -0 otp-gen -b "@$T/work/~/.otp/k"
+	assert_output "$(oathtool -b JBSWY3DPEHPK3PXP)"
+	# HOME, not the working directory's ~, with no key there.
+	HOME=$T/nowhere run -2 otp-gen -b @~/.otp/k
+}
+
 @test "make install puts pam_otp.so where libpam looks, whatever PREFIX is; PAMDIR overrides it" {
 	[ -f "${OTP_LIBDIR:-}/pam_otp.so" ] || skip "pam_otp.so is not built"
 	local build mk found dir
