@@ -235,6 +235,40 @@ run_block() {
 	[ "$(cd "$T/o" && find . -name pam_otp.so)" = ./opt/pam/pam_otp.so ]
 }
 
+@test "otp-verify and oathtool: exit codes swapped, TOTP offsets signed (README, otp-verify(1))" {
+	local now='2009-02-13 23:31:30 UTC' old new
+	old=$(otp-gen --totp -N "$now - 60 s" "$RFC_HEX")
+	new=$(otp-gen --totp -N "$now + 60 s" "$RFC_HEX")
+	# A code not in the window: oathtool 2, otp-verify 1.
+	run oathtool --totp -N "$now" "$RFC_HEX" 000000
+	assert_failure 2
+	run otp-verify --totp -N "$now" "$RFC_HEX" 000000
+	assert_failure 1
+	# A malformed key: oathtool 1, otp-verify 2.
+	run oathtool --totp -N "$now" 3132zz "$old"
+	assert_failure 1
+	run otp-verify --totp -N "$now" 3132zz "$old"
+	assert_failure 2
+	# A code two steps old and one two steps ahead: oathtool prints 2
+	# for both, otp-verify -2 and +2.
+	run -0 oathtool --totp -w 2 -N "$now" "$RFC_HEX" "$old"
+	assert_output 2
+	run -0 oathtool --totp -w 2 -N "$now" "$RFC_HEX" "$new"
+	assert_output 2
+	run -0 otp-verify --totp -w 2 -N "$now" "$RFC_HEX" "$old"
+	assert_output -2
+	run -0 otp-verify --totp -w 2 -N "$now" "$RFC_HEX" "$new"
+	assert_output +2
+	# HOTP: both print the counters after -c.
+	run -0 oathtool -c 3 -w 5 "$RFC_HEX" 254676
+	assert_output 2
+	run -0 otp-verify -c 3 -w 5 "$RFC_HEX" 254676
+	assert_output 2
+	# Both places say so.
+	grep -q 'oathtool exits 2 when the code is' "$README"
+	grep -q 'oathtool exits 2' "$ROOT/man/otp-verify.1"
+}
+
 @test "the README's sudo example: a test service first, a root shell open, nullok" {
 	local numbered b
 	numbered=$(examples | awk -F '\t' '/^B/ { b++ } $1 == "C" { print b "\t" $2 }')
