@@ -4,7 +4,9 @@
 # same user cannot ptrace or read its memory), key buffers locked where
 # the system allows, and no secret in any message.  The tools are caught
 # alive by making them block: their stdout is a FIFO whose pipe buffer is
-# already full, so the final flush waits.
+# already full, so the final flush waits.  Then the documentation's:
+# every long option in --help, the man page and the completions, and every
+# man page rendered in full by groff.
 
 bats_require_minimum_version 1.5.0
 load common
@@ -266,4 +268,22 @@ long_options() {
 		[ "$n" -ge 8 ] || { echo "$t: $n long options"; fails=$((fails + 1)); }
 	done
 	[ "$fails" -eq 0 ]
+}
+
+@test "every man page renders with groff, as Debian's man shows it: no warning, every section" {
+	command -v groff > /dev/null || skip "groff is not installed"
+	local root=$BATS_TEST_DIRNAME/.. pages
+	pages=$(ls "$root"/man/*.[158])
+	# shellcheck disable=SC2086
+	run sh "$root/tests/man-groff.sh" $pages
+	assert_success
+	assert_output ""
+	# The control: a title starting with a macro name ("An") makes
+	# groff drop the rest of the page; the check must see it.
+	sed 's/^\.%T HOTP: \\&An /.%T HOTP: An /' "$root/man/otp-gen.1" \
+	    > "$D/otp-gen.1"
+	run sh "$root/tests/man-groff.sh" "$D/otp-gen.1"
+	assert_failure
+	assert_output --partial "cannot chop empty macro"
+	assert_output --partial 'section "SECURITY CONSIDERATIONS" not rendered'
 }

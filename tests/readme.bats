@@ -1,0 +1,286 @@
+#!/usr/bin/env bats
+# readme.bats - the README as a new user reads it.  Every command in its
+# code blocks (indented, or fenced without a language or as sh; a fenced
+# `text` block is not commands) runs with the built tools, each block in a
+# fresh sandbox: a HOME, a working directory, and the files the examples
+# name.  A command must exit 0, and print what the README shows after a
+# `$ command` line.  What cannot run here is listed in not_run() with the
+# reason, so a new example fails this test until someone decides.  Then
+# the README's other promises, each with its test.
+
+bats_require_minimum_version 1.5.0
+load common
+
+ROOT=$BATS_TEST_DIRNAME/..
+README=$ROOT/README.md
+URI='otpauth://totp/Example:alice@google.com?secret=JBSWY3DPEHPK3PXP&issuer=Example'
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+}
+
+# The README's examples that do not run here: the command's first line
+# exactly as in the README, a tab, and why.
+not_run() {
+	cat <<'EOF'
+make demo     # on a fresh Debian/Ubuntu machine: install what is missing, build, show the main job	the build itself, run by CI (.ci/run)
+make check    # the same, then run every test	the build itself, run by CI (.ci/run)
+make                      # build into build/	the build itself, run by CI (.ci/run)
+make check                # install missing packages, build, run every test	the build itself, run by CI (.ci/run)
+make sanitize             # the suite again under AddressSanitizer and UBSan	the build itself, run by CI (.ci/run)
+make fuzz FUZZ_SECONDS=60 # every libFuzzer target	the build itself, run by CI (.ci/run)
+make bench                # speed side by side with oathtool and coreutils	minutes of benchmarks
+make lint                 # mandoc -Tlint, groff, shellcheck, cppcheck, clang-tidy	the build itself, run by CI (.ci/run)
+make install PREFIX=/usr/local   # also DESTDIR, BINDIR, MANDIR, PAMDIR, completion dirs	run below with a DESTDIR ("make install puts ...")
+otp-verify -b - 492039	asks for the key at a terminal; the code is the phone's of the moment
+pass show github-otp | otp-gen --totp -b -	needs pass(1) and the user's password store
+otp-verify --state ~/.google_authenticator 123456 && echo welcome	needs the code on the user's phone
+otp-verify -N '2024-05-01 12:00:00 UTC' --state ./copy-of-state 123456	needs a code from the phone for that time
+zbarimg --raw -q export.png | otp-uri --from-migration > accounts	needs a screenshot of the app's export (tests/otp-uri.bats makes one)
+echo 'auth required pam_otp.so nullok' | sudo tee /etc/pam.d/otp-test	needs root; changes the system's PAM configuration
+pamtester otp-test "$USER" authenticate     # type a code from the phone	needs the service above and a code from the phone
+echo 'auth required pam_otp.so nullok' | sudo tee -a /etc/pam.d/sudo	needs root; changes the system's sudo
+mkdir svc && echo "auth required $PWD/build/lib/pam_otp.so secret=$PWD/state" >svc/otptest	run from the source tree; tests/pam.bats runs pam_otp.so this way
+echo 123456 | LD_PRELOAD=libpam_wrapper.so PAM_WRAPPER=1 \	needs the service above and a code from the phone; tests/pam.bats
+EOF
+}
+
+# examples: the README's code blocks as lines "B" (a block starts),
+# "C<TAB>line" (a command), "+<TAB>line" (its continuation after a
+# trailing \ or |) and "O<TAB>line" (output the README shows for it).
+examples() {
+	awk '
+	function code(x) {
+		if (first) {
+			dollar = x ~ /^\$ /
+			first = 0
+			print "B"
+		}
+		if (cont)
+			print "+\t" x
+		else if (dollar && x ~ /^\$ /)
+			print "C\t" substr(x, 3)
+		else if (dollar)
+			print "O\t" x
+		else if (x !~ /^[ \t]*(#|$)/)
+			print "C\t" x
+		else
+			return
+		cont = x ~ /(\\|\|)$/
+	}
+	/^```/ {
+		if (fence) {
+			fence = 0
+		} else {
+			fence = 1
+			lang = substr($0, 4)
+			shell = lang == "" || lang ~ /^(sh|console)$/
+			first = 1; cont = 0
+		}
+		next
+	}
+	fence { if (shell) code($0); next }
+	/^    / && (blank || incode) {
+		if (!incode) { first = 1; cont = 0 }
+		incode = 1
+		code(substr($0, 5))
+		next
+	}
+	{ incode = 0; blank = $0 ~ /^[ \t]*$/ }
+	' "$README"
+}
+
+# sandbox DIR [provision]: a HOME and a working directory with the files
+# the README's examples name.  A provisioning block starts from a user
+# without a state file; the others find one holding scratch code 84885724.
+sandbox() {
+	local d=$1
+	mkdir -p "$d/home/.config/otp" "$d/home/.otp" "$d/work"
+	chmod 700 "$d/home"
+	printf '%s\n' "$RFC_B32" > "$d/home/.config/otp/github.key"
+	printf '%s\n' "$RFC_B32" > "$d/home/.otp/github.key"
+	printf '%s\n' "$RFC_B32" > "$d/work/secret.txt"
+	printf '%s\n' "$RFC_B32" > "$d/work/key.b32"
+	printf '%s\n' "$URI" > "$d/work/accounts.txt"
+	printf '%s\n' "$URI" > "$d/work/accounts"
+	head -c 300000 /dev/urandom > "$d/work/backup.tar"
+	if [ "${2:-}" != provision ]; then
+		printf '%s\n" TOTP_AUTH\n84885724\n' "$RFC_B32" \
+		    > "$d/home/.google_authenticator"
+		chmod 400 "$d/home/.google_authenticator"
+	fi
+}
+
+# Not in the last seconds of a TOTP step: examples that compute a code
+# "now" twice (otp-gen and oathtool) must see the same step.
+step_start() {
+	while [ $(($(date +%s) % 30)) -ge 27 ]; do sleep 1; done
+}
+
+# run_block N: run the commands of block N (CMDS, WANT) in a fresh sandbox.
+run_block() {
+	local n=$1 i have rc provision=
+	for i in "${!CMDS[@]}"; do
+		[ "${BLOCK[i]}" = "$n" ] || continue
+		# Provisioning examples write the state file themselves.
+		[[ ${CMDS[i]} != otp-keygen*--state* ]] || provision=provision
+	done
+	sandbox "$T/b$n" ${provision:+"$provision"}
+	step_start
+	for i in "${!CMDS[@]}"; do
+		[ "${BLOCK[i]}" = "$n" ] || continue
+		runs=$((runs + 1))
+		have=$(cd "$T/b$n/work" && HOME=$T/b$n/home KEY=$RFC_HEX \
+		    code=$(otp-gen --totp -b @secret.txt) \
+		    USER=${USER:-$(id -un)} \
+		    bash -o pipefail -c "${CMDS[i]}" 2> "$T/err" </dev/null) &&
+		    rc=0 || rc=$?
+		if [ "$rc" != 0 ]; then
+			printf 'exit %s: %s\n' "$rc" "${CMDS[i]}"
+			cat "$T/err"
+			fails=$((fails + 1))
+		elif [ -n "${WANT[i]}" ]; then
+			compared=$((compared + 1))
+			[ "$have" = "${WANT[i]%$'\n'}" ] && continue
+			printf 'output of: %s\n' "${CMDS[i]}"
+			diff -u <(printf '%s' "${WANT[i]}") \
+			    <(printf '%s\n' "$have") || true
+			fails=$((fails + 1))
+		fi
+	done
+}
+
+@test "the README's examples run and print what the README shows" {
+	local kind line n=0 runs=0 compared=0 fails=0 entry reason first
+	local -a CMDS=() WANT=() BLOCK=()
+	local -A why=() seen=()
+	while IFS=$'\t' read -r entry reason; do
+		why[$entry]=$reason
+	done < <(not_run)
+	while IFS= read -r line; do
+		kind=${line%%$'\t'*}
+		line=${line#*$'\t'}
+		case $kind in
+		B)	n=$((n + 1)) ;;
+		C)	CMDS+=("$line") WANT+=("") BLOCK+=("$n") ;;
+		+)	CMDS[-1]+=$'\n'$line ;;
+		O)	WANT[-1]+=$line$'\n' ;;
+		esac
+	done < <(examples)
+	# Drop what cannot run here, and see that every reason is still used.
+	for i in "${!CMDS[@]}"; do
+		first=${CMDS[i]%%$'\n'*}
+		[ -n "${why[$first]+x}" ] || continue
+		seen[$first]=1
+		unset "CMDS[i]"
+	done
+	for entry in "${!why[@]}"; do
+		[ -n "${seen[$entry]+x}" ] && continue
+		echo "not_run() lists what the README no longer has: $entry"
+		fails=$((fails + 1))
+	done
+	for ((i = 1; i <= n; i++)); do
+		mkdir "$T/b$i"
+		run_block "$i"
+	done
+	echo "$n blocks, $runs commands run, $compared outputs compared"
+	# The README was read: a broken parser would pass everything.
+	[ "$n" -ge 15 ] && [ "$runs" -ge 30 ] && [ "$compared" -ge 8 ]
+	[ "$fails" -eq 0 ]
+}
+
+@test "@~/FILE reads FILE in \$HOME, in every tool that takes a key" {
+	mkdir -p "$T/home/.otp" "$T/work/~/.otp"
+	printf '%s\n' "$RFC_B32" > "$T/home/.otp/k"
+	# A directory named ~ in the working directory holds another key:
+	# without the expansion the tools would read it.
+	printf '%s\n' JBSWY3DPEHPK3PXP > "$T/work/~/.otp/k"
+	cd "$T/work"
+	export HOME=$T/home
+	run -0 otp-gen -b @~/.otp/k
+	assert_output 755224
+	run -0 otp-verify -w 1 -b @~/.otp/k 287082
+	assert_output 1
+	run -0 otp-uri -A a @~/.otp/k
+	assert_output "otpauth://totp/a?secret=$RFC_B32"
+	# Only a leading ~/ is the home directory.
+	run -0 otp-gen -b "@$T/work/~/.otp/k"
+	assert_output "$(oathtool -b JBSWY3DPEHPK3PXP)"
+	# HOME, not the working directory's ~, with no key there.
+	HOME=$T/nowhere run -2 otp-gen -b @~/.otp/k
+}
+
+@test "make install puts pam_otp.so where libpam looks, whatever PREFIX is; PAMDIR overrides it" {
+	[ -f "${OTP_LIBDIR:-}/pam_otp.so" ] || skip "pam_otp.so is not built"
+	local build mk found dir
+	build=$(dirname "$OTP_LIBDIR")
+	# The tree is built: -o all installs it as it is.  The outer make's
+	# jobserver is not ours.
+	mk=(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$ROOT" -o all
+	    BUILD="$build")
+	run -0 "${mk[@]}" install PREFIX=/usr/local DESTDIR="$T/d"
+	found=$(cd "$T/d" && find . -name pam_otp.so)
+	[ "$(wc -l <<<"$found")" -eq 1 ]
+	dir=${found#.}
+	dir=${dir%/pam_otp.so}
+	# libpam's own modules are there on this system.
+	[ -f "$dir/pam_unix.so" ] || { echo "installed in $dir"; return 1; }
+	[[ $dir != /usr/local/* ]]
+	[ -x "$T/d/usr/local/bin/otp-gen" ]
+	run -0 "${mk[@]}" uninstall PREFIX=/usr/local DESTDIR="$T/d"
+	[ ! -e "$T/d$dir/pam_otp.so" ]
+	run -0 "${mk[@]}" install PREFIX=/usr/local PAMDIR=/opt/pam \
+	    DESTDIR="$T/o"
+	[ -f "$T/o/opt/pam/pam_otp.so" ]
+	[ "$(cd "$T/o" && find . -name pam_otp.so)" = ./opt/pam/pam_otp.so ]
+}
+
+@test "otp-verify and oathtool: exit codes swapped, TOTP offsets signed (README, otp-verify(1))" {
+	local now='2009-02-13 23:31:30 UTC' old new
+	old=$(otp-gen --totp -N "$now - 60 s" "$RFC_HEX")
+	new=$(otp-gen --totp -N "$now + 60 s" "$RFC_HEX")
+	# A code not in the window: oathtool 2, otp-verify 1.
+	run oathtool --totp -N "$now" "$RFC_HEX" 000000
+	assert_failure 2
+	run otp-verify --totp -N "$now" "$RFC_HEX" 000000
+	assert_failure 1
+	# A malformed key: oathtool 1, otp-verify 2.
+	run oathtool --totp -N "$now" 3132zz "$old"
+	assert_failure 1
+	run otp-verify --totp -N "$now" 3132zz "$old"
+	assert_failure 2
+	# A code two steps old and one two steps ahead: oathtool prints 2
+	# for both, otp-verify -2 and +2.
+	run -0 oathtool --totp -w 2 -N "$now" "$RFC_HEX" "$old"
+	assert_output 2
+	run -0 oathtool --totp -w 2 -N "$now" "$RFC_HEX" "$new"
+	assert_output 2
+	run -0 otp-verify --totp -w 2 -N "$now" "$RFC_HEX" "$old"
+	assert_output -2
+	run -0 otp-verify --totp -w 2 -N "$now" "$RFC_HEX" "$new"
+	assert_output +2
+	# HOTP: both print the counters after -c.
+	run -0 oathtool -c 3 -w 5 "$RFC_HEX" 254676
+	assert_output 2
+	run -0 otp-verify -c 3 -w 5 "$RFC_HEX" 254676
+	assert_output 2
+	# Both places say so.
+	grep -q 'oathtool exits 2 when the code is' "$README"
+	grep -q 'oathtool exits 2' "$ROOT/man/otp-verify.1"
+}
+
+@test "the README's sudo example: a test service first, a root shell open, nullok" {
+	local numbered b
+	numbered=$(examples | awk -F '\t' '/^B/ { b++ } $1 == "C" { print b "\t" $2 }')
+	b=$(awk -F '\t' '$2 ~ /tee -a \/etc\/pam.d\/sudo/ { print $1 }' <<<"$numbered")
+	[ -n "$b" ]
+	# Its block provisions, tries a service of its own, and only then
+	# changes sudo, with nullok.
+	# shellcheck disable=SC2016
+	run -0 awk -F '\t' -v b="$b" '$1 == b { print $2 }' <<<"$numbered"
+	[[ ${lines[0]} == otp-keygen*--state* ]]
+	[[ ${lines[1]} == *"pam_otp.so nullok' | sudo tee /etc/pam.d/otp-test" ]]
+	[[ ${lines[2]} == "pamtester otp-test "* ]]
+	[[ ${lines[3]} == *"pam_otp.so nullok' | sudo tee -a /etc/pam.d/sudo" ]]
+	grep -q 'keep a root shell open' "$README"
+}
