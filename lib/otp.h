@@ -570,7 +570,10 @@ int otp_migration_encode(const struct otp_uri *u, size_t n,
 #define OTP_QR_QUIET		4	/* light modules around the code */
 
 enum otp_qr_style {
-	OTP_QR_UTF8,	/* half blocks: two module rows per text row */
+	OTP_QR_UTF8,	/* half blocks: two module rows per text row, the
+			   glyphs light: for light text on a dark terminal */
+	OTP_QR_UTF8_INVERTED,	/* the same, the glyphs dark: for dark text
+			   on a light terminal */
 	OTP_QR_ANSI,	/* ANSI background colours, two spaces a module */
 	OTP_QR_ASCII,	/* '#' dark, ' ' light, two characters a module */
 };
@@ -581,7 +584,8 @@ struct otp_qr {
 	uint8_t		dark[OTP_QR_WIDTH_MAX * OTP_QR_WIDTH_MAX];
 };
 
-/* Parse a style name: "utf8", "ansi" or "ascii" (OTP_EINVAL otherwise). */
+/* Parse a style name in any case: "utf8", "utf8-inverted", "ansi" or
+ * "ascii" (OTP_EINVAL otherwise). */
 int otp_qr_style_parse(const char *name, enum otp_qr_style *style);
 /* Encode text into qr (level M, else L); OTP_EEMPTY, OTP_ETOOLONG,
  * OTP_ENOMEM.  libqrencode allocates while it works; nothing is kept. */
