@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -51,6 +52,17 @@ static const char *const fields[] = {
 };
 #define NFIELDS	(sizeof(fields) / sizeof(fields[0]))
 
+/*
+ * Which warnings each mode gives.  Reading a URI from elsewhere (--parse,
+ * --get, a URI rewritten or drawn) warns of what apps get wrong with it;
+ * the short-key warning belongs where a key is chosen (building from a
+ * bare KEY) or judged (--check), which also names what is not portable.
+ */
+#define WARN_READ	(OTP_WARN_ISSUERMISMATCH | OTP_WARN_PADDED | \
+			 OTP_WARN_GAIGNORES)
+#define WARN_ALL	(WARN_READ | OTP_WARN_SHORTKEY | OTP_WARN_UNKNOWN | \
+			 OTP_WARN_STEAM)
+
 /* Accounts one --to-migration run takes: 100 full payloads. */
 #define TO_MIGRATION_MAX	(100 * OTP_MIGRATION_BATCH)
 
@@ -75,7 +87,7 @@ usage(void)
 	printf("usage: otp-uri [-bqx] [--totp[=ALG] | --hotp] [-a ALG] "
 	    "[-c COUNTER] [-d DIGITS]\n"
 	    "               [-p DURATION] [-i ISSUER] [-A ACCOUNT] [--strict]\n"
-	    "               [--qr[=utf8|ansi|ascii]] [KEY]\n"
+	    "               [--qr[=STYLE]] [KEY]\n"
 	    "       otp-uri [-q] --parse [--json] [URI ...]\n"
 	    "       otp-uri [-q] --get=FIELD [URI]\n"
 	    "       otp-uri [-q] --check [URI ...]\n"
@@ -101,16 +113,25 @@ usage(void)
 	    "  -b, --base32           KEY is Base32 (default)\n"
 	    "  -x, --hex              KEY is hex\n"
 	    "      --strict           refuse non-canonical Base32\n"
-	    "      --qr[=STYLE]       draw a QR code: utf8 (default), ansi, "
-	    "ascii\n"
+	    "      --qr[=STYLE]       draw a QR code; STYLE in any case: utf8 "
+	    "(default;\n"
+	    "                         assumes light text on a dark "
+	    "terminal),\n"
+	    "                         utf8-inverted (dark text on a light "
+	    "terminal),\n"
+	    "                         ansi (its own colours), ascii\n"
 	    "      --parse            print each URI's fields as field=value\n"
 	    "      --json             with --parse: one JSON object per URI\n"
 	    "      --get=FIELD        print one field: type, issuer, account,\n"
 	    "                         secret, algorithm, digits, period, "
-	    "counter\n"
+	    "counter;\n"
+	    "                         exit 1 if the URI's type has no such "
+	    "field\n"
 	    "      --check            exit 0 if valid and portable, 1 if valid "
 	    "with\n"
-	    "                         warnings, 2 if invalid\n"
+	    "                         warnings (short key, unknown parameters, "
+	    "...),\n"
+	    "                         2 if invalid\n"
 	    "      --from-migration   Google Authenticator export URIs to "
 	    "otpauth URIs\n"
 	    "      --to-migration     otpauth URIs to export URIs, 10 "
@@ -130,50 +151,70 @@ set_mode(enum mode m)
 	opt.mode = m;
 }
 
-/* Print the warnings of a parsed (or built) u; returns 1 if any. */
-static int
-warnings(const struct otp_uri *u, const char *where)
+/* The names of u's unknown parameters, "image=, x=", into buf; how
+ * many there are. */
+static size_t
+extra_names(const struct otp_uri *u, char *buf, size_t bufsz)
 {
-	char ga[128] = "";
-	int any = 0;
+	char name[OTP_LINE_MAX], value[OTP_LINE_MAX];
+	size_t pos = 0, n = 0, count = 0;
 
-	if (u->warn & OTP_WARN_ISSUERMISMATCH) {
-		any = 1;
-		if (!opt.quiet)
-			warnx("warning: the label's issuer differs from the "
-			    "issuer parameter; the parameter wins%s", where);
+	buf[0] = '\0';
+	while (otp_uri_extra_next(u, &pos, name, sizeof(name), value,
+	    sizeof(value)) == 1) {
+		if (n < bufsz)
+			n += (size_t)snprintf(buf + n, bufsz - n, "%s%.40s=",
+			    count > 0 ? ", " : "", name);
+		count++;
 	}
-	if (u->warn & OTP_WARN_PADDED) {
-		any = 1;
-		if (!opt.quiet)
-			warnx("warning: the secret has '=' padding, which "
-			    "some apps refuse%s", where);
-	}
-	if (u->warn & OTP_WARN_SHORTKEY) {
-		any = 1;
-		if (!opt.quiet)
-			warnx("warning: the secret is %zu bits; RFC 4226 "
-			    "asks for at least 128%s", u->key.len * 8, where);
-	}
-	if (u->warn & OTP_WARN_GAIGNORES) {
+	otp_wipe(value, sizeof(value));
+	return count;
+}
+
+/* Print the warnings of u that mask lets through; returns 1 if any. */
+static int
+warnings(const struct otp_uri *u, const char *where, unsigned mask)
+{
+	char ga[128] = "", names[256];
+	unsigned w = u->warn & mask;
+
+	if (opt.quiet)
+		return w != 0;
+	if (w & OTP_WARN_ISSUERMISMATCH)
+		warnx("warning: the label's issuer differs from the issuer "
+		    "parameter; the parameter wins%s", where);
+	if (w & OTP_WARN_PADDED)
+		warnx("warning: the secret has '=' padding, which some apps "
+		    "refuse%s", where);
+	if (w & OTP_WARN_SHORTKEY)
+		warnx("warning: the secret is %zu bits; RFC 4226 asks for at "
+		    "least 128%s", u->key.len * 8, where);
+	if (w & OTP_WARN_GAIGNORES) {
 		size_t n = 0;
 
-		any = 1;
 		if (u->alg != OTP_ALG_SHA1)
 			n += (size_t)snprintf(ga + n, sizeof(ga) - n,
 			    ", algorithm %s", otp_alg_name(u->alg));
-		if (u->digits != 6 && u->digits != 8)
+		if (!u->steam && u->digits != 6 && u->digits != 8)
 			n += (size_t)snprintf(ga + n, sizeof(ga) - n,
 			    ", %u digits", u->digits);
 		if (u->type == OTP_TYPE_TOTP && u->period != 30)
 			snprintf(ga + n, sizeof(ga) - n, ", period %" PRIu64,
 			    u->period);
-		if (!opt.quiet)
-			warnx("warning: Google Authenticator ignores %s "
-			    "(it uses SHA1, 6 or 8 digits, 30 seconds)%s",
-			    ga + 2, where);
+		warnx("warning: Google Authenticator ignores %s (it uses "
+		    "SHA1, 6 or 8 digits, 30 seconds)%s", ga + 2, where);
 	}
-	return any;
+	if (w & OTP_WARN_STEAM)
+		warnx("warning: only apps that know Steam Guard read "
+		    "otpauth://steam/ URIs%s", where);
+	if (w & OTP_WARN_UNKNOWN) {
+		int many = extra_names(u, names, sizeof(names)) > 1;
+
+		warnx("warning: unknown parameter%s %s: kept, but apps may "
+		    "ignore %s%s", many ? "s" : "", names, many ? "them" : "it",
+		    where);
+	}
+	return w != 0;
 }
 
 /* Warnings a built URI carries: those of its canonical form. */
@@ -230,16 +271,18 @@ json_string(const char *s)
 	putchar('"');
 }
 
-/* The text of one field of u into buf; 0, or -1 for a field not known. */
+/* The text of one field of u into buf: 0, 1 for a field that u's type
+ * does not have (nothing is invented), -1 for a field not known. */
 static int
 field_value(const struct otp_uri *u, const char *name, char *buf,
     size_t bufsz)
 {
 	int rc;
 
+	buf[0] = '\0';
 	if (strcmp(name, "type") == 0)
-		snprintf(buf, bufsz, "%s", u->type == OTP_TYPE_TOTP ? "totp" :
-		    "hotp");
+		snprintf(buf, bufsz, "%s", u->steam ? "steam" :
+		    u->type == OTP_TYPE_TOTP ? "totp" : "hotp");
 	else if (strcmp(name, "issuer") == 0)
 		snprintf(buf, bufsz, "%s", u->issuer);
 	else if (strcmp(name, "account") == 0)
@@ -250,21 +293,56 @@ field_value(const struct otp_uri *u, const char *name, char *buf,
 			errx(CLI_EXIT_ERR, "secret: %s", otp_strerror(rc));
 	} else if (strcmp(name, "algorithm") == 0)
 		snprintf(buf, bufsz, "%s", otp_alg_name(u->alg));
-	else if (strcmp(name, "digits") == 0)
+	else if (strcmp(name, "digits") == 0) {
+		/* Steam's codes are 5 characters, not digits. */
+		if (u->steam)
+			return 1;
 		snprintf(buf, bufsz, "%u", u->digits);
-	else if (strcmp(name, "period") == 0)
+	} else if (strcmp(name, "period") == 0) {
+		if (u->type != OTP_TYPE_TOTP)
+			return 1;
 		snprintf(buf, bufsz, "%" PRIu64, u->period);
-	else if (strcmp(name, "counter") == 0)
+	} else if (strcmp(name, "counter") == 0) {
+		if (u->type != OTP_TYPE_HOTP)
+			return 1;
 		snprintf(buf, bufsz, "%" PRIu64, u->counter);
-	else
+	} else
 		return -1;
 	return 0;
+}
+
+/* The unknown parameters, decoded: "extra:NAME=VALUE" lines, or a JSON
+ * "extra" array of {"name","value"} objects. */
+static void
+print_extra(const struct otp_uri *u)
+{
+	char name[OTP_LINE_MAX], value[OTP_LINE_MAX];
+	size_t pos = 0;
+	int n = 0;
+
+	while (otp_uri_extra_next(u, &pos, name, sizeof(name), value,
+	    sizeof(value)) == 1) {
+		if (!opt.json) {
+			printf("extra:%s=%s\n", name, value);
+			continue;
+		}
+		fputs(n++ == 0 ? ",\"extra\":[{\"name\":" : ",{\"name\":",
+		    stdout);
+		json_string(name);
+		fputs(",\"value\":", stdout);
+		json_string(value);
+		putchar('}');
+	}
+	if (opt.json && n > 0)
+		putchar(']');
+	otp_wipe(value, sizeof(value));
 }
 
 static void
 print_fields(const struct otp_uri *u, int first)
 {
 	char buf[OTP_LINE_MAX];
+	const char *sep = "";
 	size_t i;
 
 	if (opt.json)
@@ -277,41 +355,105 @@ print_fields(const struct otp_uri *u, int first)
 		    strcmp(fields[i], "counter") == 0;
 
 		/* A key has a period or a counter, not both. */
-		if ((strcmp(fields[i], "period") == 0 &&
-		    u->type != OTP_TYPE_TOTP) ||
-		    (strcmp(fields[i], "counter") == 0 &&
-		    u->type != OTP_TYPE_HOTP))
+		if (field_value(u, fields[i], buf, sizeof(buf)) != 0)
 			continue;
-		field_value(u, fields[i], buf, sizeof(buf));
 		if (opt.json) {
-			printf("%s\"%s\":", i > 0 ? "," : "", fields[i]);
+			printf("%s\"%s\":", sep, fields[i]);
 			if (num)
 				fputs(buf, stdout);
 			else
 				json_string(buf);
+			sep = ",";
 		} else
 			printf("%s=%s\n", fields[i], buf);
 	}
+	print_extra(u);
 	if (opt.json)
 		puts("}");
 	otp_wipe(buf, sizeof(buf));
 }
 
-/* Describe a URI parse failure, naming the spot. */
+/* text[off..off+n) for a message, quoted if quote: at most 40 bytes, and
+ * "" unless it is printable ASCII (a name or value may be anything). */
+static const char *
+span(const char *text, size_t off, size_t n, int quote, char *buf,
+    size_t bufsz)
+{
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n; i++)
+		if (text[off + i] <= 0x20 || text[off + i] >= 0x7f)
+			return buf;
+	snprintf(buf, bufsz, "%s%.*s%s%s", quote ? "'" : "",
+	    (int)(n > 40 ? 40 : n), text + off, n > 40 ? "..." : "",
+	    quote ? "'" : "");
+	return buf;
+}
+
+/*
+ * Describe a URI parse failure, naming the parameter or part at fault and
+ * what is wrong with it.  Nothing of the secret is shown, only offsets.
+ */
 static void
 uri_error(int rc, const char *text, size_t off, const char *where)
 {
+	struct otp_uri_part p;
+	char name[64], value[64], at[64];
 	unsigned char c = off < strlen(text) ? (unsigned char)text[off] : 0;
 
-	if (rc == OTP_EKEYLONG || rc == OTP_EKEYEMPTY || rc == OTP_ENOSECRET ||
-	    rc == OTP_EURI || c == 0)
+	if (rc == OTP_EURI || rc == OTP_ENOSECRET || rc == OTP_ETOOLONG) {
 		warnx("%s%s", otp_strerror(rc), where);
-	else if (c > 0x20 && c < 0x7f)
-		warnx("%s: '%c' at offset %zu%s", otp_strerror(rc), c, off,
-		    where);
+		return;
+	}
+	otp_uri_part(text, off, &p);
+	if (c > 0x20 && c < 0x7f && !p.secret)
+		snprintf(at, sizeof(at), ": '%c' at offset %zu", c, off);
+	else if (c != 0 && !p.secret)
+		snprintf(at, sizeof(at), ": byte 0x%02x at offset %zu", c, off);
 	else
-		warnx("%s: byte 0x%02x at offset %zu%s", otp_strerror(rc), c,
-		    off, where);
+		snprintf(at, sizeof(at), " at offset %zu", off);
+	if (p.kind == OTP_URI_PART_TYPE) {
+		span(text, p.off, p.len, 1, value, sizeof(value));
+		warnx("%s, not %s%s", otp_strerror(rc), value[0] != '\0' ?
+		    value : p.len == 0 ? "empty" : "that", where);
+		return;
+	}
+	if (p.kind == OTP_URI_PART_LABEL) {
+		warnx("%s in the label%s%s", otp_strerror(rc), at, where);
+		return;
+	}
+	if (p.kind != OTP_URI_PART_PARAM) {
+		warnx("%s%s%s", otp_strerror(rc), at, where);
+		return;
+	}
+	/* The parameter's name as spelled, if it can be shown. */
+	if (span(text, p.off, p.len, 0, name, sizeof(name))[0] == '\0')
+		snprintf(name, sizeof(name), "a parameter");
+	switch (rc) {
+	case OTP_EURIDUP:
+		warnx("duplicate parameter %s= at offset %zu (each may appear "
+		    "once)%s", name, p.off, where);
+		break;
+	case OTP_EURIPARAM:
+		warnx("parameter %s has no '=' and no value at offset %zu%s",
+		    name, p.off, where);
+		break;
+	case OTP_EALG:
+	case OTP_EDIGITS:
+	case OTP_ESTEP:
+	case OTP_ECOUNTER:
+	case OTP_EURISTEAM:
+		/* Not secret: the value itself says what is wrong. */
+		span(text, p.voff, p.vlen, 1, value, sizeof(value));
+		warnx("%s: %s in %s= at offset %zu%s", otp_strerror(rc),
+		    value[0] != '\0' ? value : p.vlen == 0 ? "empty value" :
+		    "the value", name, p.voff, where);
+		break;
+	default:
+		warnx("%s in %s=%s%s", otp_strerror(rc), name, at, where);
+		break;
+	}
 }
 
 static void
@@ -335,14 +477,18 @@ one_uri(const char *text, const char *where, int *first)
 		set_status(CLI_EXIT_ERR);
 		return;
 	}
-	warned = warnings(&u, where);
+	warned = warnings(&u, where, opt.mode == MODE_CHECK ? WARN_ALL :
+	    WARN_READ);
 	switch (opt.mode) {
 	case MODE_PARSE:
 		print_fields(&u, *first);
 		break;
 	case MODE_GET:
-		field_value(&u, opt.get, buf, sizeof(buf));
-		puts(buf);
+		/* A field the type has not is not made up: a clean "no". */
+		if (field_value(&u, opt.get, buf, sizeof(buf)) == 0)
+			puts(buf);
+		else
+			set_status(1);
 		otp_wipe(buf, sizeof(buf));
 		break;
 	case MODE_CHECK:
@@ -401,7 +547,8 @@ from_migration(const char *text, const char *where)
 		warnx("%s at payload byte %zu%s", otp_strerror(rc), e.offset,
 		    where);
 	else
-		uri_error(rc, text, e.offset, where);
+		/* data= is the secrets: its offset, never a character. */
+		warnx("%s at offset %zu%s", otp_strerror(rc), e.offset, where);
 }
 
 /* Read the URIs of --to-migration, then write them in batches. */
@@ -411,6 +558,7 @@ static size_t to_count;
 static void
 to_migration_add(const char *text, const char *where)
 {
+	char nowrite[96];
 	struct otp_uri *u;
 	size_t off = 0;
 	int rc;
@@ -419,17 +567,26 @@ to_migration_add(const char *text, const char *where)
 		errx(CLI_EXIT_ERR, "more than %d accounts%s",
 		    TO_MIGRATION_MAX, where);
 	u = &to_list[to_count];
+	/* One line per refused URI: the export is all or nothing. */
+	snprintf(nowrite, sizeof(nowrite), "%s; no export written", where);
 	if ((rc = otp_uri_parse(text, u, &off)) != 0) {
-		uri_error(rc, text, off, where);
+		uri_error(rc, text, off, nowrite);
 		set_status(CLI_EXIT_ERR);
 		return;
 	}
-	warnings(u, where);
 	if ((rc = otp_migration_check(u)) != 0) {
-		warnx("%s%s", otp_strerror(rc), where);
+		warnx("%s%s", otp_strerror(rc), nowrite);
 		otp_wipe(u, sizeof(*u));
 		set_status(CLI_EXIT_ERR);
 		return;
+	}
+	/* What the format has no field for is left out, and said so. */
+	if ((u->warn & OTP_WARN_UNKNOWN) && !opt.quiet) {
+		char names[256];
+		int many = extra_names(u, names, sizeof(names)) > 1;
+
+		warnx("warning: an export cannot carry parameter%s %s; left "
+		    "out%s", many ? "s" : "", names, where);
 	}
 	to_count++;
 }
@@ -489,41 +646,98 @@ dispatch(const char *text, const char *where, int *first)
 	}
 }
 
+/* The next line of standard input that is not blank, as cli_stdin_line;
+ * *lineno counts every line.  A line that cannot be read exits 2. */
+static int
+next_line(char *line, size_t limit, unsigned long *lineno)
+{
+	int rc;
+
+	while ((rc = cli_stdin_line(line, limit)) != OTP_EEMPTY) {
+		++*lineno;
+		if (rc == OTP_EIO)
+			err(CLI_EXIT_ERR, "standard input");
+		if (rc == OTP_ETOOLONG)
+			errx(CLI_EXIT_ERR, "line %lu: longer than %zu bytes",
+			    *lineno, limit - 1);
+		if (rc != 0)
+			errx(CLI_EXIT_ERR, "line %lu: %s", *lineno,
+			    otp_strerror(rc));
+		if (line[0] != '\0')
+			return 0;
+	}
+	return OTP_EEMPTY;
+}
+
+/* A mode that takes one URI or key from standard input refuses a second
+ * one rather than drop it (blank lines do not count). */
+static void
+one_line_only(const char *what, unsigned long lineno)
+{
+	static char more[OTP_LINE_MAX];
+
+	if (next_line(more, sizeof(more), &lineno) != OTP_EEMPTY) {
+		otp_wipe(more, sizeof(more));
+		errx(CLI_EXIT_ERR, "standard input: more than one %s (line "
+		    "%lu); %s", what, lineno, opt.mode == MODE_GET ?
+		    "--get reads one URI" : "otp-uri builds one URI: use "
+		    "--parse or --check for many");
+	}
+}
+
 /* Each line of stdin is a URI; blank lines are skipped. */
 static void
 read_lines(void)
 {
 	static char line[OTP_MIGRATION_URI_MAX + 2];
 	char where[64];
-	unsigned long lineno = 0;
-	size_t n, limit;
-	int first = 1, rc;
+	unsigned long lineno = 0, at;
+	size_t limit;
+	int first = 1;
 
 	limit = opt.mode == MODE_FROM_MIGRATION ? OTP_MIGRATION_URI_MAX :
 	    OTP_LINE_MAX;
 	/* Not fgets: a NUL byte must fail the line, not cut it short (found
 	 * by the bad-input matrix); and no stdio buffer keeps a secret. */
-	while ((rc = cli_stdin_line(line, limit)) != OTP_EEMPTY) {
-		lineno++;
-		if (rc == OTP_EIO)
-			err(CLI_EXIT_ERR, "standard input");
-		if (rc == OTP_ETOOLONG)
-			errx(CLI_EXIT_ERR, "line %lu: longer than %zu bytes",
-			    lineno, limit - 1);
-		if (rc != 0)
-			errx(CLI_EXIT_ERR, "line %lu: %s", lineno,
-			    otp_strerror(rc));
-		snprintf(where, sizeof(where), " (line %lu)", lineno);
-		n = strlen(line);
-		if (n == 0)
-			continue;
+	while (next_line(line, limit, &lineno) == 0) {
+		at = lineno;
+		snprintf(where, sizeof(where), " (line %lu)", at);
+		if (opt.mode == MODE_GET) {
+			/* Nothing printed before the rest is known. */
+			one_line_only("URI", lineno);
+			where[0] = '\0';
+		}
 		dispatch(line, where, &first);
 		if (opt.mode == MODE_GET)
 			break;
 	}
 	otp_wipe(line, sizeof(line));
-	if (lineno == 0 && opt.mode == MODE_GET)
+	if (first && opt.mode == MODE_GET && opt.status == 0)
 		errx(CLI_EXIT_ERR, "standard input: no URI");
+}
+
+/* The key to build from, as cli_key_load reads it, but a URI's faults
+ * worded as the other modes word them. */
+static void
+load_key(const struct cli_otp *o, const char *arg, struct otp_uri *u)
+{
+	static char line[OTP_LINE_MAX];
+	size_t off = 0;
+	int rc;
+
+	cli_lock(line, sizeof(line));
+	if (cli_key_read(arg, line, sizeof(line)) != 0)
+		exit(CLI_EXIT_ERR);
+	if (otp_ascii_caseeq(line, "otpauth://", 10) &&
+	    (rc = otp_uri_parse(line, u, &off)) != 0) {
+		uri_error(rc, line, off, "");
+		otp_wipe(line, sizeof(line));
+		exit(CLI_EXIT_ERR);
+	}
+	rc = cli_key_text(o, line, NULL, u);
+	otp_wipe(line, sizeof(line));
+	if (rc != 0)
+		exit(CLI_EXIT_ERR);
 }
 
 static void
@@ -533,7 +747,9 @@ build(const struct cli_otp *o, const char *arg)
 	char uri[OTP_LINE_MAX];
 	int rc;
 
-	cli_key_load(o, arg, &u);
+	load_key(o, arg, &u);
+	if ((arg == NULL || strcmp(arg, "-") == 0) && !isatty(STDIN_FILENO))
+		one_line_only("key", 1);
 	if (opt.issuer != NULL)
 		snprintf(u.issuer, sizeof(u.issuer), "%s", opt.issuer);
 	if (opt.account != NULL)
@@ -544,6 +760,9 @@ build(const struct cli_otp *o, const char *arg)
 		    "--hotp)");
 	if (o->have_step && u.type != OTP_TYPE_TOTP)
 		errx(CLI_EXIT_ERR, "--period applies to TOTP only");
+	if (u.steam && (o->have_type || o->have_alg || o->have_digits))
+		errx(CLI_EXIT_ERR, "a steam URI has 5-character SHA1 codes: "
+		    "--totp, --hotp, --algorithm and --digits do not apply");
 	if ((rc = otp_uri_build(&u, uri, sizeof(uri))) != 0) {
 		otp_wipe(&u, sizeof(u));
 		if (rc == OTP_EURILABEL)
@@ -551,13 +770,17 @@ build(const struct cli_otp *o, const char *arg)
 			    "character, invalid UTF-8, or an account that "
 			    "starts with a space and holds a ':')",
 			    otp_strerror(rc));
+		if (rc == OTP_ENOSPACE)
+			errx(CLI_EXIT_ERR, "the URI would be longer than %d "
+			    "bytes", OTP_LINE_MAX - 1);
 		errx(CLI_EXIT_ERR, "%s", otp_strerror(rc));
 	}
 	/* The input URI's own warnings (padding, a differing issuer) and
-	 * those of the result. */
+	 * those of the result; a key chosen here is also judged by its
+	 * length, one read from a URI is not. */
 	u.warn = (u.is_uri ? u.warn & (OTP_WARN_PADDED |
 	    OTP_WARN_ISSUERMISMATCH) : 0) | built_warn(uri);
-	warnings(&u, "");
+	warnings(&u, "", u.is_uri ? WARN_READ : WARN_ALL);
 	if (opt.qr)
 		draw_qr(uri);
 	else
@@ -632,7 +855,8 @@ main(int argc, char *argv[])
 			if (optarg != NULL &&
 			    otp_qr_style_parse(optarg, &opt.qrstyle) != 0)
 				errx(CLI_EXIT_ERR, "--qr: unknown style '%s' "
-				    "(utf8, ansi or ascii)", optarg);
+				    "(utf8, utf8-inverted, ansi or ascii)",
+				    optarg);
 			break;
 		case OPT_FROM_MIGRATION:
 			set_mode(MODE_FROM_MIGRATION);
@@ -659,7 +883,7 @@ main(int argc, char *argv[])
 		struct otp_uri z;
 
 		otp_uri_init(&z);
-		if (field_value(&z, opt.get, scratch, sizeof(scratch)) != 0)
+		if (field_value(&z, opt.get, scratch, sizeof(scratch)) < 0)
 			errx(CLI_EXIT_ERR, "--get: unknown field '%s' (type, "
 			    "issuer, account, secret, algorithm, digits, "
 			    "period, counter)", opt.get);
@@ -686,12 +910,11 @@ main(int argc, char *argv[])
 		dispatch(argv[i], where, &first);
 	}
 	if (opt.mode == MODE_TO_MIGRATION) {
-		/* All or nothing: a refused account stops the export. */
+		/* All or nothing: a refused account stops the export (each
+		 * refusal said so). */
 		if (opt.status == 0)
 			to_migration_write();
-		else
-			warnx("no export written");
-		otp_wipe(to_list, TO_MIGRATION_MAX * sizeof(*to_list));
+		otp_wipe(to_list, to_count * sizeof(*to_list));
 		free(to_list);
 	}
 	cli_exit(opt.status);

@@ -569,6 +569,10 @@ otp_migration_check(const struct otp_uri *u)
 	    (u->alg != OTP_ALG_SHA1 && u->alg != OTP_ALG_SHA256 &&
 	    u->alg != OTP_ALG_SHA512))
 		return OTP_EINVAL;
+	/* The app's OtpType knows HOTP and TOTP: a Steam key would come
+	 * back as a TOTP key with 6-digit codes. */
+	if (u->steam)
+		return OTP_EMIGRATESTEAM;
 	ilen = strnlen(u->issuer, OTP_LABEL_MAX);
 	alen = strnlen(u->account, OTP_LABEL_MAX);
 	if (ilen == OTP_LABEL_MAX || alen == OTP_LABEL_MAX)

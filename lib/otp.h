@@ -80,13 +80,16 @@
 	    "is ambiguous; add a zone such as UTC") \
 	/* otpauth URIs */ \
 	X(EURI,		-50,	"not an otpauth:// URI") \
-	X(EURITYPE,	-51,	"URI type must be totp or hotp") \
+	X(EURITYPE,	-51,	"URI type must be totp, hotp or steam") \
 	X(ENOSECRET,	-52,	"URI has no secret") \
 	X(EURIESC,	-53,	"bad percent-encoding in URI") \
 	X(EURIPARAM,	-54,	"malformed URI parameter") \
 	X(EURILABEL,	-55,	"malformed URI label") \
 	X(EUTF8,	-56,	"text is not valid UTF-8") \
 	X(EURICTRL,	-57,	"control character in URI text") \
+	X(EURIDUP,	-58,	"duplicate parameter") \
+	X(EURISTEAM,	-59,	"Steam codes are 5 characters of SHA1: " \
+	    "digits=5 and algorithm=SHA1 only") \
 	/* migration payloads */ \
 	X(EMIGRATION,	-70,	"not an otpauth-migration:// URI") \
 	X(EPROTOBUF,	-71,	"malformed migration payload") \
@@ -100,6 +103,7 @@
 	    "2^63-1") \
 	X(EMIGRATENAME,	-77,	"an export cannot carry an account that starts " \
 	    "with a space and holds a ':'") \
+	X(EMIGRATESTEAM, -78,	"an export cannot carry a Steam account") \
 	/* state file */ \
 	X(ESTATE,	-90,	"malformed state file") \
 	X(ESTATESECRET,	-91,	"bad secret in state file") \
@@ -356,6 +360,10 @@ struct otp_key {
 	size_t	len;
 };
 
+/* Room for a built URI: its canonical parts and up to a line of unknown
+ * parameters, with NUL. */
+#define OTP_URI_MAX		16384
+
 /* Bits of otp_uri.have: which parameters the URI spelled out. */
 #define OTP_HAVE_ALG		0x01
 #define OTP_HAVE_DIGITS		0x02
@@ -370,6 +378,8 @@ struct otp_key {
 #define OTP_WARN_PADDED		0x04	/* secret had '=' padding */
 #define OTP_WARN_SHORTKEY	0x08	/* secret under 128 bits */
 #define OTP_WARN_NOISSUER	0x10	/* no issuer anywhere */
+#define OTP_WARN_UNKNOWN	0x20	/* parameters kept in extra[] */
+#define OTP_WARN_STEAM		0x40	/* steam: Steam-aware apps only */
 
 /* A key and its parameters, from a bare key or an otpauth:// URI. */
 struct otp_uri {
@@ -384,6 +394,10 @@ struct otp_uri {
 	unsigned	have;		/* OTP_HAVE_* */
 	unsigned	warn;		/* OTP_WARN_* */
 	int		is_uri;		/* 1 when it came from a URI */
+	int		steam;		/* otpauth://steam/: type TOTP, Steam's
+					   5-character codes; digits unused */
+	char		extra[OTP_LINE_MAX];	/* unknown parameters as given,
+					   '&'-joined in order, "" if none */
 };
 
 /* What a key's parameters are when nothing says otherwise: a URI that
@@ -401,11 +415,35 @@ int otp_key_parse(const char *text, enum otp_keyenc enc, struct otp_uri *u,
     size_t *erroff);
 /* Parse an otpauth:// URI into u (the rules are otp-uri(1)'s). */
 int otp_uri_parse(const char *uri, struct otp_uri *u, size_t *erroff);
-/* Build the canonical URI for u into out (then NUL). */
+/* Build the canonical URI for u into out (then NUL), u->extra appended as
+ * given; OTP_ENOSPACE (OTP_URI_MAX bytes always suffice). */
 int otp_uri_build(const struct otp_uri *u, char *out, size_t outsz);
-/* 1 when a and b are the same account (what a URI carries, not have, warn
- * or is_uri; keys compared in constant time), else 0. */
+/* 1 when a and b are the same account (what a URI carries, not have, warn,
+ * is_uri or extra; keys compared in constant time), else 0. */
 int otp_uri_equal(const struct otp_uri *a, const struct otp_uri *b);
+/* The unknown parameter at *pos of u->extra (0: the first), decoded into
+ * name and value, *pos moved on; 1, 0 when none is left, or OTP_E*. */
+int otp_uri_extra_next(const struct otp_uri *u, size_t *pos, char *name,
+    size_t namesz, char *value, size_t valuesz);
+
+/* The part of an otpauth URI an error offset falls in, for a message that
+ * names it: [off, off+len) is the type, the label or a parameter's name. */
+enum otp_uri_part_kind {
+	OTP_URI_PART_SCHEME,
+	OTP_URI_PART_TYPE,
+	OTP_URI_PART_LABEL,
+	OTP_URI_PART_PARAM,
+};
+struct otp_uri_part {
+	enum otp_uri_part_kind	kind;
+	size_t			off, len;
+	size_t			voff, vlen;	/* a parameter's value */
+	int			secret;	/* secret=: show no character */
+};
+
+/* Fill *p with the part of uri that offset off (as otp_uri_parse gives)
+ * falls in; a parameter's name is matched as otp_uri_parse matches it. */
+void otp_uri_part(const char *uri, size_t off, struct otp_uri_part *p);
 
 /* ---- verification and diagnosis (lib/verify.c, lib/diagnose.c) ------- */
 
@@ -550,8 +588,8 @@ int otp_migration_decode(const char *text, size_t len,
     struct otp_migration_batch *batch, otp_migration_fn *fn, void *arg,
     struct otp_migration_err *err);
 
-/* 0 if the format can carry u exactly; else the OTP_EMIGRATE* code that
- * says why, or what otp_text_check or a key check refuses. */
+/* 0 if the format can carry u (all but u->extra, which no export holds);
+ * else the OTP_EMIGRATE* code that says why, or a text or key check's. */
 int otp_migration_check(const struct otp_uri *u);
 /* Encode accounts u[0..n) and *batch (NULL: batch 1 of 1) as one payload in
  * out, *outlen its length; otp_migration_check()'s refusal sets *erridx. */
@@ -570,7 +608,10 @@ int otp_migration_encode(const struct otp_uri *u, size_t n,
 #define OTP_QR_QUIET		4	/* light modules around the code */
 
 enum otp_qr_style {
-	OTP_QR_UTF8,	/* half blocks: two module rows per text row */
+	OTP_QR_UTF8,	/* half blocks: two module rows per text row, the
+			   glyphs light: for light text on a dark terminal */
+	OTP_QR_UTF8_INVERTED,	/* the same, the glyphs dark: for dark text
+			   on a light terminal */
 	OTP_QR_ANSI,	/* ANSI background colours, two spaces a module */
 	OTP_QR_ASCII,	/* '#' dark, ' ' light, two characters a module */
 };
@@ -581,7 +622,8 @@ struct otp_qr {
 	uint8_t		dark[OTP_QR_WIDTH_MAX * OTP_QR_WIDTH_MAX];
 };
 
-/* Parse a style name: "utf8", "ansi" or "ascii" (OTP_EINVAL otherwise). */
+/* Parse a style name in any case: "utf8", "utf8-inverted", "ansi" or
+ * "ascii" (OTP_EINVAL otherwise). */
 int otp_qr_style_parse(const char *name, enum otp_qr_style *style);
 /* Encode text into qr (level M, else L); OTP_EEMPTY, OTP_ETOOLONG,
  * OTP_ENOMEM.  libqrencode allocates while it works; nothing is kept. */

@@ -1,6 +1,7 @@
 /*
  * qr.c - QR codes for terminals: libqrencode encodes, we draw into the
- * caller's buffer as UTF-8 half blocks, ANSI colours or plain ASCII.
+ * caller's buffer as UTF-8 half blocks (for a dark or a light terminal),
+ * ANSI colours or plain ASCII.
  */
 #include <errno.h>
 #include <string.h>
@@ -11,10 +12,22 @@
 
 /* Half blocks for a pair of module rows, indexed by (top dark, bottom
  * dark).  The glyph's foreground is the light part: on the usual light
- * text over a dark background the code reads dark on light. */
+ * text over a dark background the code reads dark on light.  The inverted
+ * style swaps the index, the glyph drawing the dark part, for dark text on
+ * a light background. */
 static const char *const half[2][2] = {
 	{ "\xe2\x96\x88", "\xe2\x96\x80" },	/* both light: full; top: upper */
 	{ "\xe2\x96\x84", " " },		/* bottom light: lower; none */
+};
+
+static const struct {
+	const char		*name;
+	enum otp_qr_style	 style;
+} styles[] = {
+	{ "utf8", OTP_QR_UTF8 },
+	{ "utf8-inverted", OTP_QR_UTF8_INVERTED },
+	{ "ansi", OTP_QR_ANSI },
+	{ "ascii", OTP_QR_ASCII },
 };
 
 #define ANSI_DARK	"\033[40m"
@@ -24,15 +37,15 @@ static const char *const half[2][2] = {
 int
 otp_qr_style_parse(const char *name, enum otp_qr_style *style)
 {
-	if (strcmp(name, "utf8") == 0)
-		*style = OTP_QR_UTF8;
-	else if (strcmp(name, "ansi") == 0)
-		*style = OTP_QR_ANSI;
-	else if (strcmp(name, "ascii") == 0)
-		*style = OTP_QR_ASCII;
-	else
-		return OTP_EINVAL;
-	return 0;
+	size_t i, n = strlen(name);
+
+	for (i = 0; i < sizeof(styles) / sizeof(styles[0]); i++)
+		if (strlen(styles[i].name) == n &&
+		    otp_ascii_caseeq(name, styles[i].name, n)) {
+			*style = styles[i].style;
+			return 0;
+		}
+	return OTP_EINVAL;
 }
 
 /* Encode text (byte mode where needed, version chosen to fit, level M, or
@@ -106,13 +119,18 @@ draw(const struct otp_qr *qr, enum otp_qr_style style, char *out)
 {
 	unsigned w = qr->width + 2 * OTP_QR_QUIET, x, y;
 	size_t o = 0;
+	int inv;
 
 	switch (style) {
 	case OTP_QR_UTF8:
+	case OTP_QR_UTF8_INVERTED:
+		/* Past the last row: nothing drawn, whichever the style. */
+		inv = style == OTP_QR_UTF8_INVERTED;
 		for (y = 0; y < w; y += 2) {
 			for (x = 0; x < w; x++)
-				put(out, &o, half[dark_at(qr, x, y)]
-				    [y + 1 < w ? dark_at(qr, x, y + 1) : 1]);
+				put(out, &o, half[dark_at(qr, x, y) ^ inv]
+				    [y + 1 < w ? dark_at(qr, x, y + 1) ^ inv :
+				    1]);
 			put(out, &o, "\n");
 		}
 		break;
@@ -156,8 +174,8 @@ otp_qr_render(const struct otp_qr *qr, enum otp_qr_style style, char *out,
 {
 	size_t n;
 
-	if (style != OTP_QR_UTF8 && style != OTP_QR_ANSI &&
-	    style != OTP_QR_ASCII)
+	if (style != OTP_QR_UTF8 && style != OTP_QR_UTF8_INVERTED &&
+	    style != OTP_QR_ANSI && style != OTP_QR_ASCII)
 		return OTP_EINVAL;
 	if (qr->width == 0 || qr->width > OTP_QR_WIDTH_MAX)
 		return OTP_EINVAL;

@@ -30,15 +30,16 @@ otp_uri_init(struct otp_uri *u)
 	u->period = OTP_DEFAULT_PERIOD;
 }
 
-/* 1 when a and b are the same account: type, algorithm, digits, the
- * counter of a HOTP or the period of a TOTP account, issuer, account name
- * and key (compared in constant time); what a URI carries, not how it
- * was read (have, warn, is_uri). */
+/* 1 when a and b are the same account: type (Steam's or not), algorithm,
+ * digits (but for Steam's 5 characters), the counter of a HOTP or the
+ * period of a TOTP account, issuer, account name and key (compared in
+ * constant time); what a URI carries, not how it was read (have, warn,
+ * is_uri), nor the unknown parameters it passes on (extra). */
 int
 otp_uri_equal(const struct otp_uri *a, const struct otp_uri *b)
 {
-	return a->type == b->type && a->alg == b->alg &&
-	    a->digits == b->digits &&
+	return a->type == b->type && a->steam == b->steam && a->alg == b->alg &&
+	    (a->steam || a->digits == b->digits) &&
 	    (a->type != OTP_TYPE_HOTP || a->counter == b->counter) &&
 	    (a->type != OTP_TYPE_TOTP || a->period == b->period) &&
 	    strcmp(a->issuer, b->issuer) == 0 &&
@@ -206,9 +207,19 @@ set_param(struct otp_uri *u, enum param p, const char *v, size_t n,
 	case P_ALGORITHM:
 		if (otp_alg_parse(v, &u->alg) != 0)
 			return OTP_EALG;
+		if (u->steam && u->alg != OTP_ALG_SHA1)
+			return OTP_EURISTEAM;
 		u->have |= OTP_HAVE_ALG;
 		return 0;
 	case P_DIGITS:
+		/* Steam's codes are 5 characters, as some producers say. */
+		if (u->steam) {
+			if (strcmp(v, "5") != 0)
+				return OTP_EURISTEAM;
+			u->have |= OTP_HAVE_DIGITS;
+			return 0;
+		}
+		return set_number(u, p, v);
 	case P_COUNTER:
 	case P_PERIOD:
 		return set_number(u, p, v);
@@ -216,6 +227,38 @@ set_param(struct otp_uri *u, enum param p, const char *v, size_t n,
 	default:
 		return 0;
 	}
+}
+
+/* Keep an unknown parameter q[0..n) as given, after those before it. */
+static int
+keep_extra(struct otp_uri *u, const char *q, size_t n)
+{
+	size_t o = strlen(u->extra);
+
+	if (o + (o > 0) + n >= sizeof(u->extra))
+		return OTP_ETOOLONG;
+	if (o > 0)
+		u->extra[o++] = '&';
+	memcpy(u->extra + o, q, n);
+	u->extra[o + n] = '\0';
+	u->warn |= OTP_WARN_UNKNOWN;
+	return 0;
+}
+
+/* The parameter a name q[0..n) means, decoded first (s%65cret is secret);
+ * OTP_E* for a name that does not decode. */
+static int
+name_lookup(const char *q, size_t n, enum param *p, size_t *erroff)
+{
+	char name[VALUE_MAX];
+	size_t len;
+	int r;
+
+	if ((r = pct_decode(q, n, OTP_PCT_PLUS, name, sizeof(name), &len,
+	    erroff)) != 0)
+		return r;
+	*p = param_lookup(name, len);
+	return 0;
 }
 
 static int
@@ -240,14 +283,21 @@ parse_query(const char *q, size_t n, size_t base, struct otp_uri *u,
 			i = end + 1;
 			continue;
 		}
-		p = param_lookup(q + i, eq - i);
+		if ((r = name_lookup(q + i, eq - i, &p, &off)) != 0) {
+			*erroff = base + i + off;
+			goto out;
+		}
 		if (p == P_UNKNOWN) {
-			/* Unknown parameters (image=, ...) are ignored, but
-			 * their escapes must still be sound. */
+			/* Unknown parameters (image=, ...) are passed on as
+			 * given, but their escapes must be sound. */
 			if (eq < end && (r = pct_decode(q + eq + 1,
 			    end - eq - 1, OTP_PCT_PLUS, val, sizeof(val), &vlen,
 			    &off)) != 0) {
 				*erroff = base + eq + 1 + off;
+				goto out;
+			}
+			if ((r = keep_extra(u, q + i, end - i)) != 0) {
+				*erroff = base + i;
 				goto out;
 			}
 			i = end + 1;
@@ -255,7 +305,7 @@ parse_query(const char *q, size_t n, size_t base, struct otp_uri *u,
 		}
 		if ((seen & (1u << p)) || eq == end) {
 			*erroff = base + i;
-			r = OTP_EURIPARAM;
+			r = (seen & (1u << p)) ? OTP_EURIDUP : OTP_EURIPARAM;
 			goto out;
 		}
 		seen |= 1u << p;
@@ -306,7 +356,12 @@ otp_uri_parse(const char *uri, struct otp_uri *u, size_t *erroff)
 		u->type = OTP_TYPE_TOTP;
 	else if (tlen == 4 && otp_ascii_caseeq(type, "hotp", 4))
 		u->type = OTP_TYPE_HOTP;
-	else {
+	else if (tlen == 5 && otp_ascii_caseeq(type, "steam", 5)) {
+		/* Steam Guard: TOTP whose codes are 5 characters. */
+		u->type = OTP_TYPE_TOTP;
+		u->steam = 1;
+		u->warn |= OTP_WARN_STEAM;
+	} else {
 		*erroff = SCHEME_LEN;
 		return OTP_EURITYPE;
 	}
@@ -339,8 +394,9 @@ otp_uri_parse(const char *uri, struct otp_uri *u, size_t *erroff)
 		u->warn |= OTP_WARN_NOISSUER;
 	/* Google Authenticator knows SHA1, 6 or 8 digits and the default
 	 * period only. */
-	if (u->alg != OTP_ALG_SHA1 || (u->digits != 6 && u->digits != 8) ||
-	    (u->type == OTP_TYPE_TOTP && u->period != OTP_DEFAULT_PERIOD))
+	if (u->alg != OTP_ALG_SHA1 || (!u->steam && u->digits != 6 &&
+	    u->digits != 8) || (u->type == OTP_TYPE_TOTP &&
+	    u->period != OTP_DEFAULT_PERIOD))
 		u->warn |= OTP_WARN_GAIGNORES;
 	u->is_uri = 1;
 	return 0;
@@ -384,6 +440,38 @@ check_label(const char *s)
 	return otp_text_check(s, n, &bad) != 0 ? OTP_EURILABEL : 0;
 }
 
+/* Unknown parameters as otp_uri_parse keeps them: text without control
+ * characters, no empty segment, no known parameter, sound escapes; a
+ * caller's own text that breaks the URI is refused, not written. */
+static int
+check_extra(const char *s)
+{
+	char val[VALUE_MAX];
+	size_t n = strnlen(s, OTP_LINE_MAX), i, end, eq, len, off;
+	enum param p;
+	int r = 0;
+
+	if (n >= OTP_LINE_MAX)
+		return OTP_ETOOLONG;
+	if (otp_text_check(s, n, &off) != 0)
+		return OTP_EURIPARAM;
+	for (i = 0; i < n && r == 0; i = end + 1) {
+		for (end = i; end < n && s[end] != '&'; end++)
+			;
+		for (eq = i; eq < end && s[eq] != '='; eq++)
+			;
+		if (end == i || name_lookup(s + i, eq - i, &p, &off) != 0 ||
+		    p != P_UNKNOWN || (eq < end && pct_decode(s + eq + 1,
+		    end - eq - 1, OTP_PCT_PLUS, val, sizeof(val), &len,
+		    &off) != 0))
+			r = OTP_EURIPARAM;
+	}
+	if (n > 0 && s[n - 1] == '&')
+		r = OTP_EURIPARAM;
+	otp_wipe(val, sizeof(val));
+	return r;
+}
+
 int
 otp_uri_build(const struct otp_uri *u, char *out, size_t outsz)
 {
@@ -395,12 +483,16 @@ otp_uri_build(const struct otp_uri *u, char *out, size_t outsz)
 	if (outsz == 0)
 		return OTP_ENOSPACE;
 	out[0] = '\0';
-	if (u->type != OTP_TYPE_TOTP && u->type != OTP_TYPE_HOTP)
+	if ((u->type != OTP_TYPE_TOTP && u->type != OTP_TYPE_HOTP) ||
+	    (u->steam && u->type != OTP_TYPE_TOTP))
 		return OTP_EURITYPE;
 	if (u->alg != OTP_ALG_SHA1 && u->alg != OTP_ALG_SHA256 &&
 	    u->alg != OTP_ALG_SHA512)
 		return OTP_EALG;
-	if (u->digits < OTP_DIGITS_MIN || u->digits > OTP_DIGITS_MAX)
+	if (u->steam && u->alg != OTP_ALG_SHA1)
+		return OTP_EURISTEAM;
+	if (!u->steam &&
+	    (u->digits < OTP_DIGITS_MIN || u->digits > OTP_DIGITS_MAX))
 		return OTP_EDIGITS;
 	if (u->type == OTP_TYPE_TOTP &&
 	    (u->period < 1 || u->period > PERIOD_MAX))
@@ -411,9 +503,11 @@ otp_uri_build(const struct otp_uri *u, char *out, size_t outsz)
 		return OTP_EKEYLONG;
 	if ((r = check_label(iss)) != 0 || (r = check_label(acct)) != 0)
 		return r;
+	if ((r = check_extra(u->extra)) != 0)
+		return r;
 
-	if ((r = put_raw(out, outsz, &o, u->type == OTP_TYPE_TOTP ?
-	    SCHEME "totp/" : SCHEME "hotp/")) != 0)
+	if ((r = put_raw(out, outsz, &o, u->steam ? SCHEME "steam/" :
+	    u->type == OTP_TYPE_TOTP ? SCHEME "totp/" : SCHEME "hotp/")) != 0)
 		goto done;
 	/*
 	 * The label.  A parser splits it at the first colon and drops the
@@ -451,7 +545,8 @@ otp_uri_build(const struct otp_uri *u, char *out, size_t outsz)
 		    (r = put_raw(out, outsz, &o, otp_alg_name(u->alg))) != 0)
 			goto done;
 	}
-	if (u->digits != OTP_DEFAULT_DIGITS) {
+	/* A Steam key's code length is the type's. */
+	if (!u->steam && u->digits != OTP_DEFAULT_DIGITS) {
 		snprintf(num, sizeof(num), "&digits=%u", u->digits);
 		if ((r = put_raw(out, outsz, &o, num)) != 0)
 			goto done;
@@ -465,7 +560,12 @@ otp_uri_build(const struct otp_uri *u, char *out, size_t outsz)
 		    (unsigned long long)u->period);
 	else
 		num[0] = '\0';
-	r = put_raw(out, outsz, &o, num);
+	if ((r = put_raw(out, outsz, &o, num)) != 0)
+		goto done;
+	/* Unknown parameters last, in order, spelled as they came. */
+	if (u->extra[0] != '\0' && ((r = put_raw(out, outsz, &o, "&")) != 0 ||
+	    (r = put_raw(out, outsz, &o, u->extra)) != 0))
+		goto done;
 done:
 	otp_wipe(secret, sizeof(secret));
 	if (r != 0) {
@@ -474,4 +574,78 @@ done:
 		return r;
 	}
 	return 0;
+}
+
+int
+otp_uri_extra_next(const struct otp_uri *u, size_t *pos, char *name,
+    size_t namesz, char *value, size_t valuesz)
+{
+	const char *s = u->extra;
+	size_t n = strnlen(s, sizeof(u->extra)), i = *pos, end, eq, len, off;
+	int r;
+
+	if (i >= n)
+		return 0;
+	for (end = i; end < n && s[end] != '&'; end++)
+		;
+	for (eq = i; eq < end && s[eq] != '='; eq++)
+		;
+	if ((r = otp_pct_decode(s + i, eq - i, OTP_PCT_PLUS, name, namesz,
+	    &len, &off)) != 0)
+		return r;
+	/* A name without '=' has an empty value. */
+	if ((r = otp_pct_decode(s + eq + (eq < end), end - eq - (eq < end),
+	    OTP_PCT_PLUS, value, valuesz, &len, &off)) != 0)
+		return r;
+	*pos = end + 1;
+	return 1;
+}
+
+void
+otp_uri_part(const char *uri, size_t off, struct otp_uri_part *p)
+{
+	size_t len = strnlen(uri, OTP_LINE_MAX), tlen, q, i, end, eq, e;
+	enum param pm;
+
+	memset(p, 0, sizeof(*p));
+	p->kind = OTP_URI_PART_SCHEME;
+	if (len < SCHEME_LEN || !otp_ascii_caseeq(uri, SCHEME, SCHEME_LEN) ||
+	    off < SCHEME_LEN) {
+		p->len = len < SCHEME_LEN ? len : SCHEME_LEN;
+		return;
+	}
+	tlen = strcspn(uri + SCHEME_LEN, "/?");
+	if (off < SCHEME_LEN + tlen || (tlen == 0 && off == SCHEME_LEN)) {
+		p->kind = OTP_URI_PART_TYPE;
+		p->off = SCHEME_LEN;
+		p->len = tlen;
+		return;
+	}
+	q = SCHEME_LEN + tlen + strcspn(uri + SCHEME_LEN + tlen, "?");
+	if (off < q) {
+		p->kind = OTP_URI_PART_LABEL;
+		p->off = SCHEME_LEN + tlen + (uri[SCHEME_LEN + tlen] == '/');
+		p->len = q - p->off;
+		return;
+	}
+	/* The '&'-separated segment of the query that holds off (its end
+	 * included: an error at the end of a value). */
+	for (i = q + 1; i <= len; i = end + 1) {
+		for (end = i; end < len && uri[end] != '&'; end++)
+			;
+		if (off < i || off > end)
+			continue;
+		for (eq = i; eq < end && uri[eq] != '='; eq++)
+			;
+		p->kind = OTP_URI_PART_PARAM;
+		p->off = i;
+		p->len = eq - i;
+		p->voff = eq < end ? eq + 1 : end;
+		p->vlen = end - p->voff;
+		p->secret = name_lookup(uri + i, eq - i, &pm, &e) == 0 &&
+		    pm == P_SECRET;
+		return;
+	}
+	p->kind = OTP_URI_PART_SCHEME;
+	p->off = len;
 }

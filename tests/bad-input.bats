@@ -318,11 +318,15 @@ otp-uri | --from-migration "$(cat $F/mig-bad)" | -          | err
 otp-uri | --from-migration "otpauth-migration://offline?data=" | - | err
 otp-uri | --from-migration              | $F/nul            | err
 otp-uri | --from-migration              | $F/line1m         | err
-otp-uri | --to-migration "$(cat $F/uri-trunc)" | -          | summary
+otp-uri | --to-migration "$(cat $F/uri-trunc)" | -          | err
 otp-uri | --to-migration                | $F/nul            | err
 otp-uri | --parse                       | $F/nul-noeol      | err
 otp-uri | --from-migration              | $F/nul-noeol      | err
 otp-uri | --qr "$(cat $F/uri100k)"        | -                 | err
+otp-uri | -A a                          | $F/st-good        | err
+otp-uri | --qr                          | $F/st-good        | err
+otp-uri | --get=type                    | $F/st-good        | err
+otp-uri | "$(cat $F/uri-dup)"           | -                 | err
 EOF
 }
 

@@ -20,8 +20,11 @@ if have otp-verify; then
 	show otp-verify --totp -b -w 2 -v "$KEY" "$code" || true
 fi
 if have otp-uri; then
-	show otp-uri --totp -i Example -A alice@example.com "$KEY"
-	uri=$(otp-uri --totp -i Example -A alice@example.com "$KEY")
+	# A new key has 160 bits (RFC 4226's recommendation): the 80-bit
+	# example key above would rightly be warned about here.
+	KEY160=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ
+	show otp-uri --totp -i Example -A alice@example.com "$KEY160"
+	uri=$(otp-uri --totp -i Example -A alice@example.com "$KEY160")
 	show otp-uri --qr "$uri"
 fi
 if have otp-keygen; then

@@ -154,3 +154,44 @@ EOF
 	    "otpauth://totp/My%20Bank:a/b?secret=$RFC_B32&issuer=My+Bank"
 	assert_output '{"type":"totp","issuer":"My Bank","account":"a/b","secret":"'"$RFC_B32"'","algorithm":"SHA1","digits":6,"period":30}'
 }
+
+@test "pyotp's image= passes through otp-uri as pyotp wrote it" {
+	run "$PY" - "$OTP_BIN/otp-uri" <<'EOF'
+import json, os, random, subprocess, sys
+
+import pyotp
+
+rng = random.Random(int(os.environ["SEED"]) + 2)
+tool = sys.argv[1]
+# pyotp.parse_uri decodes before it splits (see above): no '&', '%', '+',
+# '#' or '?' in the image, or pyotp cannot read its own URI back.
+PIECES = ["a", "Z", "0", " ", "/", ":", "=", "ü", "東京", "🔑"]
+bad = 0
+n = 100
+for i in range(n):
+    image = "https://example.com/" + "".join(
+        rng.choice(PIECES) for _ in range(rng.randint(1, 16)))
+    uri = pyotp.TOTP("GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ").provisioning_uri(
+        name="a", issuer_name="I", image=image)
+    spelled = uri[uri.index("&image=") + 1:]
+    got = json.loads(subprocess.run([tool, "-q", "--parse", "--json", uri],
+        check=True, capture_output=True, text=True).stdout)
+    out = subprocess.run([tool, "-q", "-A", "b", uri], check=True,
+        capture_output=True, text=True).stdout.strip()
+    if got.get("extra") != [{"name": "image", "value": image}]:
+        bad += 1
+        print("PARSE", uri, got.get("extra"))
+    # Rewritten with the image spelled as pyotp spelled it, and pyotp
+    # still reads the result.
+    if not out.endswith("&" + spelled):
+        bad += 1
+        print("REWRITE", uri, out)
+    if pyotp.parse_uri(out).name != "b":
+        bad += 1
+        print("PYOTP", out)
+print(n, "cases,", bad, "mismatches")
+sys.exit(1 if bad else 0)
+EOF
+	echo "$output"
+	assert_output --partial "100 cases, 0 mismatches"
+}

@@ -33,10 +33,13 @@ ascii_to_pbm() {
 }
 
 # The same for --qr=utf8: each character holds two modules, the glyph
-# drawing the light ones ("█" both, "▀" top, "▄" bottom, " " none).
+# drawing the light ones ("█" both, "▀" top, "▄" bottom, " " none);
+# "utf8_to_pbm inverted" for --qr=utf8-inverted, the glyph drawing the
+# dark ones.
 utf8_to_pbm() {
 	LC_ALL=C sed -e 's/\xe2\x96\x88/a/g' -e 's/\xe2\x96\x80/b/g' \
-	    -e 's/\xe2\x96\x84/c/g' -e 's/ /d/g' | awk '
+	    -e 's/\xe2\x96\x84/c/g' -e 's/ /d/g' |
+	    awk -v inv="$([ "${1-}" = inverted ] && echo 1 || echo 0)" '
 	{ rows[NR] = $0; if (length($0) > w) w = length($0) }
 	END {
 		s = 4
@@ -45,8 +48,8 @@ utf8_to_pbm() {
 			top = ""; bot = ""
 			for (x = 1; x <= w; x++) {
 				g = substr(rows[y], x, 1)
-				t = (g == "c" || g == "d") ? 1 : 0
-				b = (g == "b" || g == "d") ? 1 : 0
+				t = (g == "c" || g == "d") ? 1 - inv : inv
+				b = (g == "b" || g == "d") ? 1 - inv : inv
 				for (k = 0; k < s; k++) {
 					top = top t " "; bot = bot b " "
 				}
@@ -360,17 +363,43 @@ counter=50"
 	http://example.com/|not an otpauth:// URI
 	otpauth://totp/x|URI has no secret
 	otpauth://totp/x?issuer=a|URI has no secret
-	otpauth://motp/x?secret=GEZDGNBV|type must be totp or hotp
-	otpauth://totp/x?secret=GEZDGNBV&secret=GEZDGNBV|malformed URI parameter
-	otpauth://totp/x?secret=GEZ1|'1' at offset 27
-	otpauth://totp/a%ZZ?secret=GEZDGNBV|'%' at offset 16
+	otpauth://motp/x?secret=GEZDGNBV|type must be totp, hotp or steam, not 'motp'
+	otpauth://totp/x?secret=GEZDGNBV&secret=GEZDGNBV|duplicate parameter secret= at offset 33
+	otpauth://totp/x?secret=GEZDGNBV&Issuer=a&issuer=b|duplicate parameter issuer= at offset 42
+	otpauth://totp/x?secret|parameter secret has no '=' and no value at offset 17
+	otpauth://totp/x?secret=GEZ1|invalid Base32 character in secret= at offset 27
+	otpauth://totp/x?secret=GEZ%ZZ|bad percent-encoding in URI in secret= at offset 27
+	otpauth://totp/x?secret=GEZDGNBV&issuer=a%ZZ|in issuer=: '%' at offset 41
+	otpauth://totp/a%ZZ?secret=GEZDGNBV|in the label: '%' at offset 16
 	otpauth://totp/a%00?secret=GEZDGNBV|NUL
 	otpauth://totp/a%0A?secret=GEZDGNBV|control character
 	otpauth://totp/%C3%28?secret=GEZDGNBV|not valid UTF-8
-	otpauth://totp/x?secret=GEZDGNBV&digits=5|digits out of range
-	otpauth://totp/x?secret=GEZDGNBV&algorithm=MD5|unknown algorithm
-	otpauth://hotp/x?secret=GEZDGNBV&counter=-1|counter
+	otpauth://totp/x?secret=GEZDGNBV&digits=5|digits out of range 6..10: '5' in digits= at offset 40
+	otpauth://totp/x?secret=GEZDGNBV&algorithm=MD5|unknown algorithm: 'MD5' in algorithm= at offset 43
+	otpauth://totp/x?secret=GEZDGNBV&period=0|invalid time step: '0' in period= at offset 40
+	otpauth://hotp/x?secret=GEZDGNBV&counter=-1|'-1' in counter= at offset 41
+	otpauth://steam/x?secret=GEZDGNBV&digits=6|Steam codes are 5 characters of SHA1: digits=5 and algorithm=SHA1 only: '6' in digits=
 	EOF
+}
+
+@test "URI errors name the parameter, never a character of the secret" {
+	# A bad character in the secret: its offset only, in every mode
+	# and in a URI given as the key to build from.
+	u='otpauth://totp/x?secret=GEZDGNBVQ1&issuer=i'
+	for args in "--parse $u" "--check $u" "--get=issuer $u" \
+	    "--to-migration $u" "$u" "--qr $u"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr otp-uri $args
+		assert_failure 2
+		[ "$stderr" = "otp-uri: invalid Base32 character in secret= at offset 33" ] ||
+		    [ "$stderr" = "otp-uri: invalid Base32 character in secret= at offset 33; no export written" ] ||
+		    { echo "$args: $stderr"; false; }
+	done
+	# The name as spelled, and an escape in it decoded to find it.
+	run --separate-stderr otp-uri --parse 'otpauth://totp/x?SECRET=GEZDGNBV&s%65cret=GEZDGNBV'
+	assert_failure 2
+	[ "$stderr" = "otp-uri: duplicate parameter s%65cret= at offset 33 (each may appear once)" ]
+	[[ $stderr != *GEZDGNBV* ]]
 }
 
 @test "parse: one bad URI among good ones: the rest printed, exit 2" {
@@ -402,7 +431,7 @@ for l in sys.stdin:
 	U='otpauth://hotp/Air%20Canada:Benjamin?secret=KUVJJOM753IHTNDSZVCNKL7GII&issuer=Air+Canada&algorithm=SHA256&digits=7&counter=50'
 	for fv in type=hotp 'issuer=Air Canada' account=Benjamin \
 	    secret=KUVJJOM753IHTNDSZVCNKL7GII algorithm=SHA256 digits=7 \
-	    counter=50 period=30; do
+	    counter=50; do
 		run -0 otp-uri -q --get="${fv%%=*}" "$U"
 		assert_output "${fv#*=}"
 	done
@@ -413,6 +442,53 @@ for l in sys.stdin:
 	assert_output alice@google.com
 	run --separate-stderr otp-uri --get=account < /dev/null
 	assert_failure 2
+}
+
+@test "--get: a field the type has not is not invented: exit 1, nothing printed" {
+	for c in "period|otpauth://hotp/x?secret=$RFC_B32&counter=3" \
+	    "counter|$EX" "counter|otpauth://totp/x?secret=$RFC_B32&counter=3" \
+	    "digits|otpauth://steam/x?secret=$RFC_B32" \
+	    "counter|otpauth://steam/x?secret=$RFC_B32"; do
+		run --separate-stderr otp-uri --get="${c%%|*}" "${c#*|}"
+		assert_failure 1
+		[ -z "$output" ] || { echo "$c: $output"; false; }
+		# the same from standard input
+		run --separate-stderr otp-uri --get="${c%%|*}" <<< "${c#*|}"
+		assert_failure 1
+		[ -z "$output" ]
+	done
+	# --parse leaves them out the same way.
+	run -0 otp-uri -q --parse "otpauth://hotp/x?secret=$RFC_B32&counter=3&period=60"
+	refute_line --partial period
+}
+
+@test "one URI or key from stdin: a second line is refused, not dropped" {
+	printf '%s\n\n%s\n' "$EX" "$EX" > "$T/two"
+	printf '%s\n%s\n' "$RFC_B32" "$RFC_B32" > "$T/keys"
+	printf '\n%s\n\n\n' "$EX" > "$T/blanks"
+	for c in "--get=type|$T/two" "-A a|$T/keys" "--qr -A a|$T/keys" \
+	    "-A a -|$T/keys" "|$T/two"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr otp-uri ${c%%|*} < "${c#*|}"
+		assert_failure 2
+		[ -z "$output" ] || { echo "$c: output"; false; }
+		[[ $stderr == *"more than one"*"(line 3)"* || $stderr == *"more than one"*"(line 2)"* ]] ||
+		    { echo "$c: $stderr"; false; }
+		[[ $stderr != *"$RFC_B32"* && $stderr != *JBSWY3DP* ]]
+	done
+	# Blank lines do not count (but a key is the first line).
+	run -0 otp-uri --get=account < "$T/blanks"
+	assert_output alice@google.com
+	printf '%s\n\n\n' "$RFC_B32" > "$T/key"
+	run -0 otp-uri -A a < "$T/key"
+	assert_output "otpauth://totp/a?secret=$RFC_B32"
+	# The modes that read many read every line.
+	run -0 otp-uri -q --parse < "$T/two"
+	[ "$(grep -c '^type=' <<< "$output")" -eq 2 ]
+	run -0 otp-uri -q --to-migration < "$T/two"
+	run -0 otp-uri --from-migration <<< "$output"
+	assert_output "$EX
+$EX"
 }
 
 @test "--check: 0 portable, 1 warnings, 2 invalid; -q keeps the status" {
@@ -478,6 +554,36 @@ for l in sys.stdin:
 	assert_output "$EX"
 }
 
+@test "--qr=utf8-inverted: dark glyphs for a light terminal, scans back" {
+	otp-uri -q --qr=utf8-inverted "$EX" > "$T/inv"
+	otp-uri -q --qr=utf8 "$EX" > "$T/utf8"
+	# The quiet zone is the terminal's own light background.
+	[ -z "$(head -n 2 "$T/inv" | tr -d ' \n')" ]
+	# Each glyph is the other style's complement (but for the half row
+	# past the bottom, drawn in neither).
+	diff <(sed '$d' "$T/inv") <(sed '$d' "$T/utf8" | sed -e 's/█/X/g' \
+	    -e 's/ /█/g' -e 's/X/ /g' -e 's/▀/Y/g' -e 's/▄/▀/g' -e 's/Y/▄/g')
+	utf8_to_pbm inverted < "$T/inv" > "$T/q.pbm"
+	run scan "$T/q.pbm"
+	assert_output "$EX"
+}
+
+@test "--qr: style names in any case; --help says which terminal each suits" {
+	for st in utf8 ansi ascii utf8-inverted; do
+		otp-uri -q --qr="$st" "$EX" > "$T/lower"
+		for v in "${st^^}" "${st^}"; do
+			run -0 otp-uri -q --qr="$v" "$EX"
+			[ "$output" = "$(cat "$T/lower")" ] || { echo "$v"; false; }
+		done
+	done
+	run --separate-stderr otp-uri --qr=utf9 "$EX"
+	assert_failure 2
+	[[ $stderr == *"(utf8, utf8-inverted, ansi or ascii)"* ]]
+	run -0 otp-uri --help
+	assert_output --partial 'light text on a dark terminal'
+	assert_output --partial 'utf8-inverted (dark text on a light terminal)'
+}
+
 @test "--qr=ansi: background colours, scans back" {
 	otp-uri -q --qr=ansi "$EX" > "$T/ansi"
 	grep -q $'\033\[40m' "$T/ansi"
@@ -491,6 +597,112 @@ for l in sys.stdin:
 	otp-uri -q --qr=ascii --hotp -c 7 -i I -A a "$RFC_B32" | ascii_to_pbm > "$T/q.pbm"
 	run scan "$T/q.pbm"
 	assert_output "otpauth://hotp/I:a?secret=$RFC_B32&issuer=I&counter=7"
+}
+
+@test "the short-key warning where a key is chosen or judged, not where a URI is read" {
+	short='otpauth://totp/i:x?secret=JBSWY3DPEHPK3PXP&issuer=i'
+	# Built from a bare key (drawn or not), and --check: warned.
+	for args in "-A a JBSWY3DPEHPK3PXP" "--qr=ascii -A a JBSWY3DPEHPK3PXP" \
+	    "-x -A a 48656c6c6f21deadbeef"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr otp-uri $args
+		assert_success
+		[ "$stderr" = "otp-uri: warning: the secret is 80 bits; RFC 4226 asks for at least 128" ] ||
+		    { echo "$args: $stderr"; false; }
+	done
+	run --separate-stderr otp-uri --check "$short"
+	assert_failure 1
+	[[ $stderr == *"80 bits"* ]]
+	# A URI from elsewhere read, rewritten, drawn or converted: not.
+	for args in "--parse $short" "--get=secret $short" "$short" \
+	    "-A b $short" "--qr=ascii $short" "--to-migration $short" \
+	    "--from-migration $MIG" "--to-migration --qr=ascii $short"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr otp-uri $args
+		assert_success
+		[ -z "$stderr" ] || { echo "$args: $stderr"; false; }
+	done
+	# The demo's first URI uses a key of recommended length.
+	run --separate-stderr env OTP_BIN="$OTP_BIN" sh "$BATS_TEST_DIRNAME/demo.sh"
+	assert_success
+	[[ $output == *"$ otp-uri "* ]]
+	[[ $stderr != *"bits; RFC 4226"* ]] || { echo "$stderr"; false; }
+}
+
+@test "--to-migration: a refused account is one line, not three" {
+	run --separate-stderr otp-uri --to-migration "otpauth://totp/x?secret=$RFC_B32&period=60"
+	assert_failure 2
+	[ -z "$output" ]
+	[ "$stderr" = "otp-uri: an export carries only a period of 30 seconds; no export written" ]
+	printf '%s\n' "$EX" "otpauth://totp/x?secret=$RFC_B32&digits=7" "otpauth://totp/x" > "$T/in"
+	run --separate-stderr otp-uri -q --to-migration < "$T/in"
+	assert_failure 2
+	[ -z "$output" ]
+	[ "$stderr" = "otp-uri: an export carries 6 or 8 digits only (line 2); no export written
+otp-uri: URI has no secret (line 3); no export written" ]
+}
+
+@test "unknown parameters: kept through a rewrite, shown, warned by --check, named by an export" {
+	img='image=https%3A%2F%2Fexample.com%2Flogo.png&color=Blue+Green'
+	U="otpauth://totp/i:x?secret=$RFC_B32&$img&issuer=i"
+	# Rewritten or drawn: kept, after the canonical ones, as spelled.
+	run --separate-stderr otp-uri -A y "$U"
+	assert_success
+	assert_output "otpauth://totp/i:y?secret=$RFC_B32&issuer=i&$img"
+	[ -z "$stderr" ]
+	run -0 otp-uri -q --qr=ascii "$U"
+	ascii_to_pbm <<< "$output" > "$T/q.pbm"
+	run scan "$T/q.pbm"
+	assert_output "otpauth://totp/i:x?secret=$RFC_B32&issuer=i&$img"
+	# Shown, decoded.
+	run -0 otp-uri --parse "$U"
+	assert_line --index 7 'extra:image=https://example.com/logo.png'
+	assert_line --index 8 'extra:color=Blue Green'
+	run -0 otp-uri --parse --json "$U"
+	assert_output '{"type":"totp","issuer":"i","account":"x","secret":"'"$RFC_B32"'","algorithm":"SHA1","digits":6,"period":30,"extra":[{"name":"image","value":"https://example.com/logo.png"},{"name":"color","value":"Blue Green"}]}'
+	"$PY" -c 'import json, sys; json.loads(sys.argv[1])' "$output"
+	# --check: valid, but not portable.
+	run --separate-stderr otp-uri --check "otpauth://totp/i:x?secret=$RFC_B32&issuer=i&image=x"
+	assert_failure 1
+	[ "$stderr" = "otp-uri: warning: unknown parameter image=: kept, but apps may ignore it" ]
+	run --separate-stderr otp-uri -q --check "$U"
+	assert_failure 1
+	[ -z "$stderr" ]
+	# An export has no field for them: left out, and said so.
+	run --separate-stderr otp-uri --to-migration "$U"
+	assert_success
+	[ "$stderr" = "otp-uri: warning: an export cannot carry parameters image=, color=; left out" ]
+	run -0 otp-uri --from-migration "$output"
+	assert_output "otpauth://totp/i:x?secret=$RFC_B32&issuer=i"
+}
+
+@test "steam URIs: read, rebuilt and checked; an export refuses them" {
+	S="otpauth://steam/Steam:bob?secret=$RFC_B32&issuer=Steam&digits=5"
+	run -0 otp-uri --parse "$S"
+	assert_output "type=steam
+issuer=Steam
+account=bob
+secret=$RFC_B32
+algorithm=SHA1
+period=30"
+	run -0 otp-uri --get=type "$S"
+	assert_output steam
+	run -0 otp-uri "$S"
+	assert_output "otpauth://steam/Steam:bob?secret=$RFC_B32&issuer=Steam"
+	run -0 otp-uri -q -p 60 -i Valve "OTPAUTH://STEAM/bob?secret=$RFC_B32"
+	assert_output "otpauth://steam/Valve:bob?secret=$RFC_B32&issuer=Valve&period=60"
+	run --separate-stderr otp-uri --check "$S"
+	assert_failure 1
+	[ "$stderr" = "otp-uri: warning: only apps that know Steam Guard read otpauth://steam/ URIs" ]
+	for args in "-d 8 $S" "--hotp $S" "-a SHA256 $S"; do
+		# shellcheck disable=SC2086
+		run --separate-stderr otp-uri $args
+		assert_failure 2
+		[[ $stderr == *"5-character SHA1 codes"* ]]
+	done
+	run --separate-stderr otp-uri --to-migration "$S"
+	assert_failure 2
+	[ "$stderr" = "otp-uri: an export cannot carry a Steam account; no export written" ]
 }
 
 @test "--from-migration: the reference sample, and its code" {
@@ -698,6 +910,8 @@ print(f.get(3, 0), f.get(4, 0), f.get(5, 0), n)
 		COMP_WORDS=(otp-uri -a S); COMP_CWORD=2; _otp_uri
 		printf "%s\n" "${COMPREPLY[@]}"
 		COMP_WORDS=(otp-uri --to); COMP_CWORD=1; _otp_uri
+		printf "%s\n" "${COMPREPLY[@]}"
+		COMP_WORDS=(otp-uri --qr=u); COMP_CWORD=1; _otp_uri
 		printf "%s\n" "${COMPREPLY[@]}"' _ "$root/completions/bash/otp-uri"
 	assert_success
 	assert_output "--qr=ansi
@@ -708,5 +922,17 @@ SHA256
 SHA512
 --totp
 --totp=
---to-migration"
+--to-migration
+--qr=utf8
+--qr=utf8-inverted"
+}
+
+@test "zsh and fish complete every --qr style" {
+	root=$BATS_TEST_DIRNAME/..
+	grep -qF -- "::style:(utf8 utf8-inverted ansi ascii)'" "$root/completions/zsh/_otp-uri"
+	grep -qE -- "^complete -c otp-uri -l qr -f -a 'utf8 utf8-inverted ansi ascii'" "$root/completions/fish/otp-uri.fish"
+	if command -v fish > /dev/null; then
+		run -0 fish -c "source $root/completions/fish/otp-uri.fish; complete -C 'otp-uri --qr='"
+		assert_line --partial -- '--qr=utf8-inverted'
+	fi
 }

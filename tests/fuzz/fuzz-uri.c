@@ -1,9 +1,10 @@
 /*
  * fuzz-uri.c - otp_uri_parse on arbitrary text (as given, and after
  * "otpauth://totp/" so that most inputs reach the label and query): no
- * crash, no undefined behaviour, the offset inside the text on error,
- * and on success parse(build(u)) == u; building into every short buffer
- * fails cleanly without writing past it.
+ * crash, no undefined behaviour, the offset inside the text on error and
+ * the part it names (otp_uri_part) inside it too, and on success
+ * parse(build(u)) == u with the unknown parameters kept; building into
+ * every short buffer fails cleanly without writing past it.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,7 +18,8 @@ static void
 one(const char *text, size_t len, size_t shortsz)
 {
 	static const uint8_t zero[OTP_KEY_MAX];
-	static char out[OTP_LINE_MAX];
+	static char out[OTP_URI_MAX];
+	struct otp_uri_part p;
 	struct otp_uri u, v;
 	size_t off = 0, need;
 	char *small;
@@ -26,7 +28,13 @@ one(const char *text, size_t len, size_t shortsz)
 	rc = otp_uri_parse(text, &u, &off);
 	if (rc != 0) {
 		if (rc > 0 || off > len || u.key.len != 0 || u.is_uri ||
-		    memcmp(u.key.buf, zero, sizeof(zero)) != 0)
+		    memcmp(u.key.buf, zero, sizeof(zero)) != 0 ||
+		    u.extra[0] != '\0')
+			abort();
+		otp_uri_part(text, off, &p);
+		if (p.off + p.len > len || p.voff + p.vlen > len ||
+		    (p.kind == OTP_URI_PART_PARAM &&
+		    (off < p.off || off > p.voff + p.vlen)))
 			abort();
 		return;
 	}
@@ -34,10 +42,12 @@ one(const char *text, size_t len, size_t shortsz)
 	    strlen(u.issuer) >= OTP_LABEL_MAX ||
 	    strlen(u.account) >= OTP_LABEL_MAX)
 		abort();
-	/* Whatever parses builds, and reads back the same. */
+	/* Whatever parses builds (into OTP_URI_MAX: canonical names may
+	 * grow past a line), and what fits a line reads back the same. */
 	if (otp_uri_build(&u, out, sizeof(out)) != 0)
 		abort();
-	if (otp_uri_parse(out, &v, &off) != 0 || !otp_uri_equal(&u, &v))
+	if (strlen(out) < OTP_LINE_MAX && (otp_uri_parse(out, &v, &off) != 0 ||
+	    !otp_uri_equal(&u, &v) || strcmp(u.extra, v.extra) != 0))
 		abort();
 	/* A buffer too short by any amount: refused, nothing past it. */
 	need = strlen(out) + 1;

@@ -68,7 +68,8 @@ split(char *s, char **part, int n)
 	return k;
 }
 
-/* "type~alg~digits~counter~secret hex~issuer~account[~period]" */
+/* "type~alg~digits~counter~secret hex~issuer~account[~period]", type
+ * TOTP, HOTP or STEAM */
 static int
 parse_account(const char *text, struct otp_uri *u)
 {
@@ -85,7 +86,10 @@ parse_account(const char *text, struct otp_uri *u)
 	memset(u, 0, sizeof(*u));
 	if (strcmp(part[0], "TOTP") == 0)
 		u->type = OTP_TYPE_TOTP;
-	else if (strcmp(part[0], "HOTP") == 0)
+	else if (strcmp(part[0], "STEAM") == 0) {
+		u->type = OTP_TYPE_TOTP;
+		u->steam = 1;
+	} else if (strcmp(part[0], "HOTP") == 0)
 		u->type = OTP_TYPE_HOTP;
 	else
 		return -1;
@@ -486,6 +490,18 @@ test_edges(void)
 	CHECK(otp_migration_check(&many[2]) == OTP_EINVAL, "unterminated");
 	u.alg = (enum otp_alg)7;
 	CHECK(otp_migration_check(&u) == OTP_EINVAL, "bad alg enum");
+	u.alg = OTP_ALG_SHA1;
+
+	/* Unknown URI parameters have no field: the account goes, they do
+	 * not (the tool says so). */
+	snprintf(u.extra, sizeof(u.extra), "image=x");
+	CHECK(otp_migration_check(&u) == 0, "extra is no refusal");
+	r = otp_migration_encode(&u, 1, NULL, out, sizeof(out), NULL);
+	memset(&c, 0, sizeof(c));
+	CHECK(r > 0 && otp_migration_decode(out, strlen(out), NULL,
+	    collect_fn, &c, NULL) == 0 && c.n == 1 && c.u[0].extra[0] == '\0',
+	    "extra left out of the export");
+	otp_wipe(&c, sizeof(c));
 	CHECK(otp_migration_check(NULL) == OTP_EINVAL, "NULL account");
 	otp_wipe(&u, sizeof(u));
 

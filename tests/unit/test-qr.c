@@ -1,6 +1,7 @@
 /*
- * test-qr.c - QR encoding limits and the three renderings: sizes, quiet
- * zone, finder patterns, buffer bounds.  (tests/otp-uri.bats scans the
+ * test-qr.c - QR encoding limits and the renderings (ASCII, ANSI, UTF-8
+ * for dark and for light terminals): sizes, quiet zone, finder patterns,
+ * buffer bounds, style names.  (tests/otp-uri.bats scans the
  * drawn codes back with zbarimg.)
  */
 #include <stdio.h>
@@ -74,18 +75,21 @@ test_ascii(void)
 	    "exact size");
 }
 
+/* The UTF-8 styles: the glyphs draw the light modules, or the dark ones
+ * when inverted; the half row past the bottom is drawn in neither. */
 static void
-test_utf8(void)
+test_utf8(enum otp_qr_style style)
 {
 	unsigned w, rows = 0, x, y;
+	int inv = style == OTP_QR_UTF8_INVERTED;
 	const char *p;
 	size_t need;
 
 	CHECK(otp_qr_encode("otpauth://totp/x?secret=GEZDGNBV", &qr) == 0,
 	    "encode");
 	w = qr.width + 2 * OTP_QR_QUIET;
-	need = otp_qr_render_size(&qr, OTP_QR_UTF8);
-	CHECK(otp_qr_render(&qr, OTP_QR_UTF8, out, sizeof(out)) ==
+	need = otp_qr_render_size(&qr, style);
+	CHECK(otp_qr_render(&qr, style, out, sizeof(out)) ==
 	    (int)need - 1, "utf8 length");
 	/* Decode the half blocks back into modules and compare. */
 	p = out;
@@ -110,6 +114,10 @@ test_utf8(void)
 				    rows, x);
 				return;
 			}
+			if (y + 1 >= w)
+				CHECK(bot == 1, "utf8: past the bottom drawn");
+			top ^= inv;
+			bot ^= inv;
 			CHECK(top == (x >= OTP_QR_QUIET && y >= OTP_QR_QUIET &&
 			    x < w - OTP_QR_QUIET && y < w - OTP_QR_QUIET &&
 			    qr.dark[(y - OTP_QR_QUIET) * qr.width + x -
@@ -175,7 +183,18 @@ test_limits(void)
 	CHECK(otp_qr_style_parse("ansi", &st) == 0 && st == OTP_QR_ANSI, "ansi");
 	CHECK(otp_qr_style_parse("ascii", &st) == 0 && st == OTP_QR_ASCII,
 	    "ascii");
-	CHECK(otp_qr_style_parse("UTF8", &st) == OTP_EINVAL, "case");
+	CHECK(otp_qr_style_parse("utf8-inverted", &st) == 0 &&
+	    st == OTP_QR_UTF8_INVERTED, "utf8-inverted");
+	/* Names in any case, whole names only. */
+	CHECK(otp_qr_style_parse("UTF8", &st) == 0 && st == OTP_QR_UTF8,
+	    "UTF8");
+	CHECK(otp_qr_style_parse("Ansi", &st) == 0 && st == OTP_QR_ANSI,
+	    "Ansi");
+	CHECK(otp_qr_style_parse("UTF8-Inverted", &st) == 0 &&
+	    st == OTP_QR_UTF8_INVERTED, "UTF8-Inverted");
+	CHECK(otp_qr_style_parse("utf", &st) == OTP_EINVAL, "prefix");
+	CHECK(otp_qr_style_parse("utf8-", &st) == OTP_EINVAL, "utf8-");
+	CHECK(otp_qr_style_parse("asciix", &st) == OTP_EINVAL, "asciix");
 	CHECK(otp_qr_style_parse("png", &st) == OTP_EINVAL, "png");
 	CHECK(otp_qr_style_parse("", &st) == OTP_EINVAL, "empty style");
 }
@@ -186,7 +205,8 @@ main(int argc, char *argv[])
 	(void)argc;
 	(void)argv;
 	test_ascii();
-	test_utf8();
+	test_utf8(OTP_QR_UTF8);
+	test_utf8(OTP_QR_UTF8_INVERTED);
 	test_ansi();
 	test_limits();
 	return unit_done();

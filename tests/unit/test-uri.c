@@ -1,7 +1,8 @@
 /*
  * test-uri.c - otpauth:// URI parsing and building: the vectors in
- * tests/vectors/uri-*.txt, limits, and parse(build(u)) == u over random
- * keys and labels.
+ * tests/vectors/uri-*.txt (unknown parameters and Steam's type too),
+ * limits, where an error falls, and parse(build(u)) == u over random keys
+ * and labels.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ static const struct {
 	{ "ISSUERMISMATCH", OTP_WARN_ISSUERMISMATCH },
 	{ "GAIGNORES", OTP_WARN_GAIGNORES }, { "PADDED", OTP_WARN_PADDED },
 	{ "SHORTKEY", OTP_WARN_SHORTKEY }, { "NOISSUER", OTP_WARN_NOISSUER },
+	{ "UNKNOWN", OTP_WARN_UNKNOWN }, { "STEAM", OTP_WARN_STEAM },
 };
 
 /* Turn "A,B" (or "-") into bits; -1 for an unknown name. */
@@ -71,8 +73,15 @@ roundtrip(const struct otp_uri *u, const char *what)
 	CHECK(r == 0, "%s: reparse %s: %s at %zu", what, out, otp_strerror(r),
 	    off);
 	if (r == 0)
-		CHECK(otp_uri_equal(u, &v), "%s: round trip changed %s", what,
-		    out);
+		CHECK(otp_uri_equal(u, &v) && strcmp(u->extra, v.extra) == 0,
+		    "%s: round trip changed %s", what, out);
+}
+
+static const char *
+type_name(const struct otp_uri *u)
+{
+	return u->steam ? "steam" : u->type == OTP_TYPE_TOTP ? "totp" :
+	    "hotp";
 }
 
 static void
@@ -95,8 +104,7 @@ parse_case(const struct unit_line *l, void *arg)
 	    otp_strerror(r), off);
 	if (r != 0)
 		return;
-	CHECK_EQ_STR(u.type == OTP_TYPE_TOTP ? "totp" : "hotp", l->field[1],
-	    "type");
+	CHECK_EQ_STR(type_name(&u), l->field[1], "type");
 	CHECK_EQ_STR(u.issuer, dash(l->field[2]), "issuer");
 	CHECK_EQ_STR(u.account, dash(l->field[3]), "account");
 	n = unit_unhex(l->field[4], key, sizeof(key));
@@ -163,8 +171,9 @@ build_case(const struct unit_line *l, void *arg)
 	if (l->nfields != 9)
 		return;
 	otp_uri_init(&u);
-	u.type = strcmp(l->field[0], "totp") == 0 ? OTP_TYPE_TOTP :
-	    OTP_TYPE_HOTP;
+	u.steam = strcmp(l->field[0], "steam") == 0;
+	u.type = strcmp(l->field[0], "hotp") == 0 ? OTP_TYPE_HOTP :
+	    OTP_TYPE_TOTP;
 	CHECK(otp_alg_parse(l->field[1], &u.alg) == 0, "alg");
 	CHECK(otp_parse_u64(l->field[2], 0, 99, &x) == 0, "digits");
 	u.digits = (unsigned)x;
@@ -183,6 +192,118 @@ build_case(const struct unit_line *l, void *arg)
 	unit_check(strcmp(out, l->field[8]) == 0, l->file, (int)l->lineno,
 	    "got  %s\nwant %s", out, l->field[8]);
 	roundtrip(&u, l->field[8]);
+}
+
+/* URI | extra as kept | built URI | NAME=VALUE...: unknown parameters
+ * pass through parse and build as given, and decode for display. */
+static void
+extra_case(const struct unit_line *l, void *arg)
+{
+	struct otp_uri u;
+	char out[OTP_LINE_MAX], name[64], value[64], pair[160];
+	size_t pos = 0;
+	int i, r;
+
+	(void)arg;
+	CHECK(l->nfields >= 3, "%s:%u: want 3 fields or more", l->file,
+	    l->lineno);
+	if (l->nfields < 3)
+		return;
+	r = otp_uri_parse(l->field[0], &u, NULL);
+	unit_check(r == 0, l->file, (int)l->lineno, "parse: %s",
+	    otp_strerror(r));
+	if (r != 0)
+		return;
+	unit_check(strcmp(u.extra, dash(l->field[1])) == 0, l->file,
+	    (int)l->lineno, "extra: got '%s'", u.extra);
+	unit_check(((u.warn & OTP_WARN_UNKNOWN) != 0) == (u.extra[0] != '\0'),
+	    l->file, (int)l->lineno, "warn UNKNOWN");
+	r = otp_uri_build(&u, out, sizeof(out));
+	unit_check(r == 0 && strcmp(out, l->field[2]) == 0, l->file,
+	    (int)l->lineno, "build: %s\ngot  %s\nwant %s", otp_strerror(r),
+	    out, l->field[2]);
+	roundtrip(&u, l->field[0]);
+	for (i = 3; i < l->nfields; i++) {
+		r = otp_uri_extra_next(&u, &pos, name, sizeof(name), value,
+		    sizeof(value));
+		snprintf(pair, sizeof(pair), "%s=%s", name, value);
+		unit_check(r == 1 && strcmp(pair, l->field[i]) == 0, l->file,
+		    (int)l->lineno, "parameter %d: got %d '%s'", i - 2, r,
+		    pair);
+	}
+	unit_check(otp_uri_extra_next(&u, &pos, name, sizeof(name), value,
+	    sizeof(value)) == 0, l->file, (int)l->lineno, "more parameters");
+}
+
+/* What otp_uri_build refuses to write as unknown parameters. */
+static void
+test_extra_build(void)
+{
+	static const char *const bad[] = {
+		"secret=GEZDGNBV", "Issuer=x", "s%65cret=x", "a=1&&b=2", "&a",
+		"a&", "a%zz", "a=%G0", "a=b\nc", "a=\xc3(", "a=%00",
+	};
+	struct otp_uri u;
+	char out[OTP_LINE_MAX], name[8], value[8];
+	size_t i, pos = 0;
+
+	otp_uri_init(&u);
+	u.key.len = 5;
+	memcpy(u.key.buf, "12345", 5);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(u.extra, sizeof(u.extra), "%s", bad[i]);
+		CHECK(otp_uri_build(&u, out, sizeof(out)) == OTP_EURIPARAM,
+		    "extra '%s' refused", bad[i]);
+	}
+	/* A value longer than the caller's buffer: refused, not cut. */
+	snprintf(u.extra, sizeof(u.extra), "image=123456789");
+	CHECK(otp_uri_extra_next(&u, &pos, name, sizeof(name), value,
+	    sizeof(value)) == OTP_ENOSPACE, "short value buffer");
+}
+
+/* otp_uri_part names what an error offset falls in. */
+static void
+test_part(void)
+{
+	static const struct {
+		const char		*uri;
+		size_t			 off;
+		enum otp_uri_part_kind	 kind;
+		size_t			 poff, plen, voff, vlen;
+		int			 secret;
+	} c[] = {
+		{ "http://totp/x", 0, OTP_URI_PART_SCHEME, 0, 10, 0, 0, 0 },
+		{ "otpauth://motp/x?secret=A", 10, OTP_URI_PART_TYPE, 10, 4,
+		    0, 0, 0 },
+		{ "otpauth:///x?secret=A", 10, OTP_URI_PART_TYPE, 10, 0, 0, 0,
+		    0 },
+		{ "otpauth://totp/a%ZZ?secret=A", 16, OTP_URI_PART_LABEL, 15,
+		    4, 0, 0, 0 },
+		{ "otpauth://totp/x?secret=GEZDGNBV&algorithm=MD5", 43,
+		    OTP_URI_PART_PARAM, 33, 9, 43, 3, 0 },
+		{ "otpauth://totp/x?secret=GEZDGNB1", 31, OTP_URI_PART_PARAM,
+		    17, 6, 24, 8, 1 },
+		{ "otpauth://totp/x?a=1&S%45CRET=X1", 31, OTP_URI_PART_PARAM,
+		    21, 8, 30, 2, 1 },
+		{ "otpauth://totp/x?secret", 17, OTP_URI_PART_PARAM, 17, 6, 23,
+		    0, 1 },
+		{ "otpauth://totp/x?secret=A&issuer=", 33, OTP_URI_PART_PARAM,
+		    26, 6, 33, 0, 0 },
+	};
+	struct otp_uri_part p;
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		otp_uri_part(c[i].uri, c[i].off, &p);
+		CHECK(p.kind == c[i].kind && p.off == c[i].poff &&
+		    p.len == c[i].plen && p.secret == c[i].secret,
+		    "part of %s at %zu: kind %d at %zu+%zu secret %d", c[i].uri,
+		    c[i].off, (int)p.kind, p.off, p.len, p.secret);
+		if (c[i].kind == OTP_URI_PART_PARAM)
+			CHECK(p.voff == c[i].voff && p.vlen == c[i].vlen,
+			    "value of %s at %zu: %zu+%zu", c[i].uri, c[i].off,
+			    p.voff, p.vlen);
+	}
 }
 
 static void
@@ -379,6 +500,11 @@ test_random_roundtrip(void)
 		otp_uri_init(&u);
 		u.type = rng() & 1 ? OTP_TYPE_TOTP : OTP_TYPE_HOTP;
 		u.alg = (enum otp_alg)(rng() % 3);
+		/* One in eight TOTP keys is Steam's: SHA1 only. */
+		if (u.type == OTP_TYPE_TOTP && rng() % 8 == 0) {
+			u.steam = 1;
+			u.alg = OTP_ALG_SHA1;
+		}
 		u.digits = 6 + rng() % 5;
 		u.counter = (uint64_t)rng() << 32 | rng();
 		u.period = rng() & 1 ? 30 : 1 + rng() % 3600;
@@ -417,12 +543,14 @@ test_equal(void)
 	b.warn = ~0u;
 	b.is_uri = 1;
 	b.counter = 99;		/* not a TOTP parameter */
-	CHECK(otp_uri_equal(&a, &b), "bookkeeping and counter ignored");
+	snprintf(b.extra, sizeof(b.extra), "image=x");
+	CHECK(otp_uri_equal(&a, &b), "bookkeeping, counter and extra ignored");
 #define DIFFER(field, value, what) do { \
 	b = a; field = value; \
 	CHECK(!otp_uri_equal(&a, &b), "a different %s", what); \
 } while (0)
 	DIFFER(b.type, OTP_TYPE_HOTP, "type");
+	DIFFER(b.steam, 1, "Steam's type");
 	DIFFER(b.alg, OTP_ALG_SHA256, "algorithm");
 	DIFFER(b.digits, 8, "digits");
 	DIFFER(b.period, 60, "period");
@@ -436,6 +564,11 @@ test_equal(void)
 	b = a;
 	b.period = 60;		/* not a HOTP parameter */
 	CHECK(otp_uri_equal(&a, &b), "HOTP: period ignored");
+	a.type = b.type = OTP_TYPE_TOTP;
+	a.steam = b.steam = 1;
+	b = a;
+	b.digits = 8;		/* Steam's codes are 5 characters */
+	CHECK(otp_uri_equal(&a, &b), "Steam: digits ignored");
 }
 
 int
@@ -447,8 +580,12 @@ main(int argc, char *argv[])
 	    "uri-parse.txt cases");
 	CHECK(unit_vectors(dir, "uri-bad.txt", bad_case, NULL) >= 40,
 	    "uri-bad.txt cases");
-	CHECK(unit_vectors(dir, "uri-build.txt", build_case, NULL) >= 9,
+	CHECK(unit_vectors(dir, "uri-build.txt", build_case, NULL) >= 11,
 	    "uri-build.txt cases");
+	CHECK(unit_vectors(dir, "uri-extra.txt", extra_case, NULL) >= 7,
+	    "uri-extra.txt cases");
+	test_extra_build();
+	test_part();
 	test_build_limits();
 	test_parse_limits();
 	test_random_roundtrip();
