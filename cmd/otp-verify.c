@@ -5,6 +5,7 @@
  */
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -666,6 +667,39 @@ do_diagnose(const struct verify *v, int argc, char *argv[])
 	return 0;
 }
 
+/* A malformed state file: name the line and the option at fault, never
+ * a byte of the file.  The login has already checked its owner, mode
+ * and type; the file is read again here only to place the fault. */
+static void __attribute__((noreturn))
+state_fault(const char *path, int rc)
+{
+	static char img[OTP_STATE_MAX + 1];
+	const char *opt = NULL;
+	size_t len = 0, line = 0;
+	ssize_t n;
+	int fd;
+
+	cli_lock(img, sizeof(img));
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+	    O_NOCTTY);
+	while (fd >= 0 && len < sizeof(img) && ((n = read(fd, img + len,
+	    sizeof(img) - len)) > 0 || (n < 0 && errno == EINTR)))
+		len += n > 0 ? (size_t)n : 0;
+	if (fd >= 0)
+		(void)close(fd);
+	/* The file as read now must fail the same way, else say less. */
+	if (otp_state_fault(img, len, &line, &opt) != rc)
+		line = 0;
+	otp_wipe(img, len);
+	if (line == 0)
+		errx(CLI_EXIT_ERR, "%s: %s", path, otp_strerror(rc));
+	if (opt == NULL)
+		errx(CLI_EXIT_ERR, "%s: line %zu: %s", path, line,
+		    otp_strerror(rc));
+	errx(CLI_EXIT_ERR, "%s: line %zu: %s: \" %s", path, line,
+	    otp_strerror(rc), opt);
+}
+
 static int
 do_state(const struct verify *v, int argc, char *argv[])
 {
@@ -712,6 +746,8 @@ do_state(const struct verify *v, int argc, char *argv[])
 	if (rc == OTP_EREADONLY)
 		err(CLI_EXIT_ERR, "%s: cannot be updated, so the code is "
 		    "refused", v->state);
+	if (rc == OTP_ESTATESECRET || rc == OTP_ESTATEOPT || rc == OTP_ENUL)
+		state_fault(v->state, rc);
 	if (rc != 0)
 		errx(CLI_EXIT_ERR, "%s: %s", v->state, otp_strerror(rc));
 	if (v->verbose) {

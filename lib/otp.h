@@ -737,6 +737,10 @@ int otp_state_code_shape(const char *code);
 /* Parse a file image of len bytes (1..OTP_STATE_MAX, no NUL) into st;
  * OTP_ESTATE* on a malformed file. */
 int otp_state_parse(const char *img, size_t len, struct otp_state *st);
+/* Where otp_state_parse() fails: *line (1: the secret) and *opt, the
+ * option at fault or NULL; returns its error, or 0 for a good image. */
+int otp_state_fault(const char *img, size_t len, size_t *line,
+    const char **opt);
 /* One login (phases OPEN, answers, SETTLE) over img at now: out (outsz >=
  * OTP_STATE_OUTMAX) gets the new image, r the outcome; refusals return 0. */
 int otp_state_login(const char *img, size_t len, unsigned phases,

@@ -883,3 +883,21 @@ EOF
 	assert_failure 2
 	[[ $stderr == *"need --state"* ]]
 }
+
+@test "a malformed state file: the line and option at fault, no byte of it" {
+	# Issue 13: state-file errors did not say which line or option.
+	f=$(state_file '" TOTP_AUTH' '" WINDOW_SIZE 101' 12345678)
+	run --separate-stderr otp-verify --state "$f" 123456
+	assert_failure 2
+	[ "$stderr" = "otp-verify: $f: line 3: bad option line in state file: \" WINDOW_SIZE" ]
+	f=$(state_file '" RATE_LIMIT 3 30' '" HOTP_COUNTER 7x')
+	run --separate-stderr otp-verify --state "$f" 123456
+	assert_failure 2
+	[ "$stderr" = "otp-verify: $f: line 3: bad option line in state file: \" HOTP_COUNTER" ]
+	rm -f "$f"
+	printf 'GEZD!GNB\n" TOTP_AUTH\n' > "$f"
+	chmod 400 "$f"
+	run --separate-stderr otp-verify --state "$f" 123456
+	assert_failure 2
+	[ "$stderr" = "otp-verify: $f: line 1: bad secret in state file" ]
+}
