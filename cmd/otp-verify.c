@@ -662,8 +662,14 @@ do_diagnose(const struct verify *v, int argc, char *argv[])
 			warnx("no common mistake explains this code");
 		return 1;
 	}
-	for (i = 0; i < n; i++)
+	/* One answer: the likeliest explanation, then the others that fit
+	 * less well, each marked as an alternative.  A code that verifies
+	 * as given needs no other. */
+	for (i = 0; i < n && (i == 0 || f[0].differs != 0); i++) {
+		if (i > 0)
+			printf("or: ");
 		print_finding(&p, &f[i], strlen(argv[1]));
+	}
 	return 0;
 }
 

@@ -901,3 +901,32 @@ EOF
 	assert_failure 2
 	[ "$stderr" = "otp-verify: $f: line 1: bad secret in state file" ]
 }
+
+@test "--diagnose says one consistent thing, and searches further" {
+	# Issue 13: "verifies" and "30 min behind" were printed together.
+	run --separate-stderr otp-verify --diagnose -w 100 --totp -N @1234569690 00 712049
+	assert_success
+	assert_output 'verifies with the given parameters (step 41152263, offset -60)'
+	# The alternatives that fit less well are marked as such.
+	run otp-verify --diagnose -N @59 -d 8 "$RFC_HEX" 94287082
+	assert_line --index 0 'the token is 1 counter ahead, beyond the window (counter 1, offset +1)'
+	assert_line --index 1 'or: TOTP, not HOTP (step 1, offset 0)'
+	# A phone 15 to 40 minutes slow or fast, alone or with a wrong
+	# algorithm or step.
+	run otp-verify --diagnose --totp -N @1234568790 00 712049
+	assert_output "the client's clock is 15 min behind, beyond the window (step 41152263, offset -30)"
+	run otp-verify --diagnose --totp -N @1234565490 00 712049
+	assert_output "the client's clock is 40 min ahead, beyond the window (step 41152263, offset +80)"
+	run otp-verify --diagnose --totp -N @1234569090 00 997628
+	assert_line --index 0 "algorithm SHA256, not SHA1; the client's clock is 20 min behind, beyond the window (step 41152263, offset -40)"
+	run otp-verify --diagnose --totp -N @1234569090 00 537709
+	assert_line --index 0 "60 s steps, not 30 s; the client's clock is 20 min behind, beyond the window (step 20576131, offset -20)"
+	# An HOTP token pressed far ahead.
+	run otp-verify --diagnose -N @0 -c 20 "$RFC_HEX" "$(otp-gen -c 520 "$RFC_HEX")"
+	assert_line --index 0 'the token is 500 counters ahead, beyond the window (counter 520, offset +500)'
+	# Still fast: the whole search in well under a second.
+	start=$(date +%s%N)
+	run otp-verify --diagnose --totp -N @1234567890 00 123456
+	assert_failure 1
+	[ $(( ($(date +%s%N) - start) / 1000000 )) -lt 1000 ]
+}
