@@ -123,13 +123,21 @@ cli_otp_init(struct cli_otp *o)
 static int64_t
 parse_time_option(const char *name, const char *arg)
 {
+	size_t off = 0, n;
 	int64_t t;
 	int rc;
 
-	if ((rc = otp_time_parse(arg, (int64_t)time(NULL), sys_zone_local(),
-	    &t)) != 0)
-		errx(CLI_EXIT_ERR, "%s: %s: '%s'", name, otp_strerror(rc), arg);
-	return t;
+	rc = otp_time_parse_at(arg, (int64_t)time(NULL), sys_zone_local(), &t,
+	    &off);
+	if (rc == 0)
+		return t;
+	/* Point at the word not understood, when it is not the whole. */
+	n = strcspn(arg + off, " \t");
+	if (rc == OTP_ETIME && n > 0 &&
+	    n < strlen(arg))
+		errx(CLI_EXIT_ERR, "%s: %s: '%s': '%.*s' not understood", name,
+		    otp_strerror(rc), arg, (int)n, arg + off);
+	errx(CLI_EXIT_ERR, "%s: %s: '%s'", name, otp_strerror(rc), arg);
 }
 
 int

@@ -519,3 +519,57 @@ load common
 	run otp-gen --strict -b "$RFC_B32"
 	assert_success
 }
+
+@test "-N takes the date spellings of date -d, with its results" {
+	# Issue 13: month first, no clock time, one-digit fields, zone names
+	# of fixed offset, today, next week.  Each against date -d itself.
+	local tz text want n=0
+	while IFS='|' read -r tz text; do
+		want=$(TZ=$tz date -d "$text" +%s)
+		TZ=$tz run otp-gen --totp -v -N "$text" 00
+		assert_success
+		assert_output --partial "Current time: "
+		assert_output --partial "($want)"
+		n=$((n + 1))
+	done <<-'CASES'
+	Europe/Berlin|Feb 13 2009
+	Europe/Berlin|13 Feb 2009
+	America/New_York|Feb 13, 2009 23:31:30
+	Asia/Tokyo|Fri Feb 13 2009
+	UTC|2009-2-3 1:2:3 UTC
+	Europe/Berlin|2009-2-3 1:2:3
+	UTC|2009-02-13 23:31:30 CET
+	UTC|2009-07-13 23:31:30 CEST
+	America/New_York|2009-07-13 12:00 BST
+	UTC|2009-07-13 12:00 JST
+	UTC|2009-07-13 12:00 MSK
+	Europe/Berlin|2009-02-13 23:31:30 UTC today
+	Europe/Berlin|2009-02-13 23:31:30 UTC next week
+	America/New_York|2026-03-07 12:00 next day
+	CASES
+	[ "$n" -eq 14 ]
+	# "today" and "next week" from now, as date -d: within a second.
+	want=$(date -d 'next week' +%s)
+	run otp-gen --totp -v -N 'next week' 00
+	got=$(printf '%s\n' "$output" | sed -n 's/^Current time: .*(\([0-9]*\))$/\1/p')
+	[ $((got - want)) -ge -2 ] && [ $((got - want)) -le 2 ]
+}
+
+@test "-N refuses what is ambiguous and points at the word not understood" {
+	run --separate-stderr otp-gen --totp -N '2009-07-13 12:00 IST' 00
+	assert_failure 2
+	[ "$stderr" = "otp-gen: --now: unrecognised time: '2009-07-13 12:00 IST': 'IST' not understood" ]
+	run --separate-stderr otp-gen --totp -N 'Fbe 13 2009' 00
+	assert_failure 2
+	[ "$stderr" = "otp-gen: --now: unrecognised time: 'Fbe 13 2009': 'Fbe' not understood" ]
+	run --separate-stderr otp-verify --totp -N 'now + 3 fortnights' 00 123456
+	assert_failure 2
+	[[ $stderr == *"'fortnights' not understood" ]]
+	# date -d reads "1 min 30 sec ago" as 30 s ahead: refused, and why.
+	run --separate-stderr otp-gen --totp -N '1 min 30 sec ago' 00
+	assert_failure 2
+	[[ $stderr == *"'ago' after more than one item is ambiguous"* ]]
+	[ "$(TZ=UTC date -d '2009-02-13 23:31:30 UTC 1 min 30 sec ago' +%s)" = 1234567920 ]
+	run otp-gen --totp -N 'now - 90 seconds' 00
+	assert_success
+}
