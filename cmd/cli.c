@@ -123,13 +123,21 @@ cli_otp_init(struct cli_otp *o)
 static int64_t
 parse_time_option(const char *name, const char *arg)
 {
+	size_t off = 0, n;
 	int64_t t;
 	int rc;
 
-	if ((rc = otp_time_parse(arg, (int64_t)time(NULL), sys_zone_local(),
-	    &t)) != 0)
-		errx(CLI_EXIT_ERR, "%s: %s: '%s'", name, otp_strerror(rc), arg);
-	return t;
+	rc = otp_time_parse_at(arg, (int64_t)time(NULL), sys_zone_local(), &t,
+	    &off);
+	if (rc == 0)
+		return t;
+	/* Point at the word not understood, when it is not the whole. */
+	n = strcspn(arg + off, " \t");
+	if (rc == OTP_ETIME && n > 0 &&
+	    n < strlen(arg))
+		errx(CLI_EXIT_ERR, "%s: %s: '%s': '%.*s' not understood", name,
+		    otp_strerror(rc), arg, (int)n, arg + off);
+	errx(CLI_EXIT_ERR, "%s: %s: '%s'", name, otp_strerror(rc), arg);
 }
 
 int
@@ -258,6 +266,11 @@ check_options(const struct cli_otp *o)
 {
 	const char *kind = o->steam ? "--steam" : "--motp";
 
+	/* Hex is always read strictly; --strict silently doing nothing
+	 * would let a user think a key was checked. */
+	if (o->strict && o->enc != OTP_KEYENC_BASE32)
+		cli_usage_error("--strict checks Base32 keys: add -b (hex "
+		    "keys are always read strictly)");
 	if (!o->steam && !o->motp) {
 		if (o->pin != NULL)
 			cli_usage_error("--pin goes with --motp");
@@ -277,29 +290,48 @@ check_options(const struct cli_otp *o)
 		cli_usage_error("--pin goes with --motp");
 }
 
+unsigned
+cli_otp_misfit(const struct cli_otp *o, const struct otp_uri *u)
+{
+	unsigned m = 0;
+
+	if (u->type == OTP_TYPE_TOTP && o->have_counter)
+		m |= CLI_MISFIT_COUNTER;
+	if (u->type == OTP_TYPE_HOTP && (o->have_now || o->have_start ||
+	    o->have_step))
+		m |= CLI_MISFIT_TIME;
+	return m;
+}
+
+/* Warn about misfit bits; uri says the type came from an otpauth URI. */
+static void
+misfit_warn(unsigned misfit, int uri, const char *where)
+{
+	if (misfit & CLI_MISFIT_COUNTER)
+		warnx("--counter applies to HOTP only%s%s", uri ?
+		    " (the key is a TOTP URI)" : "", where);
+	if (misfit & CLI_MISFIT_TIME)
+		warnx("--now, --start-time and --time-step-size apply to TOTP "
+		    "only%s%s", uri ? " (the key is an HOTP URI)" :
+		    " (add --totp)", where);
+}
+
 int
 cli_otp_check(const struct cli_otp *o, const struct otp_uri *u,
     const char *where)
 {
+	unsigned m;
+
 	if (u == NULL) {
 		check_options(o);
 		return 0;
 	}
-	/* A URI's own type wins over no option: its counter or step
-	 * options then override its parameters. */
-	if (u->is_uri)
+	/* The same rule whether the type came from the options or from a
+	 * URI: an option the key's type cannot use is a mistake. */
+	if ((m = cli_otp_misfit(o, u)) == 0)
 		return 0;
-	if (u->type == OTP_TYPE_TOTP && o->have_counter) {
-		warnx("--counter applies to HOTP only%s", where);
-		return -1;
-	}
-	if (u->type == OTP_TYPE_HOTP && (o->have_now || o->have_start ||
-	    o->have_step)) {
-		warnx("--now, --start-time and --time-step-size apply to TOTP "
-		    "only (add --totp)%s", where);
-		return -1;
-	}
-	return 0;
+	misfit_warn(m, u->is_uri, where);
+	return -1;
 }
 
 int
@@ -322,24 +354,18 @@ cli_motp_text(const struct cli_otp *o, const char *text, const char *what,
 	return 0;
 }
 
-/* Print what was wrong with key text; where is "" or " (line 3)". */
+/* Print what was wrong with key text; where is "" or " (line 3)".  A
+ * codec error gives the offset only: the character is part of a secret. */
 static void
 key_error(int rc, const char *text, size_t erroff, const char *hint,
     const char *where)
 {
-	unsigned char c;
-
 	switch (rc) {
 	case OTP_EBASE32:
 	case OTP_EHEX:
 	case OTP_EURIESC:
-		c = (unsigned char)text[erroff];
-		if (c >= 0x21 && c < 0x7f)
-			warnx("%s '%c' at offset %zu%s%s", otp_strerror(rc), c,
-			    erroff, where, hint);
-		else
-			warnx("%s (byte 0x%02x) at offset %zu%s%s",
-			    otp_strerror(rc), c, erroff, where, hint);
+		warnx("%s at offset %zu%s%s", otp_strerror(rc), erroff, where,
+		    hint);
 		break;
 	default:
 		if (rc == OTP_EURI && strncasecmp(text, "otpauth-migration:",

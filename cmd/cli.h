@@ -84,8 +84,8 @@ int	cli_key_read(const char *arg, char *out, size_t outsz);
 int	cli_stdin_line(char *out, size_t outsz);
 /* Fill u from a key argument (operand, "-", "@FILE"; NULL reads stdin),
  * decoding it per o->enc unless it is an otpauth URI, then apply the
- * command-line overrides.  Errors exit 2; the message never holds key
- * material beyond the offending character. */
+ * command-line overrides.  Errors exit 2; a bad character is named by
+ * its offset alone (it is part of a secret). */
 void	cli_key_load(const struct cli_otp *o, const char *arg,
 	    struct otp_uri *u);
 /* Same, from text already read (one line of a multi-key stdin); what names
@@ -98,10 +98,15 @@ int	cli_key_text(const struct cli_otp *o, const char *text,
 void	cli_otp_apply(const struct cli_otp *o, struct otp_uri *u);
 /* The rules of otp-gen and otp-verify for combining the shared options.
  * With u NULL, the options among themselves: a conflict is a usage error
- * (exit 2).  With u, the options against that key's type: returns 0, or
- * -1 after a warning ending in where ("" or " (line 3)"). */
+ * (exit 2).  With u, the options against that key's type, be it the
+ * options' or a URI's: returns 0, or -1 after a warning ending in where
+ * ("" or " (line 3)"). */
 int	cli_otp_check(const struct cli_otp *o, const struct otp_uri *u,
 	    const char *where);
+/* Options given that u's type cannot use (cli_otp_check's complaint). */
+#define CLI_MISFIT_TIME		0x1	/* -N, -S or -s with an HOTP key */
+#define CLI_MISFIT_COUNTER	0x2	/* -c with a TOTP key */
+unsigned cli_otp_misfit(const struct cli_otp *o, const struct otp_uri *u);
 /* Fill u from a Mobile-OTP secret: the text itself, not decoded; what
  * names the source in messages ("line 3", or NULL).  Returns 0, or -1
  * after a warning that never holds the secret. */

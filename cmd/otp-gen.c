@@ -31,6 +31,8 @@ struct gen {
 	int		 verbose;
 	int		 label;
 	int		 remaining;
+	int		 lone;		/* one key: every option must fit it */
+	int		 totp, hotp;	/* keys of each type printed so far */
 };
 
 static void __attribute__((noreturn))
@@ -112,12 +114,16 @@ label_of(const struct otp_uri *u, char *buf, size_t size)
 	return buf;
 }
 
-/* Check the options against the key's type, as otp-verify does; 0 or an
- * error printed. */
+/* Check the options against the key's type.  A lone key must use every
+ * option given, as in otp-verify; in a run of keys (a mixed file) each
+ * key takes the options of its type, and main() checks at the end that
+ * every option served some key.  0, or -1 after a warning. */
 static int
 check_combination(const struct gen *g, const struct otp_uri *u,
     const char *where)
 {
+	if (!g->lone)
+		return 0;
 	if (cli_otp_check(&g->o, u, where) != 0)
 		return -1;
 	if (g->remaining && u->type != OTP_TYPE_TOTP) {
@@ -125,6 +131,32 @@ check_combination(const struct gen *g, const struct otp_uri *u,
 		return -1;
 	}
 	return 0;
+}
+
+/* After a run of keys: an option that no key could use was a mistake
+ * (a file of HOTP keys with -N); 0, or -1 after a warning. */
+static int
+check_run(const struct gen *g)
+{
+	struct otp_uri u;
+	int rc = 0;
+
+	if (g->lone || g->totp + g->hotp == 0)
+		return 0;
+	otp_uri_init(&u);
+	u.type = g->totp == 0 ? OTP_TYPE_HOTP : OTP_TYPE_TOTP;
+	if (g->totp == 0 && (cli_otp_misfit(&g->o, &u) != 0 ||
+	    g->remaining)) {
+		warnx("%s used by no key: every key was HOTP (add --totp for "
+		    "bare keys)", g->remaining ? "--remaining" :
+		    "--now, --start-time or --time-step-size");
+		rc = -1;
+	}
+	if (g->hotp == 0 && cli_otp_misfit(&g->o, &u) != 0) {
+		warnx("--counter used by no key: every key was TOTP");
+		rc = -1;
+	}
+	return rc;
 }
 
 /* Output lines, gathered into one buffer written when nearly full. */
@@ -174,7 +206,8 @@ emit(const struct gen *g, const struct otp_uri *u, uint64_t counter,
 			    sizeof(l->buf) - l->n);
 			l->n += u->digits;
 		}
-		if (g->remaining)
+		/* An HOTP line of a mixed file has no seconds column. */
+		if (g->remaining && u->type == OTP_TYPE_TOTP)
 			l->n += (size_t)snprintf(l->buf + l->n,
 			    sizeof(l->buf) - l->n, "\t%" PRIu64,
 			    left + (i + j) * u->period);
@@ -185,7 +218,7 @@ emit(const struct gen *g, const struct otp_uri *u, uint64_t counter,
 
 /* Print the codes of one key; returns 0, or -1 after a warning. */
 static int
-generate(const struct gen *g, struct otp_uri *u, const char *where)
+generate(struct gen *g, struct otp_uri *u, const char *where)
 {
 	struct otp_hmac h;
 	struct lines l;
@@ -218,6 +251,10 @@ generate(const struct gen *g, struct otp_uri *u, const char *where)
 	}
 	if (g->verbose)
 		print_verbose(g, u, counter);
+	if (u->type == OTP_TYPE_TOTP)
+		g->totp++;
+	else
+		g->hotp++;
 	l.n = 0;
 	if (g->label)
 		label_of(u, l.label, sizeof(l.label));
@@ -250,7 +287,7 @@ load_text(const struct gen *g, const char *text, const char *what,
 }
 
 static int
-one_operand(const struct gen *g, const char *arg)
+one_operand(struct gen *g, const char *arg)
 {
 	char line[OTP_LINE_MAX] = "";
 	struct otp_uri u;
@@ -268,7 +305,7 @@ one_operand(const struct gen *g, const char *arg)
 /* Every line of stdin is a key; blank lines and '#' comments are
  * skipped.  A bad line is reported and the others still run. */
 static int
-stdin_lines(const struct gen *g)
+stdin_lines(struct gen *g)
 {
 	char line[OTP_LINE_MAX], what[32], where[40];
 	struct otp_uri u;
@@ -342,11 +379,13 @@ main(int argc, char *argv[])
 	cli_otp_check(&g.o, NULL, NULL);
 
 	/* At a terminal, no operand is one key asked for without echo. */
+	g.lone = argc == 1 || (argc == 0 && isatty(STDIN_FILENO));
 	if (argc == 0)
-		status = isatty(STDIN_FILENO) ? one_operand(&g, "-") :
-		    stdin_lines(&g);
+		status = g.lone ? one_operand(&g, "-") : stdin_lines(&g);
 	for (i = 0; i < argc; i++)
 		if (one_operand(&g, argv[i]) != 0)
 			status = -1;
+	if (check_run(&g) != 0)
+		status = -1;
 	cli_exit(status == 0 ? 0 : CLI_EXIT_ERR);
 }

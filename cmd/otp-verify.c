@@ -5,11 +5,13 @@
  */
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -18,6 +20,7 @@ enum {
 	OPT_DIAGNOSE,
 	OPT_STATE,
 	OPT_ALLOWEDPERM,
+	OPT_DRYRUN,
 	OPT_FLAG = 0x1000,	/* | an OTP_STATE_* flag: a --state switch */
 	OPT_ALLOWRO = OPT_FLAG | OTP_STATE_ALLOWRO,
 	OPT_NOINCRHOTP = OPT_FLAG | OTP_STATE_NOINCRHOTP,
@@ -31,6 +34,7 @@ static const struct option longopts[] = {
 	{ "allow-readonly",	no_argument,	   NULL, OPT_ALLOWRO },
 	{ "allowed-perm",	required_argument, NULL, OPT_ALLOWEDPERM },
 	{ "diagnose",		no_argument,	   NULL, OPT_DIAGNOSE },
+	{ "dry-run",		no_argument,	   NULL, OPT_DRYRUN },
 	{ "find-skew",		no_argument,	   NULL, OPT_FINDSKEW },
 	{ "no-increment-hotp",	no_argument,	   NULL, OPT_NOINCRHOTP },
 	{ "no-skew-adjust",	no_argument,	   NULL, OPT_NOSKEWADJ },
@@ -57,6 +61,7 @@ struct verify {
 	unsigned	 state_flags;	/* OTP_STATE_* */
 	unsigned	 allowed_perm;
 	int		 have_perm;
+	int		 dry_run;	/* --dry-run: --state writes nothing */
 };
 
 static void __attribute__((noreturn))
@@ -74,7 +79,7 @@ usage(void)
 	    "[--no-increment-hotp]\n"
 	    "                  [--no-strict-owner] [--allowed-perm=MODE] "
 	    "[--allow-readonly]\n"
-	    "                  --state FILE [OTP]\n"
+	    "                  [--dry-run] --state FILE [OTP]\n"
 	    "\n"
 	    "Check OTP (from the operand, or one line of standard input) "
 	    "against KEY (hex,\n"
@@ -114,7 +119,8 @@ usage(void)
 	    "      --allowed-perm=MODE  state: permission bits allowed "
 	    "(default 0600)\n"
 	    "      --allow-readonly   state: accept even if the file cannot "
-	    "be updated\n"
+	    "be updated\n"	    "      --dry-run          state: say what would happen; write "
+	    "nothing\n"
 	    "  -h, --help             show this help\n"
 	    "  -V, --version          show the version\n");
 	cli_exit(0);
@@ -260,7 +266,29 @@ not_accepted(const struct verify *v, const char *why)
 		    why != NULL ? why : "");
 }
 
-/* Read the OTP: the operand, or one line of standard input. */
+/* Standard input holds one line (a key or an OTP): a second one is
+ * refused rather than dropped, as a script that pipes several codes
+ * would otherwise get one answer for all of them.  At a terminal the
+ * line typed is all there is: nothing more is waited for. */
+static void
+stdin_end(void)
+{
+	char rest[OTP_LINE_MAX];
+	int rc;
+
+	if (isatty(STDIN_FILENO))
+		return;
+	cli_lock(rest, sizeof(rest));
+	rc = cli_stdin_line(rest, sizeof(rest));
+	otp_wipe(rest, sizeof(rest));
+	if (rc == OTP_EIO)
+		err(CLI_EXIT_ERR, "standard input");
+	if (rc != OTP_EEMPTY)
+		errx(CLI_EXIT_ERR, "standard input: more than one line (one "
+		    "key or OTP per run; loop in the shell for more)");
+}
+
+/* Read the OTP: the operand, or the one line of standard input. */
 static void
 read_code(const char *arg, char *buf, size_t size)
 {
@@ -279,6 +307,7 @@ read_code(const char *arg, char *buf, size_t size)
 		    "no OTP" : rc == OTP_ETOOLONG ? otp_strerror(OTP_ECODE) :
 		    otp_strerror(rc));
 	}
+	stdin_end();
 }
 
 /* Load the key: mOTP secrets are text, used as they are. */
@@ -290,14 +319,16 @@ load_key(const struct verify *v, const char *arg, struct otp_uri *u)
 
 	if (!v->o.motp) {
 		cli_key_load(&v->o, arg, u);
-		return;
+	} else {
+		cli_lock(line, sizeof(line));
+		rc = cli_key_read(arg, line, sizeof(line)) != 0 ||
+		    cli_motp_text(&v->o, line, NULL, u) != 0;
+		otp_wipe(line, sizeof(line));
+		if (rc)
+			exit(CLI_EXIT_ERR);
 	}
-	cli_lock(line, sizeof(line));
-	rc = cli_key_read(arg, line, sizeof(line)) != 0 ||
-	    cli_motp_text(&v->o, line, NULL, u) != 0;
-	otp_wipe(line, sizeof(line));
-	if (rc)
-		exit(CLI_EXIT_ERR);
+	if (strcmp(arg, "-") == 0)
+		stdin_end();
 }
 
 /* Options that only fit one kind of key: otp-gen's rules. */
@@ -585,6 +616,8 @@ do_diagnose(const struct verify *v, int argc, char *argv[])
 	cli_lock(line, sizeof(line));
 	if (cli_key_read(argv[0], line, sizeof(line)) != 0)
 		exit(CLI_EXIT_ERR);
+	if (strcmp(argv[0], "-") == 0)
+		stdin_end();
 	/* The parameters: a URI's, overridden by the command line.  A key
 	 * that decodes only the other way is one of the mistakes looked
 	 * for; one that decodes neither way gets the usual message. */
@@ -629,9 +662,48 @@ do_diagnose(const struct verify *v, int argc, char *argv[])
 			warnx("no common mistake explains this code");
 		return 1;
 	}
-	for (i = 0; i < n; i++)
+	/* One answer: the likeliest explanation, then the others that fit
+	 * less well, each marked as an alternative.  A code that verifies
+	 * as given needs no other. */
+	for (i = 0; i < n && (i == 0 || f[0].differs != 0); i++) {
+		if (i > 0)
+			printf("or: ");
 		print_finding(&p, &f[i], strlen(argv[1]));
+	}
 	return 0;
+}
+
+/* A malformed state file: name the line and the option at fault, never
+ * a byte of the file.  The login has already checked its owner, mode
+ * and type; the file is read again here only to place the fault. */
+static void __attribute__((noreturn))
+state_fault(const char *path, int rc)
+{
+	static char img[OTP_STATE_MAX + 1];
+	const char *opt = NULL;
+	size_t len = 0, line = 0;
+	ssize_t n;
+	int fd;
+
+	cli_lock(img, sizeof(img));
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+	    O_NOCTTY);
+	while (fd >= 0 && len < sizeof(img) && ((n = read(fd, img + len,
+	    sizeof(img) - len)) > 0 || (n < 0 && errno == EINTR)))
+		len += n > 0 ? (size_t)n : 0;
+	if (fd >= 0)
+		(void)close(fd);
+	/* The file as read now must fail the same way, else say less. */
+	if (otp_state_fault(img, len, &line, &opt) != rc)
+		line = 0;
+	otp_wipe(img, len);
+	if (line == 0)
+		errx(CLI_EXIT_ERR, "%s: %s", path, otp_strerror(rc));
+	if (opt == NULL)
+		errx(CLI_EXIT_ERR, "%s: line %zu: %s", path, line,
+		    otp_strerror(rc));
+	errx(CLI_EXIT_ERR, "%s: line %zu: %s: \" %s", path, line,
+	    otp_strerror(rc), opt);
 }
 
 static int
@@ -646,6 +718,12 @@ do_state(const struct verify *v, int argc, char *argv[])
 
 	if (argc > 1)
 		cli_usage_error("--state takes at most one OTP operand");
+	/* "--state 123456": the file name was forgotten and getopt took the
+	 * code for it.  Say so, rather than wait for a code on stdin. */
+	if (argc == 0 && otp_state_code_shape(v->state) == 0 &&
+	    access(v->state, F_OK) != 0 && errno == ENOENT)
+		cli_usage_error("--state '%s': no such file, and it looks "
+		    "like a code: --state FILE [OTP]", v->state);
 	read_code(argc == 1 ? argv[0] : NULL, code, sizeof(code));
 	/* The module would just refuse a 5- or 7-digit code; for a tool
 	 * that is malformed input, not a wrong code. */
@@ -661,6 +739,8 @@ do_state(const struct verify *v, int argc, char *argv[])
 	if ((l = sys_login_new(v->state, &so, v->o.have_now ? v->o.now :
 	    SYS_NOW_REAL)) == NULL)
 		err(CLI_EXIT_ERR, "%s", v->state);
+	if (v->dry_run)
+		sys_login_dry(l);
 	a.text = code;
 	a.kind = OTP_ANSWER_CODE;
 	rc = sys_login_check(l, &a, 1, &r);
@@ -672,6 +752,8 @@ do_state(const struct verify *v, int argc, char *argv[])
 	if (rc == OTP_EREADONLY)
 		err(CLI_EXIT_ERR, "%s: cannot be updated, so the code is "
 		    "refused", v->state);
+	if (rc == OTP_ESTATESECRET || rc == OTP_ESTATEOPT || rc == OTP_ENUL)
+		state_fault(v->state, rc);
 	if (rc != 0)
 		errx(CLI_EXIT_ERR, "%s: %s", v->state, otp_strerror(rc));
 	if (v->verbose) {
@@ -683,10 +765,17 @@ do_state(const struct verify *v, int argc, char *argv[])
 			    "%s%" PRId64 "; time skew now %" PRId64 " step%s.\n",
 			    r.counter, r.offset > 0 ? "+" : "", r.offset, r.skew,
 			    r.skew == 1 || r.skew == -1 ? "" : "s");
-		fprintf(stderr, "State file %s.\n", r.recorded ? "updated" :
-		    r.changed ? "NOT updated" : "unchanged");
+		if (v->dry_run)
+			fprintf(stderr, "State file %s (dry run: not "
+			    "written).\n", r.changed ? "would be updated" :
+			    "would be unchanged");
+		else
+			fprintf(stderr, "State file %s.\n", r.recorded ?
+			    "updated" : r.changed ? "NOT updated" :
+			    "unchanged");
 	}
-	if (r.accepted && !r.recorded && r.changed && !v->quiet)
+	if (r.accepted && !r.recorded && r.changed && !v->dry_run &&
+	    !v->quiet)
 		warnx("%s: accepted, but the update could not be recorded",
 		    v->state);
 	if (!r.accepted) {
@@ -730,10 +819,10 @@ check_options(const struct verify *v)
 		    o->have_window || o->strict || o->enc != OTP_KEYENC_HEX)
 			cli_usage_error("with --state the file sets the "
 			    "parameters; only --now applies");
-	} else if (v->state_flags != 0 || v->have_perm)
+	} else if (v->state_flags != 0 || v->have_perm || v->dry_run)
 		cli_usage_error("--no-skew-adjust, --no-increment-hotp, "
-		    "--no-strict-owner, --allowed-perm and --allow-readonly "
-		    "need --state");
+		    "--no-strict-owner, --allowed-perm, --allow-readonly and "
+		    "--dry-run need --state");
 }
 
 int
@@ -766,6 +855,9 @@ main(int argc, char *argv[])
 			cli_version();
 		case 'v':
 			v.verbose = 1;
+			break;
+		case OPT_DRYRUN:
+			v.dry_run = 1;
 			break;
 		case OPT_ALLOWEDPERM:
 			if (otp_parse_mode(optarg, &v.allowed_perm) != 0)

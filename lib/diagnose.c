@@ -5,8 +5,11 @@
  * under which the code does verify, most likely first.
  *
  * Every extra hypothesis is another chance of a false match (10^-6 each
- * for six digits), so the search stays narrow: at most two mistakes at a
- * time, and a drift of a window's width around each guess.
+ * for six digits), so the search stays bounded: at most two mistakes at
+ * a time; drift of up to an hour (2000 HOTP counters) alone, or with one
+ * other mistake (100 counters); a window's width around every other
+ * guess.  About 4000 candidate codes in all: a few milliseconds, and a
+ * chance of a false match below 1% for six digits, less for more.
  */
 #include <string.h>
 
@@ -26,8 +29,9 @@
 
 #define MAX_MISTAKES	2
 #define HALF_HOURS	28		/* time-zone shifts up to ±14 h */
-#define DRIFT_SECONDS	600		/* plain drift searched: ±10 min */
-#define HOTP_DRIFT	100		/* counters ahead of the window */
+#define DRIFT_SECONDS	3600		/* drift searched: ±1 h (a slow phone) */
+#define HOTP_DRIFT	2000		/* counters ahead of the window */
+#define HOTP_DRIFT_ALG	100		/* the same with a wrong algorithm */
 #define HOTP_FRESH	10		/* counters of a new HOTP token */
 
 struct search {
@@ -61,6 +65,9 @@ cost(const struct otp_finding *f)
 	unsigned c = 0;
 	uint64_t d;
 
+	/* Verifying as given, anywhere in the window, is the answer. */
+	if (f->differs == 0)
+		return 0;
 	c += f->differs & OTP_DIFF_ENC ? COST_ENC : 0;
 	c += f->differs & OTP_DIFF_ALG ? COST_ALG : 0;
 	c += f->differs & OTP_DIFF_PREFIX ? COST_PREFIX : 0;
@@ -79,13 +86,38 @@ cost(const struct otp_finding *f)
 	return c + (d > 1000 ? 1000 : (unsigned)d);
 }
 
-/* Keep the finding if it ranks among the best max, in rank order. */
+/* 1 when a and b name the same code: the same key reading, algorithm,
+ * length, type, step and start, and the same counter.  Two hypotheses
+ * that reach one code (a clock 30 min behind, or drift of 60 steps) are
+ * one explanation, told the likelier way. */
+static int
+same_code(const struct otp_finding *a, const struct otp_finding *b)
+{
+	return a->enc == b->enc && a->alg == b->alg &&
+	    a->digits == b->digits && a->type == b->type &&
+	    a->step == b->step && a->start == b->start &&
+	    a->counter == b->counter;
+}
+
+/* Keep the finding if it ranks among the best max, in rank order, and
+ * once per code. */
 static void
 record(struct search *s)
 {
 	size_t i;
 
 	s->f.rank = cost(&s->f);
+	for (i = 0; i < s->n; i++) {
+		if (!same_code(&s->out[i], &s->f))
+			continue;
+		if (s->out[i].rank <= s->f.rank)
+			return;
+		/* The new one tells it better: drop the old. */
+		memmove(&s->out[i], &s->out[i + 1], (s->n - i - 1) *
+		    sizeof(s->out[0]));
+		s->n--;
+		break;
+	}
 	if (s->n == s->max && (s->max == 0 ||
 	    s->out[s->max - 1].rank <= s->f.rank))
 		return;
@@ -194,11 +226,16 @@ try_totp(struct search *s, unsigned base)
 				s->f.step = steps[i];
 				s->f.start = starts[j];
 				s->f.shift = shift;
-				if ((s->f.differs & ~(unsigned)OTP_DIFF_DIGITS)
-				    == 0)
+				/* Drift is searched wide alone or with one
+				 * other mistake (a wrong algorithm or step),
+				 * never with a shift: the wide search covers
+				 * the near shifts already. */
+				if (k == 0 && mistakes(s->f.differs) <= 1)
 					try_window(s, centre, drift(p->window,
 					    DRIFT_SECONDS / steps[i]),
-					    p->window, 1);
+					    s->f.differs & ~(unsigned)
+					    OTP_DIFF_DIGITS ? near : p->window,
+					    1);
 				else
 					try_window(s, centre, near, near, 1);
 			}
@@ -225,6 +262,9 @@ try_hotp(struct search *s, unsigned base)
 	if ((base & ~(unsigned)OTP_DIFF_DIGITS) == 0)
 		try_window(s, p->counter, drift(p->window, HOTP_DRIFT),
 		    p->window, 0);
+	else if (mistakes(base) <= 1)
+		try_window(s, p->counter, drift(p->window, HOTP_DRIFT_ALG),
+		    near, 0);
 	else
 		try_window(s, p->counter, near, near, 0);
 	if (p->counter > HOTP_FRESH) {

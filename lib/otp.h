@@ -78,6 +78,8 @@
 	X(ETIMEGAP,	-44,	"local time skipped by a clock change") \
 	X(ETIMEAMBIG,	-45,	"signed offset after a time without a zone " \
 	    "is ambiguous; add a zone such as UTC") \
+	X(ETIMEAGO,	-46,	"'ago' after more than one item is ambiguous " \
+	    "(date -d negates only the last); write 'now - 90 seconds'") \
 	/* otpauth URIs */ \
 	X(EURI,		-50,	"not an otpauth:// URI") \
 	X(EURITYPE,	-51,	"URI type must be totp, hotp or steam") \
@@ -337,10 +339,14 @@ struct otp_zone {
 	void	*arg;
 };
 
-/* Parse a time as date -d: now, @EPOCH, ISO 8601, RFC 5322, relative items
- * (base now; no zone: zone's, UTC if NULL); OTP_ETIME* or the zone's error. */
+/* Parse a time as date -d: now, @EPOCH, ISO 8601, RFC 5322, "Feb 13 2009",
+ * relative items (base now; no zone: zone's, UTC if NULL); OTP_ETIME*. */
 int otp_time_parse(const char *s, int64_t now, const struct otp_zone *zone,
     int64_t *out);
+/* The same; for an error *erroff (if not NULL) gets the offset of the
+ * word not understood, for a message to point at. */
+int otp_time_parse_at(const char *s, int64_t now,
+    const struct otp_zone *zone, int64_t *out, size_t *erroff);
 /* Parse a duration: "30" (seconds) or d, h, m, s in that order ("1h30m");
  * zero accepted; OTP_EDURATION, or OTP_ERANGE past 2^64-1 seconds. */
 int otp_duration_parse(const char *s, uint64_t *seconds);
@@ -779,6 +785,10 @@ int otp_state_code_shape(const char *code);
 /* Parse a file image of len bytes (1..OTP_STATE_MAX, no NUL) into st;
  * OTP_ESTATE* on a malformed file. */
 int otp_state_parse(const char *img, size_t len, struct otp_state *st);
+/* Where otp_state_parse() fails: *line (1: the secret) and *opt, the
+ * option at fault or NULL; returns its error, or 0 for a good image. */
+int otp_state_fault(const char *img, size_t len, size_t *line,
+    const char **opt);
 /* One login (phases OPEN, answers, SETTLE) over img at now: out (outsz >=
  * OTP_STATE_OUTMAX) gets the new image, r the outcome; refusals return 0. */
 int otp_state_login(const char *img, size_t len, unsigned phases,

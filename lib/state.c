@@ -53,6 +53,8 @@ struct cfg {
 	int		reuse;		/* DISALLOW_REUSE present */
 	uint64_t	counter;
 	int64_t		skew;
+	size_t		fault;		/* scan's error: its offset... */
+	const char	*fault_opt;	/* ...and option, NULL for line 1 */
 };
 
 static int
@@ -324,29 +326,33 @@ scan(const char *p, size_t len, struct cfg *c)
 	size_t pos, l1;
 	int r, neg;
 
+	const char *what = NULL, *nul;
+
+	memset(c, 0, sizeof(*c));
 	if (len < 1 || len > OTP_STATE_MAX)
 		return OTP_ESTATESIZE;
-	if (memchr(p, '\0', len) != NULL)
+	if ((nul = memchr(p, '\0', len)) != NULL) {
+		c->fault = (size_t)(nul - p);
 		return OTP_ENUL;
-	memset(c, 0, sizeof(*c));
+	}
 	for (l1 = 0; l1 < len && p[l1] != '\n'; l1++)
 		continue;
 	if ((r = secret_decode(p, l1, &c->key)) < 0)
 		return r;
 
 	c->window = WINDOW_DEF;
-	if (opt_find(p, len, 0, "WINDOW_SIZE", &o)) {
+	if (opt_find(p, len, 0, what = "WINDOW_SIZE", &o)) {
 		if (opt_uint(p, &o, 1, 100, &v) < 0)
 			goto bad;
 		c->window = (unsigned)v;
 	}
 	c->step = STEP_DEF;
-	if (opt_find(p, len, 0, "STEP_SIZE", &o)) {
+	if (opt_find(p, len, 0, what = "STEP_SIZE", &o)) {
 		if (opt_uint(p, &o, 1, 60, &v) < 0)
 			goto bad;
 		c->step = (unsigned)v;
 	}
-	if (opt_find(p, len, 0, "RATE_LIMIT", &o)) {
+	if (opt_find(p, len, 0, what = "RATE_LIMIT", &o)) {
 		/* N SECONDS, then the recorded attempt times. */
 		pos = o.vstart;
 		if (get_uint(p, o.vend, &pos, RATE_MAX, &v) < 0 || v < 1 ||
@@ -366,7 +372,7 @@ scan(const char *p, size_t len, struct cfg *c)
 				goto bad;
 		}
 	}
-	if (opt_find(p, len, 0, "DISALLOW_REUSE", &o)) {
+	if (opt_find(p, len, 0, what = "DISALLOW_REUSE", &o)) {
 		c->reuse = 1;
 		pos = skip_blanks(p, o.vend, o.vstart);
 		while (pos < o.vend) {
@@ -376,12 +382,12 @@ scan(const char *p, size_t len, struct cfg *c)
 			pos = skip_blanks(p, o.vend, pos);
 		}
 	}
-	if (opt_find(p, len, 0, "HOTP_COUNTER", &o)) {
+	if (opt_find(p, len, 0, what = "HOTP_COUNTER", &o)) {
 		if (opt_uint(p, &o, 0, INT64_MAX - 200, &v) < 0)
 			goto bad;
 		c->counter = v;
 	}
-	if (opt_find(p, len, 0, "TIME_SKEW", &o)) {
+	if (opt_find(p, len, 0, what = "TIME_SKEW", &o)) {
 		pos = o.vstart;
 		neg = pos < o.vend && p[pos] == '-';
 		if (pos < o.vend && (p[pos] == '-' || p[pos] == '+'))
@@ -401,6 +407,8 @@ scan(const char *p, size_t len, struct cfg *c)
 	return 0;
 bad:
 	otp_wipe(&c->key, sizeof(c->key));
+	c->fault = o.start;
+	c->fault_opt = what;
 	return OTP_ESTATEOPT;
 }
 
@@ -517,6 +525,29 @@ otp_state_parse(const char *img, size_t len, struct otp_state *st)
 	}
 	otp_wipe(&c, sizeof(c));
 	return 0;
+}
+
+/* Where otp_state_parse() fails: the line of the fault (1 for the
+ * secret) and the option at fault, so that a message can point at them
+ * without quoting a byte of the file. */
+int
+otp_state_fault(const char *img, size_t len, size_t *line, const char **opt)
+{
+	struct cfg c;
+	size_t i;
+	int r;
+
+	*line = 0;
+	*opt = NULL;
+	r = scan(img, len, &c);
+	if (r < 0 && r != OTP_ESTATESIZE) {
+		*line = 1;
+		for (i = 0; i < c.fault && i < len; i++)
+			*line += img[i] == '\n';
+		*opt = c.fault_opt;
+	}
+	otp_wipe(&c, sizeof(c));
+	return r < 0 ? r : 0;
 }
 
 /* ---- checking -------------------------------------------------------- */

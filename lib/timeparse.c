@@ -1,7 +1,8 @@
 /*
  * timeparse.c - times and durations as users of oathtool and date(1) write
- * them: "now", "@EPOCH", ISO 8601, RFC 5322 dates, relative offsets; and
- * the "YYYY-MM-DD HH:MM:SS UTC" form oathtool prints.
+ * them: "now", "@EPOCH", ISO 8601, RFC 5322 dates and date -d's other
+ * spellings ("Feb 13 2009", "2009-2-3 1:2:3"), relative offsets; and the
+ * "YYYY-MM-DD HH:MM:SS UTC" form oathtool prints.
  *
  * Everything is a pure function of the text, of "now" and of the zone the
  * caller passes: no global state, no system call, no environment.  Dates
@@ -49,9 +50,11 @@ struct rel {
 	int64_t	secs;
 };
 
-/* RFC 5322 §3.3 zones by name, and §4.3's obsolete North American ones;
- * other names (CET, CEST, single military letters) are ambiguous or
- * unknown and refused. */
+/* RFC 5322 §3.3 zones by name, §4.3's obsolete North American ones, and
+ * the European and Asian names date -d knows as fixed offsets (CET is
+ * always +01:00, CEST +02:00, whatever the date); names that mean several
+ * zones (IST: India, Ireland or Israel) and single military letters are
+ * refused. */
 static const struct {
 	const char	*name;
 	int		 offset;
@@ -61,6 +64,10 @@ static const struct {
 	{ "CST", -6 * HOUR }, { "CDT", -5 * HOUR },
 	{ "MST", -7 * HOUR }, { "MDT", -6 * HOUR },
 	{ "PST", -8 * HOUR }, { "PDT", -7 * HOUR },
+	{ "WET", 0 }, { "WEST", HOUR }, { "BST", HOUR },
+	{ "CET", HOUR }, { "CEST", 2 * HOUR },
+	{ "EET", 2 * HOUR }, { "EEST", 3 * HOUR },
+	{ "MSK", 3 * HOUR }, { "JST", 9 * HOUR },
 };
 
 static const char *const months[] = {
@@ -146,6 +153,18 @@ fixed_digits(const char *p, int n, int *v)
 		*v = *v * 10 + (p[i] - '0');
 	}
 	return p + n;
+}
+
+/* One or two digits at p into *v, not followed by a third ("2009-2-3",
+ * "1:2:3" as date -d reads them); the end, or NULL. */
+static const char *
+digits12(const char *p, int *v)
+{
+	int n = is_digit(p[1]) ? 2 : 1;
+
+	if ((p = fixed_digits(p, n, v)) == NULL || is_digit(*p))
+		return NULL;
+	return p;
 }
 
 /* A run of digits at p into *v; OTP_ETIMERANGE past INT64_MAX. */
@@ -443,13 +462,13 @@ parse_zone(const char *p, int numeric, int *offset, int *bad)
 static const char *
 parse_clock(const char *p, int fraction, struct civil *c)
 {
-	if ((p = fixed_digits(p, 2, &c->hour)) == NULL || *p != ':')
+	if ((p = digits12(p, &c->hour)) == NULL || *p != ':')
 		return NULL;
-	if ((p = fixed_digits(p + 1, 2, &c->min)) == NULL)
+	if ((p = digits12(p + 1, &c->min)) == NULL)
 		return NULL;
 	c->sec = 0;
 	if (*p == ':') {
-		if ((p = fixed_digits(p + 1, 2, &c->sec)) == NULL)
+		if ((p = digits12(p + 1, &c->sec)) == NULL)
 			return NULL;
 		if (fraction && (*p == '.' || *p == ',')) {
 			if (!is_digit(p[1]))
@@ -464,7 +483,16 @@ parse_clock(const char *p, int fraction, struct civil *c)
 	return p;
 }
 
-/* ISO 8601: "YYYY-MM-DD[(T| )HH:MM[:SS[.F]]][zone]". */
+/* 1 when p starts a clock time: "H:", "HH:". */
+static int
+is_clock(const char *p)
+{
+	return is_digit(p[0]) && (p[1] == ':' || (is_digit(p[1]) &&
+	    p[2] == ':'));
+}
+
+/* ISO 8601: "YYYY-MM-DD[(T| )HH:MM[:SS[.F]]][zone]", and one-digit
+ * fields as date -d takes them ("2009-2-3 1:2:3"). */
 static int
 parse_iso(const char *p, struct civil *c, const char **end)
 {
@@ -472,14 +500,13 @@ parse_iso(const char *p, struct civil *c, const char **end)
 	int bad;
 
 	if ((p = fixed_digits(p, 4, &c->year)) == NULL || *p != '-' ||
-	    (p = fixed_digits(p + 1, 2, &c->mon)) == NULL || *p != '-' ||
-	    (p = fixed_digits(p + 1, 2, &c->day)) == NULL || is_digit(*p))
+	    (p = digits12(p + 1, &c->mon)) == NULL || *p != '-' ||
+	    (p = digits12(p + 1, &c->day)) == NULL)
 		return OTP_ETIME;
 	if (*p == 'T' || *p == 't') {
 		if ((p = parse_clock(p + 1, 1, c)) == NULL)
 			return OTP_ETIME;
-	} else if (is_space(*p) && is_digit(skip_space(p)[0]) &&
-	    skip_space(p)[1] != '\0' && skip_space(p)[2] == ':') {
+	} else if (is_space(*p) && is_clock(skip_space(p))) {
 		if ((p = parse_clock(skip_space(p), 1, c)) == NULL)
 			return OTP_ETIME;
 	}
@@ -505,16 +532,18 @@ month_index(const char *p, size_t n)
 	return 0;
 }
 
-/* RFC 5322 §3.3: "[Fri[,]] 13 Feb 2009 23:31[:30] [zone]" (four-digit
- * years only; a day name must be the date's). */
+/* RFC 5322 §3.3, "[Fri[,]] 13 Feb 2009 [23:31[:30] [zone]]", and the
+ * month-first order date -d also takes, "[Fri] Feb 13[,] 2009 [...]"
+ * (four-digit years only; a day name must be the date's; no clock time
+ * is midnight). */
 static int
 parse_rfc5322(const char *p, struct civil *c, const char **end)
 {
 	const char *q;
 	size_t n, i;
-	int wday = -1, bad, dlen;
+	int wday = -1, bad;
 
-	if ((n = word_len(p)) > 0) {
+	if ((n = word_len(p)) > 0 && month_index(p, n) == 0) {
 		for (i = 0; i < NELEM(wdays) && wday < 0; i++)
 			if (word_is(p, n, wdays[i][0]) ||
 			    word_is(p, n, wdays[i][1]))
@@ -528,23 +557,41 @@ parse_rfc5322(const char *p, struct civil *c, const char **end)
 			return OTP_ETIME;
 		p = skip_space(p);
 	}
-	dlen = is_digit(p[1]) ? 2 : 1;
-	if ((p = fixed_digits(p, dlen, &c->day)) == NULL || !is_space(*p))
-		return OTP_ETIME;
+	if ((n = word_len(p)) > 0) {
+		/* "Feb 13[,] 2009" */
+		if ((c->mon = month_index(p, n)) == 0 || !is_space(p[n]))
+			return OTP_ETIME;
+		p = skip_space(p + n);
+		if ((p = digits12(p, &c->day)) == NULL)
+			return OTP_ETIME;
+		if (*p == ',')
+			p++;
+		if (!is_space(*p))
+			return OTP_ETIME;
+	} else {
+		if ((p = digits12(p, &c->day)) == NULL || !is_space(*p))
+			return OTP_ETIME;
+		p = skip_space(p);
+		n = word_len(p);
+		if ((c->mon = month_index(p, n)) == 0 || !is_space(p[n]))
+			return OTP_ETIME;
+		p += n;
+	}
 	p = skip_space(p);
-	n = word_len(p);
-	if ((c->mon = month_index(p, n)) == 0 || !is_space(p[n]))
+	if ((p = fixed_digits(p, 4, &c->year)) == NULL || is_digit(*p))
 		return OTP_ETIME;
-	p = skip_space(p + n);
-	if ((p = fixed_digits(p, 4, &c->year)) == NULL || !is_space(*p))
-		return OTP_ETIME;
-	if ((p = parse_clock(skip_space(p), 0, c)) == NULL)
-		return OTP_ETIME;
-	if ((q = parse_zone(p, 1, &c->offset, &bad)) != NULL) {
+	if (is_space(*p) && is_clock(skip_space(p))) {
+		if ((p = parse_clock(skip_space(p), 0, c)) == NULL)
+			return OTP_ETIME;
+		if ((q = parse_zone(p, 1, &c->offset, &bad)) != NULL) {
+			c->has_zone = 1;
+			p = q;
+		} else if (bad)
+			return OTP_ETIME;
+	} else if ((q = parse_zone(p, 0, &c->offset, &bad)) != NULL) {
 		c->has_zone = 1;
 		p = q;
-	} else if (bad)
-		return OTP_ETIME;
+	}
 	if (wday >= 0 && civil_check(c) == 0 &&
 	    weekday(days_from_civil(c->year, c->mon, c->day)) != wday)
 		return OTP_ETIMEFIELD;
@@ -597,7 +644,7 @@ parse_epoch(const char *p, int64_t *t, const char **end)
  * ambiguous.
  */
 static int
-parse_relative(const char *p, int signed_ok, struct rel *r)
+parse_relative(const char *p, int signed_ok, struct rel *r, const char **bad)
 {
 	int64_t n, days, secs;
 	int items = 0, agoable = 0, rc;
@@ -608,6 +655,7 @@ parse_relative(const char *p, int signed_ok, struct rel *r)
 		int sign = 1, has_sign = 0;
 
 		p = skip_space(p);
+		*bad = p;	/* the item being read, should it fail */
 		if (*p == '\0')
 			break;
 		if (*p == '+' || *p == '-') {
@@ -617,11 +665,26 @@ parse_relative(const char *p, int signed_ok, struct rel *r)
 			has_sign = 1;
 			p = skip_space(p + 1);
 		}
+		len = word_len(p);
+		/* "next week", "last day": one unit either way. */
+		if (!has_sign && (word_is(p, len, "next") ||
+		    word_is(p, len, "last")) && word_len(skip_space(p +
+		    len)) > 0) {
+			sign = word_is(p, len, "last") ? -1 : 1;
+			has_sign = 1;	/* no "ago" after it */
+			n = 1;
+			p = skip_space(p + len);
+			*bad = p;
+			len = word_len(p);
+			goto unit;
+		}
 		if (is_digit(*p)) {
 			if ((rc = number(&p, &n)) != 0)
 				return rc;
 			p = skip_space(p);
+			*bad = p;
 			len = word_len(p);
+unit:
 			for (i = 0; i < NELEM(units); i++)
 				if (word_is(p, len, units[i].name))
 					break;
@@ -641,7 +704,9 @@ parse_relative(const char *p, int signed_ok, struct rel *r)
 				 * for "1 hour 30 minutes ago" or "-1 hour
 				 * ago" is too surprising to accept. */
 				if (!agoable || *skip_space(p + len) != '\0')
-					return OTP_ETIME;
+					return items > 1 && *skip_space(p +
+					    len) == '\0' ? OTP_ETIMEAGO :
+					    OTP_ETIME;
 				r->days = -r->days;
 				r->secs = -r->secs;
 				break;
@@ -649,6 +714,8 @@ parse_relative(const char *p, int signed_ok, struct rel *r)
 				days = 1;
 			else if (word_is(p, len, "yesterday"))
 				days = -1;
+			else if (word_is(p, len, "today"))
+				days = 0;	/* the time itself, as date -d */
 			else
 				return OTP_ETIME;
 			secs = 0;
@@ -666,7 +733,7 @@ parse_relative(const char *p, int signed_ok, struct rel *r)
 	return 0;
 }
 
-/* 1 when p starts an RFC 5322 date: a day name, or "D[D] Mon". */
+/* 1 when p starts an RFC 5322 date: a day name, "D[D] Mon", "Mon D". */
 static int
 is_rfc5322(const char *p)
 {
@@ -677,7 +744,9 @@ is_rfc5322(const char *p)
 			if (word_is(p, n, wdays[i][0]) ||
 			    word_is(p, n, wdays[i][1]))
 				return 1;
-		return 0;
+		/* "Feb 13 2009": a month, a blank and a digit. */
+		return month_index(p, n) != 0 && is_space(p[n]) &&
+		    is_digit(*skip_space(p + n));
 	}
 	if (!is_digit(*p))
 		return 0;
@@ -693,25 +762,35 @@ is_rfc5322(const char *p)
  * ISO 8601 ("2009-02-13 23:31:30", "T", ".5", "Z", "+01:00", "+0100",
  * "-05", " UTC"; a date alone is midnight; no zone means local time in
  * zone, UTC when zone is NULL), RFC 5322 ("Fri, 13 Feb 2009 23:31:30
- * +0000"), and relative items after any of these or alone ("now - 90
- * seconds", "+2 min", "1 hour ago", "tomorrow", "@1234567890 + 30 s";
- * units s, m, h, d, w).  Seconds, minutes and hours are exact; days and
+ * +0000", the clock time optional), month first ("Feb 13 2009"), one-digit
+ * fields ("2009-2-3 1:2:3"), and relative items after any of these or
+ * alone ("now - 90 seconds", "+2 min", "1 hour ago", "tomorrow", "today",
+ * "next week", "@1234567890 + 30 s"; units s, m, h, d, w).  Seconds, minutes and hours are exact; days and
  * weeks are calendar days as in date -d: the wall-clock time is kept
  * across a clock change (in the written zone, else in zone; a time the
  * change skipped moves past it).  now is the base for relative forms.
  * OTP_ETIME for text not recognised whole, OTP_ETIMEFIELD for a bad field
  * (2009-02-30), OTP_ETIMEGAP for a local time a clock change skipped (one
  * it repeated is read as date -d reads it), OTP_ETIMEAMBIG for "+1 hour"
- * after a zone-less clock time, OTP_ETIMERANGE on overflow, or the zone's
- * error. */
+ * after a zone-less clock time, OTP_ETIMEAGO for "ago" after several
+ * items, OTP_ETIMERANGE on overflow, or the zone's error. */
 int
 otp_time_parse(const char *s, int64_t now, const struct otp_zone *zone,
     int64_t *out)
 {
+	return otp_time_parse_at(s, now, zone, out, NULL);
+}
+
+/* otp_time_parse, and for OTP_ETIME the offset of the word not
+ * understood: the start of the date, or the relative item at fault. */
+int
+otp_time_parse_at(const char *s, int64_t now, const struct otp_zone *zone,
+    int64_t *out, size_t *erroff)
+{
 	struct otp_zone written;
 	struct civil c;
 	struct rel r;
-	const char *p, *rest = NULL;
+	const char *p, *rest = NULL, *bad;
 	int64_t base = now;
 	int32_t offset;
 	size_t n;
@@ -736,6 +815,8 @@ otp_time_parse(const char *s, int64_t now, const struct otp_zone *zone,
 		rest = p + n;
 	else
 		rest = p;	/* relative items alone: from now */
+	if (erroff != NULL)
+		*erroff = (size_t)(p - s);
 	if (rc != 0)
 		return rc;
 	/* The base must end at a boundary: "@123x", "nowhere" are errors. */
@@ -754,8 +835,11 @@ otp_time_parse(const char *s, int64_t now, const struct otp_zone *zone,
 			zone = &written;
 		}
 	}
-	if ((rc = parse_relative(rest, signed_ok, &r)) != 0)
+	if ((rc = parse_relative(rest, signed_ok, &r, &bad)) != 0) {
+		if (erroff != NULL)
+			*erroff = (size_t)(bad - s);
 		return rc;
+	}
 	/* As date -d: calendar days first, then exact seconds. */
 	if (r.days != 0 && (rc = add_days(zone, base, r.days, &base)) != 0)
 		return rc;

@@ -40,7 +40,7 @@ state_file() {
 	    --digits --time-step-size --start-time --now --window --steam \
 	    --motp --pin --quiet --verbose --find-skew --diagnose --state \
 	    --no-skew-adjust --no-increment-hotp --no-strict-owner \
-	    --allowed-perm --allow-readonly --help --version; do
+	    --allowed-perm --allow-readonly --dry-run --help --version; do
 		assert_output --partial -- "$o"
 	done
 }
@@ -209,10 +209,14 @@ state_file() {
 	run --separate-stderr otp-verify "$RFC_B32" 755224
 	assert_failure 2
 	assert_output ''
-	[[ $stderr == *"invalid hex character 'G' at offset 0 (is the key Base32? use -b)"* ]]
+	# The offset alone: the character is part of the secret.
+	[ "$stderr" = "otp-verify: invalid hex character at offset 0 (is the key Base32? use -b)" ]
 	run --separate-stderr otp-verify -b 'GEZD!GNB' 755224
 	assert_failure 2
-	[[ $stderr == *"'!' at offset 4"* ]]
+	[ "$stderr" = "otp-verify: invalid Base32 character at offset 4" ]
+	run --separate-stderr otp-verify -b 'GEZDGNB\x01' 755224
+	assert_failure 2
+	[ "$stderr" = "otp-verify: invalid Base32 character at offset 7" ]
 }
 
 @test "an otpauth URI carries its parameters; options override them" {
@@ -286,6 +290,13 @@ state_file() {
 	run --separate-stderr otp-verify "$RFC_HEX" 755224 --window
 	assert_failure 2
 	[[ $stderr == "otp-verify: option '--window' needs an argument"* ]]
+	# Issue 13: a missing value named the short letter ('-d').
+	run --separate-stderr otp-verify "$RFC_HEX" 755224 --digits
+	assert_failure 2
+	[[ $stderr == "otp-verify: option '--digits' needs an argument"* ]]
+	run --separate-stderr otp-verify "$RFC_HEX" 755224 --dig
+	assert_failure 2
+	[[ $stderr == "otp-verify: option '--dig' needs an argument"* ]]
 	run otp-verify -w -1 "$RFC_HEX" 755224
 	assert_failure 2
 	run otp-verify -w 100000001 "$RFC_HEX" 755224
@@ -494,7 +505,8 @@ state_file() {
 	assert_failure 2
 	run otp-verify --diagnose --totp 'xyz!' 123456
 	assert_failure 2
-	assert_output --partial "'x' at offset 0"
+	assert_output --partial "invalid hex character at offset 0"
+	refute_output --partial "'x'"
 	run otp-verify --diagnose --totp "$RFC_HEX" 123456 654321
 	assert_failure 2
 	run otp-verify --diagnose --totp -w 100001 "$RFC_HEX" 123456
@@ -779,4 +791,142 @@ EOF
 -s 60
 EOF
 	[ "$fails" -eq 0 ]
+}
+
+@test "standard input holds one line: a second one is refused, not dropped" {
+	# Issue 13: only the first line was read, the rest dropped, exit 0.
+	run --separate-stderr bash -c 'printf "755224\n287082\n" | otp-verify "$RFC_HEX"'
+	assert_failure 2
+	assert_output ''
+	[[ $stderr == *"standard input: more than one line"* ]]
+	run --separate-stderr bash -c 'printf "755224\n\n" | otp-verify "$RFC_HEX"'
+	assert_failure 2
+	run bash -c 'printf "755224\r\n" | otp-verify "$RFC_HEX"'
+	assert_success
+	assert_output 0
+	# The key from "-" too, and in --diagnose and --state.
+	run --separate-stderr bash -c 'printf "%s\n%s\n" "$RFC_HEX" 00 | otp-verify - 755224'
+	assert_failure 2
+	[[ $stderr == *"more than one line"* ]]
+	run bash -c 'printf "%s\n" "$RFC_HEX" | otp-verify - 755224'
+	assert_success
+	run --separate-stderr bash -c 'printf "%s\nx\n" "$RFC_HEX" | otp-verify --diagnose - 755224'
+	assert_failure 2
+	[[ $stderr == *"more than one line"* ]]
+	f=$(state_file '" TOTP_AUTH')
+	run --separate-stderr bash -c 'printf "287082\n287082\n" | otp-verify --state "$0" -N @59' "$f"
+	assert_failure 2
+	[[ $stderr == *"more than one line"* ]]
+}
+
+@test "options a URI's type cannot use are refused as for a bare key" {
+	# Issue 13: -N was ignored for an HOTP URI, refused for a bare key.
+	u="otpauth://hotp/x?secret=$RFC_B32"
+	run --separate-stderr otp-verify -N @59 "$u" 755224
+	assert_failure 2
+	[[ $stderr == *"apply to TOTP only (the key is an HOTP URI)"* ]]
+	run --separate-stderr otp-verify -c 3 "otpauth://totp/x?secret=$RFC_B32" 755224
+	assert_failure 2
+	[[ $stderr == *"applies to HOTP only (the key is a TOTP URI)"* ]]
+	run otp-verify -c 1 "$u" 287082
+	assert_success
+	assert_output 0
+}
+
+@test "--strict without -b is refused: hex is always strict" {
+	run --separate-stderr otp-verify --strict "$RFC_HEX" 755224
+	assert_failure 2
+	[[ $stderr == *"--strict checks Base32 keys: add -b"* ]]
+}
+
+@test "--state CODE without a file name says so" {
+	# Issue 13: "--state 123456" took the code for the file name and then
+	# said "standard input: no OTP".
+	run --separate-stderr otp-verify --state 123456 < /dev/null
+	assert_failure 2
+	[[ $stderr == *"--state '123456': no such file, and it looks like a code"* ]]
+	run --separate-stderr otp-verify --state 12345678 < /dev/null
+	assert_failure 2
+	[[ $stderr == *"looks like a code"* ]]
+	# A file of that name is a file; another name is an I/O error.
+	f=$(state_file '" TOTP_AUTH')
+	cp -p "$f" "$T/287082"
+	run bash -c 'cd "$0" && echo 287082 | otp-verify -N @59 --state 287082' "$T"
+	assert_success
+	run --separate-stderr otp-verify --state "$T/nofile" 287082
+	assert_failure 2
+	[[ $stderr != *"looks like a code"* ]]
+}
+
+@test "--dry-run: what --state would do, the file untouched" {
+	f=$(state_file '" WINDOW_SIZE 3' '" DISALLOW_REUSE' '" TOTP_AUTH' 12345678)
+	before=$(cat "$f")
+	run --separate-stderr otp-verify --dry-run -v --state "$f" -N @59 287082
+	assert_success
+	assert_output 0
+	[[ $stderr == *"State file would be updated (dry run: not written)."* ]]
+	[ "$(cat "$f")" = "$before" ]
+	run otp-verify --dry-run --state "$f" 12345678
+	assert_success
+	assert_output scratch
+	[ "$(cat "$f")" = "$before" ]
+	run --separate-stderr otp-verify --dry-run --state "$f" -N @59 123456
+	assert_failure 1
+	[ "$(cat "$f")" = "$before" ]
+	# The same code for real: accepted and recorded, then reused.
+	run otp-verify --state "$f" -N @59 287082
+	assert_success
+	[ "$(cat "$f")" != "$before" ]
+	run otp-verify --dry-run --state "$f" -N @59 287082
+	assert_failure 1
+	run --separate-stderr otp-verify --dry-run "$RFC_HEX" 755224
+	assert_failure 2
+	[[ $stderr == *"need --state"* ]]
+}
+
+@test "a malformed state file: the line and option at fault, no byte of it" {
+	# Issue 13: state-file errors did not say which line or option.
+	f=$(state_file '" TOTP_AUTH' '" WINDOW_SIZE 101' 12345678)
+	run --separate-stderr otp-verify --state "$f" 123456
+	assert_failure 2
+	[ "$stderr" = "otp-verify: $f: line 3: bad option line in state file: \" WINDOW_SIZE" ]
+	f=$(state_file '" RATE_LIMIT 3 30' '" HOTP_COUNTER 7x')
+	run --separate-stderr otp-verify --state "$f" 123456
+	assert_failure 2
+	[ "$stderr" = "otp-verify: $f: line 3: bad option line in state file: \" HOTP_COUNTER" ]
+	rm -f "$f"
+	printf 'GEZD!GNB\n" TOTP_AUTH\n' > "$f"
+	chmod 400 "$f"
+	run --separate-stderr otp-verify --state "$f" 123456
+	assert_failure 2
+	[ "$stderr" = "otp-verify: $f: line 1: bad secret in state file" ]
+}
+
+@test "--diagnose says one consistent thing, and searches further" {
+	# Issue 13: "verifies" and "30 min behind" were printed together.
+	run --separate-stderr otp-verify --diagnose -w 100 --totp -N @1234569690 00 712049
+	assert_success
+	assert_output 'verifies with the given parameters (step 41152263, offset -60)'
+	# The alternatives that fit less well are marked as such.
+	run otp-verify --diagnose -N @59 -d 8 "$RFC_HEX" 94287082
+	assert_line --index 0 'the token is 1 counter ahead, beyond the window (counter 1, offset +1)'
+	assert_line --index 1 'or: TOTP, not HOTP (step 1, offset 0)'
+	# A phone 15 to 40 minutes slow or fast, alone or with a wrong
+	# algorithm or step.
+	run otp-verify --diagnose --totp -N @1234568790 00 712049
+	assert_output "the client's clock is 15 min behind, beyond the window (step 41152263, offset -30)"
+	run otp-verify --diagnose --totp -N @1234565490 00 712049
+	assert_output "the client's clock is 40 min ahead, beyond the window (step 41152263, offset +80)"
+	run otp-verify --diagnose --totp -N @1234569090 00 997628
+	assert_line --index 0 "algorithm SHA256, not SHA1; the client's clock is 20 min behind, beyond the window (step 41152263, offset -40)"
+	run otp-verify --diagnose --totp -N @1234569090 00 537709
+	assert_line --index 0 "60 s steps, not 30 s; the client's clock is 20 min behind, beyond the window (step 20576131, offset -20)"
+	# An HOTP token pressed far ahead.
+	run otp-verify --diagnose -N @0 -c 20 "$RFC_HEX" "$(otp-gen -c 520 "$RFC_HEX")"
+	assert_line --index 0 'the token is 500 counters ahead, beyond the window (counter 520, offset +500)'
+	# Still fast: the whole search in well under a second.
+	start=$(date +%s%N)
+	run otp-verify --diagnose --totp -N @1234567890 00 123456
+	assert_failure 1
+	[ $(( ($(date +%s%N) - start) / 1000000 )) -lt 1000 ]
 }

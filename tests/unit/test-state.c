@@ -170,6 +170,20 @@ bad_case(const struct unit_line *l, void *arg)
 	ret = otp_state_parse(img, n, &st);
 	unit_check(ret == want, l->file, (int)l->lineno, "parse: %d (%s)",
 	    ret, otp_strerror(ret));
+	/* The optional third field: the line and option at fault, as
+	 * otp_state_fault() places them for a message. */
+	if (l->nfields > 2) {
+		const char *opt;
+		char where[64];
+		size_t line;
+
+		ret = otp_state_fault(img, n, &line, &opt);
+		snprintf(where, sizeof(where), "%zu %s", line,
+		    opt != NULL ? opt : "-");
+		unit_check(ret == want && strcmp(where, l->field[2]) == 0,
+		    l->file, (int)l->lineno, "fault: %d at '%s', want '%s'",
+		    ret, where, l->field[2]);
+	}
 	otp_state_opts_init(&o);
 	ret = otp_state_check(img, n, "050548", 300000, &o, &r, out,
 	    sizeof(out), &outlen);

@@ -358,6 +358,28 @@ edges(void)
 	    OTP_ETIME, "no-break space");
 	CHECK_EQ_INT(otp_time_parse("@1234567890|", NOW, zone, &t), OTP_ETIME,
 	    "bar");
+	/* The word not understood, for a message to point at. */
+	{
+		static const struct {
+			const char	*text;
+			size_t		 off;
+		} at[] = {
+			{ "2009-07-13 12:00 IST", 17 },
+			{ "Fbe 13 2009", 0 },
+			{ "now + 3 fortnights", 8 },
+			{ "  next fortnight", 7 },
+			{ "@1234567890 1 hour foo", 19 },
+		};
+		size_t i, off;
+
+		for (i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+			off = 999;
+			CHECK_EQ_INT(otp_time_parse_at(at[i].text, NOW, zone,
+			    &t, &off), OTP_ETIME, at[i].text);
+			CHECK(off == at[i].off, "'%s': offset %zu, want %zu",
+			    at[i].text, off, at[i].off);
+		}
+	}
 	/* A failed parse leaves *out alone. */
 	t = 42;
 	CHECK_EQ_INT(otp_time_parse("@9223372036854775807 + 1 s", NOW, zone,
