@@ -254,10 +254,16 @@ cli_otp_apply(const struct cli_otp *o, struct otp_uri *u)
 		u->counter = o->counter;
 	if (o->have_step || !u->is_uri)
 		u->period = o->step;
-	if (o->steam || o->motp)
+	if (o->steam || o->motp || u->steam)
 		u->type = OTP_TYPE_TOTP;
 	if (o->motp)
 		u->period = 10;		/* Mobile-OTP hashes tens of seconds */
+}
+
+int
+cli_steam(const struct cli_otp *o, const struct otp_uri *u)
+{
+	return o->steam || (u != NULL && u->steam);
 }
 
 /* The options among themselves: usage errors. */
@@ -325,6 +331,12 @@ cli_otp_check(const struct cli_otp *o, const struct otp_uri *u,
 	if (u == NULL) {
 		check_options(o);
 		return 0;
+	}
+	if (u->steam && (o->motp || (o->have_type &&
+	    o->type == OTP_TYPE_HOTP) || o->have_digits || o->have_alg)) {
+		warnx("a Steam URI%s takes no --motp, --hotp, --digits or "
+		    "--algorithm", where);
+		return -1;
 	}
 	/* The same rule whether the type came from the options or from a
 	 * URI: an option the key's type cannot use is a mistake. */

@@ -93,6 +93,8 @@ void	cli_key_load(const struct cli_otp *o, const char *arg,
  * printing a warning, so a caller can go on to the next line. */
 int	cli_key_text(const struct cli_otp *o, const char *text,
 	    const char *what, struct otp_uri *u);
+/* 1 when codes for u are Steam Guard's: --steam, or a steam:// URI. */
+int	cli_steam(const struct cli_otp *o, const struct otp_uri *u);
 /* Apply the command-line parameters of o over those of u (--steam and
  * --motp make it TOTP, --motp with 10-second steps). */
 void	cli_otp_apply(const struct cli_otp *o, struct otp_uri *u);

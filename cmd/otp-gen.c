@@ -82,7 +82,7 @@ print_verbose(const struct gen *g, const struct otp_uri *u,
 	printf("Hex secret: %s\nBase32 secret: %s\n", hex, b32);
 	otp_wipe(hex, sizeof(hex));
 	otp_wipe(b32, sizeof(b32));
-	if (!g->o.steam && !g->o.motp)
+	if (!cli_steam(&g->o, u) && !g->o.motp)
 		printf("Digits: %u\n", u->digits);
 	printf("Window size: %" PRIu64 "\n", g->o.window);
 	if (u->type == OTP_TYPE_HOTP) {
@@ -197,7 +197,7 @@ emit(const struct gen *g, const struct otp_uri *u, uint64_t counter,
 			    g->o.start, l->code);
 			l->n += strlcpy(l->buf + l->n, l->code,
 			    sizeof(l->buf) - l->n);
-		} else if (g->o.steam) {
+		} else if (cli_steam(&g->o, u)) {
 			otp_code_steam(values[j], l->code);
 			l->n += strlcpy(l->buf + l->n, l->code,
 			    sizeof(l->buf) - l->n);

@@ -201,7 +201,7 @@ print_verbose(const struct verify *v, const struct otp_uri *u,
 {
 	char t[64];
 
-	if (v->o.steam)
+	if (cli_steam(&v->o, u))
 		fprintf(stderr, "Code: Steam Guard, 5 characters\n");
 	else if (v->o.motp)
 		fprintf(stderr, "Code: Mobile-OTP, 6 hex digits\n");
@@ -414,7 +414,7 @@ do_verify(const struct verify *v, int argc, char *argv[])
 	} else {
 		if ((rc = otp_hmac_init(&h, u.alg, u.key.buf, u.key.len)) != 0)
 			errx(CLI_EXIT_ERR, "key: %s", otp_strerror(rc));
-		if (v->o.steam)
+		if (cli_steam(&v->o, &u))
 			rc = otp_verify_steam(&h, code, centre, v->o.window,
 			    OTP_WINDOW_AROUND, &m);
 		else
@@ -425,7 +425,7 @@ do_verify(const struct verify *v, int argc, char *argv[])
 	}
 	otp_wipe(&u.key, sizeof(u.key));
 	if (rc < 0) {
-		if (rc == OTP_ECODE && v->o.steam)
+		if (rc == OTP_ECODE && cli_steam(&v->o, &u))
 			errx(CLI_EXIT_ERR, "OTP: %s (want 5 Steam Guard "
 			    "characters)", otp_strerror(rc));
 		if (rc == OTP_ECODE && v->o.motp)
@@ -471,6 +471,8 @@ do_find_skew(const struct verify *v, int argc, char *argv[])
 			    "operands");
 	load_key(v, argv[0], &u);
 	check_combination(v, &u);
+	if (u.steam)
+		errx(CLI_EXIT_ERR, "--find-skew does not take Steam URIs");
 	centre = centre_of(v, &u);
 	window = v->o.window;
 	if (!v->o.have_window)
@@ -634,6 +636,10 @@ do_diagnose(const struct verify *v, int argc, char *argv[])
 	}
 	cli_otp_apply(&v->o, &u);
 	otp_wipe(&u.key, sizeof(u.key));
+	if (u.steam) {
+		otp_wipe(line, sizeof(line));
+		errx(CLI_EXIT_ERR, "--diagnose does not take Steam URIs");
+	}
 	/* No check_combination: --now with HOTP asks whether the code is
 	 * a TOTP code of that time. */
 	memset(&p, 0, sizeof(p));

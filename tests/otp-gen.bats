@@ -573,3 +573,25 @@ load common
 	run otp-gen --totp -N 'now - 90 seconds' 00
 	assert_success
 }
+
+@test "a steam:// URI gives Steam Guard codes, as --steam; otp-verify checks them" {
+	local u="otpauth://steam/Steam:me?secret=$RFC_B32" c
+	run -0 otp-gen -N @1234567890 "$u"
+	assert_output "$(otp-gen --steam -b -N @1234567890 "$RFC_B32")"
+	c=$output
+	run -0 otp-verify -N @1234567890 "$u" "$c"
+	assert_output 0
+	run -0 otp-verify -N @1234567890 --steam -b "$RFC_B32" "$c"
+	# A Steam URI takes no option that would make other codes.
+	run -2 otp-gen -d 6 "$u"
+	assert_output --partial "Steam URI"
+	run -2 otp-verify --diagnose -N @1234567890 "$u" "$c"
+	assert_output --partial "Steam"
+	# A mixed file: each line its own kind of code.
+	run -0 otp-gen -N @1234567890 --label <<-END
+	$u
+	otpauth://totp/Other:me?secret=$RFC_B32
+	END
+	assert_line --index 0 "Steam:me	$c"
+	assert_line --index 1 "Other:me	$(otp-gen --totp -b -N @1234567890 "$RFC_B32")"
+}
