@@ -51,17 +51,19 @@ otp_b64_encode(const uint8_t *in, size_t n, char *out, size_t outsz)
 static int
 b64_value(unsigned char c)
 {
-	const char *p;
-
 	/* A raw '+' comes back as ' ' from URL decoding; '-' and '_' are
 	 * the URL-safe spellings of '+' and '/' (RFC 4648 §5). */
-	if (c == ' ' || c == '-')
-		c = '+';
-	else if (c == '_')
-		c = '/';
-	if ((p = memchr(b64_alpha, c, 64)) == NULL)
-		return -1;
-	return (int)(p - b64_alpha);
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+' || c == ' ' || c == '-')
+		return 62;
+	if (c == '/' || c == '_')
+		return 63;
+	return -1;
 }
 
 void

@@ -106,6 +106,8 @@ split_name(struct otp_uri *u, const uint8_t *name, size_t nlen,
 	size_t plen, aoff;
 	int r;
 
+	if (name == NULL)	/* an absent name field reads as "" */
+		name = (const uint8_t *)"";
 	u->issuer[0] = '\0';
 	if (ilen > 0) {
 		if ((r = label_copy(u->issuer, iss, ilen)) != 0)

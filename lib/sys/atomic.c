@@ -303,7 +303,7 @@ sys_commit(struct sys_file *f, int replace)
 		if (errno == EEXIST)
 			goto fail;
 	}
-	if (f->tmp[0] == '\0' && (rc = name_unnamed(f)) != 0)
+	if (f->tmp[0] == '\0' && name_unnamed(f) != 0)
 		goto fail;
 	if (replace)
 		rc = renameat(f->dirfd, f->tmp, f->dirfd, f->name);

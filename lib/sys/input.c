@@ -171,7 +171,8 @@ expand_home(const char *path, char *out, size_t outsz)
 	if (h + n >= outsz)
 		return OTP_ETOOLONG;
 	memcpy(out, home, h);
-	memcpy(out + h, path + 1, n);
+	memcpy(out + h, path + 1, n - 1);	/* "/FILE" */
+	out[h + n - 1] = '\0';
 	return 0;
 }
 

@@ -6,9 +6,10 @@
 allowed='^(otp_[a-z0-9_]+|nettle_[a-z0-9_]+|QRcode_[A-Za-z0-9_]+|mem(cpy|move|set|cmp|chr)|str(len|nlen|chr|rchr|cmp|ncmp|cspn|spn)|explicit_bzero|snprintf|__errno_location|__stack_chk_fail|__(a|ub)san_[a-z0-9_]+|_GLOBAL_OFFSET_TABLE_)$'
 status=0
 for o in "$@"; do
-	bad=$(nm -u "$o" | awk '{ print $NF }' | grep -Ev "$allowed")
+	bad=$(nm -u "$o" | awk '{ print $NF }' | grep -Ev "$allowed" |
+	    tr '\n' ' ')
 	if [ -n "$bad" ]; then
-		echo "check-floors: $o imports what the core may not:" $bad >&2
+		echo "check-floors: $o imports what the core may not: $bad" >&2
 		status=1
 	fi
 done
