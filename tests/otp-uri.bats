@@ -188,8 +188,8 @@ scan() {
 @test "build: bad keys exit 2 with the offset, never the key" {
 	run --separate-stderr otp-uri -A a 'GEZDGNBV!GEZDGNBV'
 	assert_failure 2
-	[[ $stderr == *"'!' at offset 8"* ]]
-	[[ $stderr != *GEZDGNBV* ]]
+	[[ $stderr == *"at offset 8"* ]]
+	[[ $stderr != *GEZDGNBV* && $stderr != *"'!'"* ]]
 	run --separate-stderr otp-uri -x -A a 3132zz
 	assert_failure 2
 	[[ $stderr == *"offset 4"* ]]

@@ -35,7 +35,8 @@ make install PREFIX=/usr/local   # also DESTDIR, BINDIR, MANDIR, PAMDIR, complet
 otp-verify -b - 492039	asks for the key at a terminal; the code is the phone's of the moment
 pass show github-otp | otp-gen --totp -b -	needs pass(1) and the user's password store
 otp-verify --state ~/.google_authenticator 123456 && echo welcome	needs the code on the user's phone
-otp-verify -N '2024-05-01 12:00:00 UTC' --state ./copy-of-state 123456	needs a code from the phone for that time
+otp-verify --dry-run -v -N '2024-05-01 12:00:00 UTC' --state ~/.google_authenticator 123456	needs a code from the phone for that time
+otp-keygen --state ~/.google_authenticator --confirm \	asks for a code from the phone on the terminal
 zbarimg --raw -q export.png | otp-uri --from-migration > accounts	needs a screenshot of the app's export (tests/otp-uri.bats makes one)
 echo 'auth required pam_otp.so nullok' | sudo tee /etc/pam.d/otp-test	needs root; changes the system's PAM configuration
 pamtester otp-test "$USER" authenticate     # type a code from the phone	needs the service above and a code from the phone
@@ -101,6 +102,7 @@ sandbox() {
 	printf '%s\n' "$RFC_B32" > "$d/home/.otp/github.key"
 	printf '%s\n' "$RFC_B32" > "$d/work/secret.txt"
 	printf '%s\n' "$RFC_B32" > "$d/work/key.b32"
+	printf '%s\n' "$RFC_B32" JBSWY3DPEHPK3PXP > "$d/work/keys.b32"
 	printf '%s\n' "$URI" > "$d/work/accounts.txt"
 	printf '%s\n' "$URI" > "$d/work/accounts"
 	head -c 300000 /dev/urandom > "$d/work/backup.tar"
