@@ -750,13 +750,13 @@ main(int argc, char *argv[])
 			break;
 		case 'V':
 			cli_version();
-		case OPT_CONFIRM:
-			k.confirm = 1;
-			break;
 		case OPT_BYTES:
 			k.bytes = parse_range("--bytes", optarg,
 			    OTP_KEYGEN_MIN, OTP_KEYGEN_MAX);
 			k.have_bytes = 1;
+			break;
+		case OPT_CONFIRM:
+			k.confirm = 1;
 			break;
 		case OPT_DISALLOW_REUSE:
 			k.disallow_reuse = 1;
@@ -782,12 +782,12 @@ main(int argc, char *argv[])
 		case OPT_STATE:
 			k.state = optarg;
 			break;
+		case OPT_URI:
+			k.uri = 1;
+			break;
 		case OPT_STEP_SIZE:
 			k.step = parse_range("--step-size", optarg,
 			    OTP_STATE_STEP_MIN, OTP_STATE_STEP_MAX);
-			break;
-		case OPT_URI:
-			k.uri = 1;
 			break;
 		case OPT_WINDOW_SIZE:
 			k.window = parse_range("--window-size", optarg,

@@ -48,21 +48,25 @@ otp_b64_encode(const uint8_t *in, size_t n, char *out, size_t outsz)
 	return (int)o;
 }
 
+/* The value of a base64 character.  A raw '+' comes back as ' ' from
+ * URL decoding; '-' and '_' are the URL-safe spellings of '+' and '/'
+ * (RFC 4648 §5). */
 static int
 b64_value(unsigned char c)
 {
-	/* A raw '+' comes back as ' ' from URL decoding; '-' and '_' are
-	 * the URL-safe spellings of '+' and '/' (RFC 4648 §5). */
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '+' || c == ' ' || c == '-')
-		return 62;
-	if (c == '/' || c == '_')
-		return 63;
+	static const struct {
+		unsigned char	lo, hi;
+		int		value;
+	} runs[] = {
+		{ 'A', 'Z', 0 }, { 'a', 'z', 26 }, { '0', '9', 52 },
+		{ '+', '+', 62 }, { ' ', ' ', 62 }, { '-', '-', 62 },
+		{ '/', '/', 63 }, { '_', '_', 63 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(runs) / sizeof(runs[0]); i++)
+		if (c >= runs[i].lo && c <= runs[i].hi)
+			return runs[i].value + (c - runs[i].lo);
 	return -1;
 }
 

@@ -107,7 +107,6 @@
 	    "with a space and holds a ':'") \
 	X(EMIGRATESTEAM, -78,	"an export cannot carry a Steam account") \
 	/* state file */ \
-	X(ESTATE,	-90,	"malformed state file") \
 	X(ESTATESECRET,	-91,	"bad secret in state file") \
 	X(ESTATEOPT,	-92,	"bad option line in state file") \
 	X(ESTATESIZE,	-93,	"state file empty or larger than 64 KiB") \

@@ -147,7 +147,7 @@ static const struct {
 	const char	*name;
 	int		 code;
 } errnames[] = {
-	{ "OTP_ESTATE", OTP_ESTATE }, { "OTP_ESTATESECRET", OTP_ESTATESECRET },
+	{ "OTP_ESTATESECRET", OTP_ESTATESECRET },
 	{ "OTP_ESTATEOPT", OTP_ESTATEOPT }, { "OTP_ESTATESIZE", OTP_ESTATESIZE },
 	{ "OTP_ENUL", OTP_ENUL },
 };
