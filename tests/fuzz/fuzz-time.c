@@ -47,7 +47,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	} else if (rc != OTP_ETIME && rc != OTP_ETIMERANGE &&
 	    rc != OTP_ETIMEFIELD && rc != OTP_ETIMEGAP &&
-	    rc != OTP_ETIMEAMBIG)
+	    rc != OTP_ETIMEAMBIG && rc != OTP_ETIMEAGO)
 		abort();
 	rc = otp_duration_parse(text, &d);
 	if (rc != 0 && rc != OTP_EDURATION && rc != OTP_ERANGE)
