@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
 # otp-gen: every option, the reference vectors, the errors.
 
+bats_require_minimum_version 1.5.0
 load common
 
 # vectors FILE: replay tests/vectors/hotp.txt through the tool.

@@ -93,7 +93,7 @@ for d in "$dir" $shm; do
 	# The same check inside one process, timed around the library call.
 	if [ -x "${OTP_STATE_LOOP:-}" ]; then
 		"$OTP_STATE_LOOP" "$d" "$runs" | awk -v w="$where" -v r="$runs" '{
-		    printf "  in one process (otp_statefile_check), %s: " \
+		    printf "  in one process (sys_login_check), %s: " \
 		    "median %.2f ms, 90th percentile %.2f ms of %d\n",
 		    w, $1, $2, r }'
 	fi
