@@ -315,8 +315,9 @@ sys_commit(struct sys_file *f, int replace)
 placed:
 	(void)close(f->fd);
 	f->fd = -1;
-	if (fsync(f->dirfd) != 0 && errno != EINVAL)
-		return OTP_EIO;
+	/* The new file is in place whatever this says: an error here must
+	 * not turn a recorded update into a refusal. */
+	(void)fsync(f->dirfd);
 	return 0;
 fail:
 	e = errno;

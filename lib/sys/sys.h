@@ -72,8 +72,8 @@ int sys_stage_owner(struct sys_file *f, unsigned long uid, unsigned long gid);
 int sys_stage_write(struct sys_file *f, const void *buf, size_t n);
 /* fsync it now, so that a commit after a last look is quick. */
 int sys_stage_sync(struct sys_file *f);
-/* fsync it (unless synced) and put it in place: over the target (replace) or only where
- * none exists (OTP_ESTATEEXIST); then fsync the directory.  On failure
+/* fsync it (unless synced), put it in place over the target (replace) or
+ * where none is (else OTP_ESTATEEXIST), fsync the directory; on failure
  * the staged file is discarded. */
 int sys_commit(struct sys_file *f, int replace);
 /* Remove the staged file. */
