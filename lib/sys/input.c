@@ -17,27 +17,24 @@
 #include "otp.h"
 #include "sys.h"
 
-/* A source of bytes: a descriptor read in chunks (a regular file, which
- * is then sought back to the end of the line) or a byte at a time (a
- * pipe, FIFO or terminal, so that no more than the line is consumed). */
-struct source {
-	int		 fd;
-	size_t		 chunk;
-	size_t		 left;		/* bytes we may still read(2) */
-	unsigned char	 buf[512];
-	size_t		 pos, len;
-};
+/* A source of bytes (struct sys_lines): a descriptor read in chunks (a
+ * regular file, sought back to the end of the line by fd_line, or a
+ * stream read to its end) or a byte at a time (a pipe, FIFO or terminal
+ * read for one line, so that no more than the line is consumed). */
 
 #define SRC_ERROR	(-2)	/* read error, errno set */
 #define SRC_LIMIT	(-3)	/* read budget spent: the line is too long */
 
-/* The next byte, -1 at the end, or SRC_ERROR or SRC_LIMIT. */
+/* The next byte, -1 at the end, or SRC_ERROR or SRC_LIMIT.  The end is
+ * remembered: a terminal is not read again after its Ctrl-D. */
 static int
-next_byte(struct source *s)
+next_byte(struct sys_lines *s)
 {
 	ssize_t n;
 
 	if (s->pos == s->len) {
+		if (s->eof)
+			return -1;
 		if (s->left == 0)
 			return SRC_LIMIT;
 		do
@@ -47,8 +44,10 @@ next_byte(struct source *s)
 		if (n < 0)
 			return SRC_ERROR;
 		s->left -= (size_t)n;
-		if (n == 0)
+		if (n == 0) {
+			s->eof = 1;
 			return -1;
+		}
 		s->pos = 0;
 		s->len = (size_t)n;
 	}
@@ -62,7 +61,7 @@ next_byte(struct source *s)
  * and "\r\n" still fits and a longer one is never cut short.
  */
 static int
-read_line(struct source *s, char *out, size_t outsz)
+read_line(struct sys_lines *s, char *out, size_t outsz)
 {
 	size_t n = 0;
 	int c, cr = 0, any = 0;
@@ -106,11 +105,11 @@ read_line(struct source *s, char *out, size_t outsz)
 	return 0;
 }
 
-/* One line of fd, consuming no more than it (see struct source). */
+/* One line of fd, consuming no more than it (see next_byte). */
 static int
 fd_line(int fd, char *out, size_t outsz)
 {
-	struct source s;
+	struct sys_lines s;
 	struct stat st;
 	int rc, saved;
 
@@ -224,86 +223,39 @@ sys_lines_init(struct sys_lines *l, int fd)
 {
 	memset(l, 0, sizeof(*l));
 	l->fd = fd;
-}
-
-/* After a bad line: drop the rest of it before the next line is read
- * (not at once: an endless bad line, /dev/zero, must not hang a tool that
- * stops at the error). */
-static int
-skip_line(struct sys_lines *l)
-{
-	ssize_t r;
-
-	for (;;) {
-		while (l->pos < l->len)
-			if (l->buf[l->pos++] == '\n')
-				return 0;
-		if (l->eof)
-			return 0;
-		do
-			r = read(l->fd, l->buf, sizeof(l->buf));
-		while (r < 0 && errno == EINTR);
-		if (r <= 0) {
-			l->eof = 1;
-			return r < 0 ? OTP_EIO : 0;
-		}
-		l->pos = 0;
-		l->len = (size_t)r;
-	}
+	l->chunk = sizeof(l->buf);
+	l->left = SIZE_MAX;
 }
 
 int
 sys_lines_next(struct sys_lines *l, char *out, size_t outsz)
 {
-	size_t n = 0;
-	ssize_t r;
-	int cr = 0, rc;
+	int c, rc;
 
 	if (outsz == 0)
 		return OTP_EINVAL;
+	/* After a bad line, the rest of it goes first (not at once: an
+	 * endless bad line, /dev/zero, must not hang a tool that stops at
+	 * the error). */
 	if (l->bad) {
 		l->bad = 0;
-		if (skip_line(l) != 0)
-			goto fail;
-	}
-	for (;;) {
-		if (l->pos == l->len) {
-			if (l->eof)
-				break;
-			do
-				r = read(l->fd, l->buf, sizeof(l->buf));
-			while (r < 0 && errno == EINTR);
-			if (r < 0)
-				goto fail;
-			if (r == 0) {
-				l->eof = 1;
-				break;
-			}
-			l->pos = 0;
-			l->len = (size_t)r;
-		}
-		if (l->buf[l->pos] == '\n') {
-			l->pos++;
-			goto line;
-		}
-		if (l->buf[l->pos] == '\0' || n + 1 >= outsz) {
-			rc = l->buf[l->pos] == '\0' ? OTP_ENUL : OTP_ETOOLONG;
+		while ((c = next_byte(l)) >= 0 && c != '\n')
+			;
+		if (c == SRC_ERROR) {
 			otp_wipe(out, outsz);
-			l->bad = 1;
-			return rc;
+			return OTP_EIO;
 		}
-		out[n++] = (char)l->buf[l->pos++];
 	}
-	if (n == 0)
-		return OTP_EEMPTY;
-line:
-	/* "\r\n" ends a line as "\n" does. */
-	cr = n > 0 && out[n - 1] == '\r';
-	out[n - (size_t)cr] = '\0';
-	return 0;
-fail:
-	otp_wipe(out, outsz);
-	return OTP_EIO;
+	rc = read_line(l, out, outsz);
+	if (rc == OTP_ETOOLONG || rc == OTP_ENUL)
+		l->bad = 1;
+	if (rc != 0 && rc != OTP_EEMPTY) {
+		int saved = errno;
+
+		otp_wipe(out, outsz);
+		errno = saved;
+	}
+	return rc;
 }
 
 void

@@ -37,8 +37,10 @@ int sys_key_read(const char *arg, int fd, char *out, size_t outsz);
 /* Every line of a descriptor, read through our own buffer. */
 struct sys_lines {
 	int		fd;
-	int		eof;
+	int		eof;		/* the descriptor said end of input */
 	int		bad;		/* the rest of a bad line to skip */
+	size_t		chunk;		/* bytes per read(2) */
+	size_t		left;		/* bytes that may still be read */
 	size_t		pos, len;
 	unsigned char	buf[4096];
 };
