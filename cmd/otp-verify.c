@@ -680,29 +680,10 @@ do_diagnose(const struct verify *v, int argc, char *argv[])
 }
 
 /* A malformed state file: name the line and the option at fault, never
- * a byte of the file.  The login has already checked its owner, mode
- * and type; the file is read again here only to place the fault. */
+ * a byte of the file. */
 static void __attribute__((noreturn))
-state_fault(const char *path, int rc)
+state_fault(const char *path, int rc, size_t line, const char *opt)
 {
-	static char img[OTP_STATE_MAX + 1];
-	const char *opt = NULL;
-	size_t len = 0, line = 0;
-	ssize_t n;
-	int fd;
-
-	cli_lock(img, sizeof(img));
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
-	    O_NOCTTY);
-	while (fd >= 0 && len < sizeof(img) && ((n = read(fd, img + len,
-	    sizeof(img) - len)) > 0 || (n < 0 && errno == EINTR)))
-		len += n > 0 ? (size_t)n : 0;
-	if (fd >= 0)
-		(void)close(fd);
-	/* The file as read now must fail the same way, else say less. */
-	if (otp_state_fault(img, len, &line, &opt) != rc)
-		line = 0;
-	otp_wipe(img, len);
 	if (line == 0)
 		errx(CLI_EXIT_ERR, "%s: %s", path, otp_strerror(rc));
 	if (opt == NULL)
@@ -719,7 +700,9 @@ do_state(const struct verify *v, int argc, char *argv[])
 	struct otp_state_result r;
 	struct otp_answer a;
 	struct sys_login *l;
+	const char *opt = NULL;
 	char code[OTP_CODE_MAX + 2];
+	size_t line = 0;
 	int rc;
 
 	if (argc > 1)
@@ -751,6 +734,7 @@ do_state(const struct verify *v, int argc, char *argv[])
 	a.kind = OTP_ANSWER_CODE;
 	rc = sys_login_check(l, &a, 1, &r);
 	otp_wipe(code, sizeof(code));
+	sys_login_fault(l, &line, &opt);
 	errno = sys_login_errno(l);
 	sys_login_free(l);
 	if (rc == OTP_EIO || rc == OTP_ELOCK)
@@ -759,7 +743,7 @@ do_state(const struct verify *v, int argc, char *argv[])
 		err(CLI_EXIT_ERR, "%s: cannot be updated, so the code is "
 		    "refused", v->state);
 	if (rc == OTP_ESTATESECRET || rc == OTP_ESTATEOPT || rc == OTP_ENUL)
-		state_fault(v->state, rc);
+		state_fault(v->state, rc, line, opt);
 	if (rc != 0)
 		errx(CLI_EXIT_ERR, "%s: %s", v->state, otp_strerror(rc));
 	if (v->verbose) {

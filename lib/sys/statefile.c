@@ -43,6 +43,8 @@ struct sys_login {
 	int64_t			 now;		/* or SYS_NOW_REAL */
 	int			 dry;
 	int			 err;		/* errno of the last failure */
+	size_t			 fault_line;	/* a malformed file: where */
+	const char		*fault_opt;
 	unsigned		 cycles;
 	size_t			 seenlen;	/* the image begin left */
 	char			 seen[OTP_STATE_MAX];
@@ -285,8 +287,12 @@ cycle(struct sys_login *l, unsigned phases, const struct otp_answer *a,
 	now = l->now == SYS_NOW_REAL ? (int64_t)time(NULL) : l->now;
 	ret = otp_state_login(l->in, inlen, phases, a, n, now, &l->o, r,
 	    l->out, sizeof(l->out), &outlen);
-	if (ret < 0)
+	if (ret < 0) {
+		/* Placed now, while the image is at hand. */
+		(void)otp_state_fault(l->in, inlen, &l->fault_line,
+		    &l->fault_opt);
 		goto out;
+	}
 	if (r->changed && !l->dry) {
 		ret = write_image(l, &st, &seen, l->out, outlen);
 		if (ret == OTP_ESTATECHANGED)
@@ -410,6 +416,13 @@ int
 sys_login_errno(const struct sys_login *l)
 {
 	return l->err;
+}
+
+void
+sys_login_fault(const struct sys_login *l, size_t *line, const char **opt)
+{
+	*line = l->fault_line;
+	*opt = l->fault_opt;
 }
 
 unsigned

@@ -111,6 +111,10 @@ int sys_login_check(struct sys_login *l, const struct otp_answer *a,
     size_t n, struct otp_state_result *r);
 /* errno of the last OTP_EIO, OTP_ELOCK or OTP_EREADONLY. */
 int sys_login_errno(const struct sys_login *l);
+/* Where a malformed file failed: line (0 unknown) and option (NULL for
+ * none), as otp_state_fault() says; never a byte of the file. */
+void sys_login_fault(const struct sys_login *l, size_t *line,
+    const char **opt);
 /* Lock-and-read cycles so far. */
 unsigned sys_login_cycles(const struct sys_login *l);
 /* Wipe and free l (NULL is fine). */
