@@ -253,27 +253,43 @@ sweep_one(int dirfd, const char *ent)
 	(void)close(fd);
 }
 
+int
+sys_dir_each(int dirfd, int (*fn)(const void *arg, int dirfd,
+    const char *ent), const void *arg)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, r = 0;
+
+	if ((fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return 0;
+	if ((d = fdopendir(fd)) == NULL) {
+		(void)close(fd);
+		return 0;
+	}
+	while (r == 0 && (de = readdir(d)) != NULL)
+		r = fn(arg, dirfd, de->d_name);
+	(void)closedir(d);
+	return r;
+}
+
+/* sys_sweep's test of one entry: NAME~otp-XXXXXX for arg's NAME. */
+static int
+sweep_entry(const void *arg, int dirfd, const char *ent)
+{
+	const char *name = arg;
+	size_t n = strlen(name), tag = strlen(TMP_TAG);
+
+	if (strncmp(ent, name, n) == 0 && strncmp(ent + n, TMP_TAG, tag) == 0 &&
+	    strlen(ent + n + tag) == TMP_RAND)
+		sweep_one(dirfd, ent);
+	return 0;
+}
+
 void
 sys_sweep(int dirfd, const char *name)
 {
-	struct dirent *de;
-	size_t n = strlen(name), tag = strlen(TMP_TAG);
-	DIR *d;
-	int fd;
-
-	if ((fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return;
-	if ((d = fdopendir(fd)) == NULL) {
-		(void)close(fd);
-		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, name, n) == 0 &&
-		    strncmp(de->d_name + n, TMP_TAG, tag) == 0 &&
-		    strlen(de->d_name + n + tag) == TMP_RAND)
-			sweep_one(dirfd, de->d_name);
-	}
-	(void)closedir(d);
+	(void)sys_dir_each(dirfd, sweep_entry, name);
 }
 
 int

@@ -19,7 +19,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -171,15 +170,21 @@ read_all(int fd, char *buf, size_t size)
 	return 0;
 }
 
+struct foreign {
+	const char	*name;
+	time_t		 now;
+};
+
 /* Is ent the original module's in-flight file for name: NAME~ and six
  * letters or digits (mkstemp's), modified in the last FOREIGN_AGE s? */
 static int
-foreign_entry(int dirfd, const char *name, const char *ent, time_t now)
+foreign_entry(const void *arg, int dirfd, const char *ent)
 {
+	const struct foreign *fo = arg;
 	struct stat st;
-	size_t n = strlen(name), i;
+	size_t n = strlen(fo->name), i;
 
-	if (strncmp(ent, name, n) != 0 || ent[n] != '~' ||
+	if (strncmp(ent, fo->name, n) != 0 || ent[n] != '~' ||
 	    strlen(ent + n + 1) != 6)
 		return 0;
 	for (i = n + 1; ent[i] != '\0'; i++)
@@ -190,27 +195,19 @@ foreign_entry(int dirfd, const char *name, const char *ent, time_t now)
 	if (fstatat(dirfd, ent, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
 	    !S_ISREG(st.st_mode))
 		return 0;
-	return st.st_mtim.tv_sec > now - FOREIGN_AGE &&
-	    st.st_mtim.tv_sec < now + FOREIGN_AGE;
+	return st.st_mtim.tv_sec > fo->now - FOREIGN_AGE &&
+	    st.st_mtim.tv_sec < fo->now + FOREIGN_AGE;
 }
 
 /* 1 when the directory holds an in-flight file of the original's. */
 static int
 foreign_present(int dirfd, const char *name)
 {
-	struct dirent *de;
-	time_t now = time(NULL);
-	DIR *d;
-	int fd, found = 0;
+	struct foreign fo;
 
-	if ((fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return 0;
-	if ((d = fdopendir(fd)) == NULL)
-		return close_keep(fd, 0);
-	while (!found && (de = readdir(d)) != NULL)
-		found = foreign_entry(dirfd, name, de->d_name, now);
-	(void)closedir(d);
-	return found;
+	fo.name = name;
+	fo.now = time(NULL);
+	return sys_dir_each(dirfd, foreign_entry, &fo);
 }
 
 /* Wait while the original module is between its check and its rename.

@@ -80,6 +80,10 @@ int sys_stage_sync(struct sys_file *f);
 int sys_commit(struct sys_file *f, int replace);
 /* Remove the staged file. */
 void sys_discard(struct sys_file *f);
+/* fn(arg, dirfd, entry) for each entry of dirfd until one returns
+ * non-zero, which is returned (0 also when the directory cannot be read). */
+int sys_dir_each(int dirfd,
+    int (*fn)(const void *arg, int dirfd, const char *ent), const void *arg);
 /* Remove name's temporary files that killed runs of ours left in dirfd
  * (no run holds their lock); sys_commit does it every time. */
 void sys_sweep(int dirfd, const char *name);
