@@ -289,7 +289,12 @@ parse_query(const char *q, size_t n, size_t base, struct otp_uri *u,
 		}
 		if (p == P_UNKNOWN) {
 			/* Unknown parameters (image=, ...) are passed on as
-			 * given, but their escapes must be sound. */
+			 * given, so the text as given must be sound (it is
+			 * written back as is) and so must its escapes. */
+			if ((r = otp_text_check(q + i, end - i, &off)) != 0) {
+				*erroff = base + i + off;
+				goto out;
+			}
 			if (eq < end && (r = pct_decode(q + eq + 1,
 			    end - eq - 1, OTP_PCT_PLUS, val, sizeof(val), &vlen,
 			    &off)) != 0) {
