@@ -31,11 +31,11 @@
 
 #include "otp.h"
 #include "sys.h"
+#include "pam_otp.h"
 
 #define DEFAULT_SECRET	"~/.google_authenticator"
 #define CODE_PROMPT	"Verification code: "
 #define PWCODE_PROMPT	"Password & verification code: "
-#define PW_BUF		4096	/* getpw*_r scratch space */
 
 enum pass_mode {
 	PASS_PROMPT,		/* ask for the code */
@@ -65,28 +65,6 @@ struct target {
 	char		 path[PATH_MAX];	/* expanded secret= */
 };
 
-static int
-parse_uid(pam_handle_t *pamh, const char *name, uid_t *uid)
-{
-	struct passwd pwbuf, *pw = NULL;
-	char buf[PW_BUF];
-	uint64_t n;
-
-	/* A number is a uid, as the original module reads it. */
-	if (otp_parse_u64(name, 0, INT_MAX, &n) == 0) {
-		*uid = (uid_t)n;
-		return 0;
-	}
-	if (getpwnam_r(name, &pwbuf, buf, sizeof(buf), &pw) != 0 ||
-	    pw == NULL) {
-		pam_syslog(pamh, LOG_ERR, "invalid option \"user=%s\": no such "
-		    "user", name);
-		return -1;
-	}
-	*uid = pw->pw_uid;
-	return 0;
-}
-
 /* Parse the module arguments; every problem is logged and fails closed. */
 static int
 parse_args(pam_handle_t *pamh, int argc, const char **argv,
@@ -112,7 +90,7 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
 		} else if (strncmp(a, "authtok_prompt=", 15) == 0) {
 			p->prompt = a + 15;
 		} else if (strncmp(a, "user=", 5) == 0) {
-			if (parse_uid(pamh, a + 5, &p->fixed_uid) != 0)
+			if (pamotp_parse_uid(pamh, a + 5, &p->fixed_uid) != 0)
 				return -1;
 			p->fixed_user = 1;
 		} else if (strncmp(a, "allowed_perm=", 13) == 0) {
@@ -160,62 +138,12 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
 	return 0;
 }
 
-/*
- * Expand secret=: "~" at the start or after a '/' and "${HOME}" become the
- * home directory, "${USER}" the user name; substituted text is not
- * expanded again (as the original module).  home is NULL when unknown.
- * Returns 0, -1 when the result does not fit, -2 when home is needed.
- */
-static int
-expand_path(const char *spec, const char *user, const char *home,
-    char *out, size_t outsz)
-{
-	const char *sub;
-	size_t o = 0, skip, n;
-	int tilde_ok = 1;
-
-	while (*spec != '\0') {
-		sub = NULL;
-		skip = 0;
-		if (tilde_ok && *spec == '~') {
-			sub = home;
-			skip = 1;
-		} else if (strncmp(spec, "${HOME}", 7) == 0) {
-			sub = home;
-			skip = 7;
-		} else if (strncmp(spec, "${USER}", 7) == 0) {
-			sub = user;
-			skip = 7;
-		}
-		if (skip == 0) {
-			tilde_ok = *spec == '/';
-			if (o + 1 >= outsz)
-				return -1;
-			out[o++] = *spec++;
-			continue;
-		}
-		if (sub == NULL)
-			return -2;
-		n = strlen(sub);
-		if (o + n >= outsz)
-			return -1;
-		memcpy(out + o, sub, n);
-		o += n;
-		spec += skip;
-		tilde_ok = 0;
-	}
-	if (o == 0)
-		return -1;
-	out[o] = '\0';
-	return 0;
-}
-
 /* Find the uid, gid and state file of the user logging in, or of user=. */
 static void
 find_target(pam_handle_t *pamh, const struct params *p, struct target *t)
 {
 	struct passwd pwbuf, *pw = NULL;
-	char buf[PW_BUF];
+	char buf[PAMOTP_PW_BUF];
 	const char *home = NULL;
 	int rc;
 
@@ -246,7 +174,7 @@ find_target(pam_handle_t *pamh, const struct params *p, struct target *t)
 		t->uid = pw->pw_uid;
 		t->gid = pw->pw_gid;
 	}
-	rc = expand_path(p->secret != NULL ? p->secret : DEFAULT_SECRET,
+	rc = pamotp_expand_path(p->secret != NULL ? p->secret : DEFAULT_SECRET,
 	    t->user, home, t->path, sizeof(t->path));
 	if (rc == -2) {
 		pam_syslog(pamh, LOG_ERR, "secret=%s: ~ and ${HOME} cannot be "
@@ -260,50 +188,6 @@ find_target(pam_handle_t *pamh, const struct params *p, struct target *t)
 		return;
 	}
 	t->ok = 1;
-}
-
-/*
- * Take the target's file-system identity so that files are opened and
- * created as that user (NFS homes, root-squash, the owner of the temporary
- * file), as the original module does.  setfsuid() returns the previous
- * value whether or not it worked; asking again with -1 tells.
- */
-static int
-become(pam_handle_t *pamh, const struct target *t, uid_t *old_uid,
-    gid_t *old_gid)
-{
-	*old_gid = (gid_t)setfsgid(t->gid);
-	if ((gid_t)setfsgid((gid_t)-1) != t->gid) {
-		(void)setfsgid(*old_gid);
-		pam_syslog(pamh, LOG_ERR, "cannot switch to group id %lu of "
-		    "\"%s\"", (unsigned long)t->gid, t->user);
-		return -1;
-	}
-	*old_uid = (uid_t)setfsuid(t->uid);
-	if ((uid_t)setfsuid((uid_t)-1) != t->uid) {
-		(void)setfsuid(*old_uid);
-		(void)setfsgid(*old_gid);
-		pam_syslog(pamh, LOG_ERR, "cannot switch to user id %lu of "
-		    "\"%s\"", (unsigned long)t->uid, t->user);
-		return -1;
-	}
-	return 0;
-}
-
-static int
-unbecome(pam_handle_t *pamh, uid_t old_uid, gid_t old_gid)
-{
-	/* The uid first: changing the gid back may need its privilege. */
-	(void)setfsuid(old_uid);
-	(void)setfsgid(old_gid);
-	if ((uid_t)setfsuid((uid_t)-1) != old_uid ||
-	    (gid_t)setfsgid((gid_t)-1) != old_gid) {
-		pam_syslog(pamh, LOG_CRIT, "cannot switch back to file-system "
-		    "user id %lu, group id %lu", (unsigned long)old_uid,
-		    (unsigned long)old_gid);
-		return -1;
-	}
-	return 0;
 }
 
 /* Ask for the code; NULL when the conversation failed. */
@@ -323,15 +207,6 @@ ask(pam_handle_t *pamh, const struct params *p)
 		return NULL;
 	}
 	return resp;
-}
-
-static void
-free_secret_str(char *s)
-{
-	if (s != NULL) {
-		otp_wipe(s, strlen(s));
-		free(s);
-	}
 }
 
 /*
@@ -466,7 +341,9 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t)
 	memset(&r, 0, sizeof(r));
 	p->opts.uid = (unsigned long)t->uid;
 	if (t->ok) {
-		if (become(pamh, t, &old_uid, &old_gid) != 0)
+		struct pamotp_id id = { t->user, t->uid, t->gid };
+
+		if (pamotp_become(pamh, &id, &old_uid, &old_gid) != 0)
 			return PAM_AUTH_ERR;
 		switched = 1;
 		/* grace_period looks at the remote host at the start. */
@@ -546,10 +423,10 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t)
 		pam_syslog(pamh, LOG_ERR, "invalid verification code for "
 		    "\"%s\"", t->user);
 out:
-	free_secret_str(prompted);
-	free_secret_str(rest);
+	pamotp_free_secret(prompted);
+	pamotp_free_secret(rest);
 	sys_login_free(l);
-	if (switched && unbecome(pamh, old_uid, old_gid) != 0)
+	if (switched && pamotp_unbecome(pamh, old_uid, old_gid) != 0)
 		rc = PAM_AUTH_ERR;
 	return rc;
 }

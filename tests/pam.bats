@@ -5,6 +5,8 @@
 # tests pin down the original's behaviour as much as ours; the byte-for-
 # byte comparison of the files is in pam-differential.bats.
 
+bats_require_minimum_version 1.5.0
+
 setup_file() {
 	load common
 	load pam/lib
@@ -775,4 +777,13 @@ user_dir() {
 	[[ $ok == 1 ]]
 	! grep -q 12345678 "$D/otp/state"
 	grep -qx 23456789 "$D/otp/state"
+}
+
+@test "pam_otp.so exports the PAM entry points and nothing else" {
+	# The module is built from several files; what they share stays
+	# inside it, so it cannot clash with a host's or another module's
+	# symbols.
+	run -0 nm -D --defined-only "$OTP_SO"
+	exports=$(awk '$2 ~ /^[TDBRVW]$/ { print $3 }' <<<"$output" | sort)
+	[[ $exports == $'pam_sm_authenticate\npam_sm_setcred' ]]
 }

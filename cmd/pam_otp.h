@@ -1,0 +1,46 @@
+/*
+ * pam_otp.h - what the files of the PAM module share (not installed).
+ *
+ * pam_otp.so is built from every cmd/pam_*.c: pam_otp.c holds the PAM
+ * entry points and the Google Authenticator state-file mode; each other
+ * mode (a users file, OTPW lists) lives in a file of its own and is chosen
+ * by its module argument.  This header is their common glue: identities,
+ * path expansion, secrets from the conversation.
+ */
+#ifndef PAM_OTP_H
+#define PAM_OTP_H
+
+#include <sys/types.h>
+
+#include <security/pam_modules.h>
+
+/* Shared between the module's files, never exported from pam_otp.so. */
+#pragma GCC visibility push(hidden)
+
+#define PAMOTP_PW_BUF	4096	/* getpw*_r scratch space */
+
+/* The account whose file a login reads, and its file-system identity. */
+struct pamotp_id {
+	const char	*user;
+	uid_t		 uid;
+	gid_t		 gid;
+};
+
+/* user= as a number or a name -> *uid; 0, or -1 (logged). */
+int	pamotp_parse_uid(pam_handle_t *pamh, const char *name, uid_t *uid);
+/* Expand ~, ${HOME} and ${USER} in spec (home NULL when unknown); 0, -1
+ * when the result does not fit or is empty, -2 when home is needed. */
+int	pamotp_expand_path(const char *spec, const char *user,
+	    const char *home, char *out, size_t outsz);
+/* Take id's file-system uid and gid (this thread only); 0, or -1 (logged,
+ * nothing changed).  *old_uid and *old_gid get what to give back. */
+int	pamotp_become(pam_handle_t *pamh, const struct pamotp_id *id,
+	    uid_t *old_uid, gid_t *old_gid);
+/* Give back what pamotp_become took; 0, or -1 (logged). */
+int	pamotp_unbecome(pam_handle_t *pamh, uid_t old_uid, gid_t old_gid);
+/* Wipe and free a string that held an answer (NULL is fine). */
+void	pamotp_free_secret(char *s);
+
+#pragma GCC visibility pop
+
+#endif /* PAM_OTP_H */
