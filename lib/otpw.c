@@ -503,7 +503,7 @@ otp_otpw_generate(const char *prefix, size_t plen, unsigned n,
 		order[k] = order[j];
 		order[j] = t;
 	}
-	pos = (size_t)snprintf(img, imgsz, "OTPW1\n%u %u %u %u\n", n,
+	pos = (size_t)snprintf(img, imgsz, "OTPW1\n%u %d %d %d\n", n,
 	    OTP_OTPW_GEN_CHALLEN, OTP_OTPW_HASHLEN, OTP_OTPW_GEN_PWCHARS);
 	for (k = 0; k < n; k++) {
 		(void)snprintf(num, sizeof(num), "%03u", order[k]);
