@@ -233,7 +233,7 @@ peer() {
 	    "$T/home" >"$T/passwd"
 	printf '%s:x:%s:\n' "$(id -gn)" "$(id -g)" >"$T/group"
 	export LD_PRELOAD=$nss NSS_WRAPPER_PASSWD=$T/passwd \
-	    NSS_WRAPPER_GROUP=$T/group
+	    NSS_WRAPPER_GROUP=$T/group NSS_WRAPPER_DISABLE_DEEPBIND=1
 	HOME=/nonexistent otp-keygen --otpw --prefix=@"$T/prefix" \
 	    --entries=10 >"$T/l"
 	[[ -f $T/home/.otpw ]] || fail "no ~/.otpw"
