@@ -241,3 +241,12 @@ peer() {
 	run -0 env HOME=/nonexistent otp-verify --otpw "pre fix$(pw_of "$T/l" "$n")"
 	assert_output 9
 }
+
+@test "otp-verify(1)'s OTPW example: the next number, then its password after the prefix, 279 left" {
+	otp-keygen --otpw="$T/f" --prefix=@"$T/prefix" >"$T/l"
+	run -0 otp-verify --otpw="$T/f" --challenge
+	assert_output --regexp '^[0-9]{3}$'
+	n=$output
+	run -0 otp-verify --otpw="$T/f" --challenge="$n" "pre fix$(pw_of "$T/l" "$n")"
+	assert_output 279
+}
