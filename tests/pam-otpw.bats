@@ -221,17 +221,19 @@ used() {
 	done
 }
 
-@test "the triple challenge never names the locked entry (30 prompts), and consumes all three" {
+@test "the triple challenge never names the locked entry (60 prompts), and consumes all three" {
 	local i n locked hits=0 p
-	list_ours ours 280
-	list_ours peer 280
+	# 50 entries: a triple that ignored the lock would name it in about
+	# one prompt of 17, so 60 prompts without it are no accident.
+	list_ours ours 50
+	list_ours peer 50
 	for m in ours peer; do
 		locked=$(sed -n 3p "$D/$m/.otpw" | cut -c1-3)
 		ln -sf "$locked" "$D/$m/.otpw.lock"
 		hits=0
-		for i in $(seq 1 30); do
+		for i in $(seq 1 60); do
 			n=$(used "$m")
-			if ((i % 6 == 0)); then
+			if ((i % 10 == 0)); then
 				login "$m"
 				[[ $status == 0 ]] || fail "$m $i: $output"
 				[[ $(used "$m") == $((n + 3)) ]] ||
@@ -249,7 +251,7 @@ used() {
 		if [[ $m == ours ]]; then
 			((hits == 0)) || fail "ours named the locked entry $hits times"
 		else
-			echo "# pam_otpw named the locked entry $hits times in 30" >&3
+			echo "# pam_otpw named the locked entry $hits times in 60" >&3
 		fi
 	done
 }
