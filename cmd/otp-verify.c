@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,8 @@ enum {
 	OPT_STATE,
 	OPT_ALLOWEDPERM,
 	OPT_DRYRUN,
+	OPT_OTPW,		/* --otpw and its --challenge */
+	OPT_CHALLENGE,
 	OPT_FLAG = 0x1000,	/* | an OTP_STATE_* flag: a --state switch */
 	OPT_ALLOWRO = OPT_FLAG | OTP_STATE_ALLOWRO,
 	OPT_NOINCRHOTP = OPT_FLAG | OTP_STATE_NOINCRHOTP,
@@ -42,6 +45,8 @@ static const struct option longopts[] = {
 	{ "quiet",		no_argument,	   NULL, 'q' },
 	{ "state",		required_argument, NULL, OPT_STATE },
 	{ "verbose",		no_argument,	   NULL, 'v' },
+	{ "otpw",		optional_argument, NULL, OPT_OTPW },
+	{ "challenge",		optional_argument, NULL, OPT_CHALLENGE },
 	{ NULL,			0,		   NULL, 0 }
 };
 
@@ -50,6 +55,7 @@ enum mode {
 	MODE_FINDSKEW,
 	MODE_DIAGNOSE,
 	MODE_STATE,
+	MODE_OTPW,
 };
 
 struct verify {
@@ -62,6 +68,9 @@ struct verify {
 	unsigned	 allowed_perm;
 	int		 have_perm;
 	int		 dry_run;	/* --dry-run: --state writes nothing */
+	const char	*otpw;		/* --otpw=FILE, NULL: ~/.otpw */
+	int		 challenge;	/* --challenge given */
+	const char	*chal;		/* its NNN[/NNN/NNN], or NULL */
 };
 
 static void __attribute__((noreturn))
@@ -80,6 +89,9 @@ usage(void)
 	    "                  [--no-strict-owner] [--allowed-perm=MODE] "
 	    "[--allow-readonly]\n"
 	    "                  [--dry-run] --state FILE [OTP]\n"
+	    "       otp-verify --otpw[=FILE] --challenge\n"
+	    "       otp-verify [-q] --otpw[=FILE] [--challenge=NNN[/NNN/NNN]] "
+	    "[RESPONSE]\n"
 	    "\n"
 	    "Check OTP (from the operand, or one line of standard input) "
 	    "against KEY (hex,\n"
@@ -121,6 +133,14 @@ usage(void)
 	    "      --allow-readonly   state: accept even if the file cannot "
 	    "be updated\n"	    "      --dry-run          state: say what would happen; write "
 	    "nothing\n"
+	    "      --otpw[=FILE]      check a response against an OTPW list's "
+	    "FILE (default\n"
+	    "                         ~/.otpw), mark its passwords used, print "
+	    "how many are left\n"
+	    "      --challenge[=NNN[/NNN/NNN]]  alone: print the number to "
+	    "answer now; with\n"
+	    "                         a value: the number(s) the RESPONSE "
+	    "answers\n"
 	    "  -h, --help             show this help\n"
 	    "  -V, --version          show the version\n");
 	cli_exit(0);
@@ -781,12 +801,104 @@ do_state(const struct verify *v, int argc, char *argv[])
 	return 0;
 }
 
+/* ---- --otpw: a response to an OTPW list ----------------------------- */
+
+/* The file's image, read with the login module's checks. */
+static char otpw_img[OTP_OTPW_MAX];
+
+static const char *
+otpw_path(const struct verify *v)
+{
+	static char path[PATH_MAX];
+	struct passwd *pw;
+
+	if (v->otpw != NULL) {
+		if (v->otpw[0] == '\0')
+			cli_usage_error("--otpw=FILE: empty file name");
+		return v->otpw;
+	}
+	/* ~/.otpw from the password database, where the module looks. */
+	errno = 0;
+	if ((pw = getpwuid(getuid())) == NULL || pw->pw_dir == NULL)
+		errx(CLI_EXIT_ERR, "--otpw: cannot look up your home directory"
+		    "%s%s", errno ? ": " : "", errno ? strerror(errno) : "");
+	if ((size_t)snprintf(path, sizeof(path), "%s/.otpw", pw->pw_dir) >=
+	    sizeof(path))
+		errx(CLI_EXIT_ERR, "--otpw: home directory path too long");
+	return path;
+}
+
+static int
+do_otpw(const struct verify *v, int argc, char *argv[])
+{
+	const char *path = otpw_path(v);
+	/* The file must be ours; root may check anybody's. */
+	unsigned long uid = geteuid() == 0 ? SYS_OTPW_ANYUID :
+	    (unsigned long)geteuid();
+	char resp[OTP_OTPW_RESP_MAX];
+	struct otp_otpw w;
+	struct otp_otpw_chal c;
+	size_t len, line;
+	int rc;
+
+	if (v->challenge && v->chal == NULL && argc > 0)
+		cli_usage_error("--challenge without a value prints the "
+		    "number; it takes no RESPONSE");
+	if (argc > 1)
+		cli_usage_error("--otpw takes at most one RESPONSE operand");
+	rc = sys_otpw_load(path, uid, otpw_img, sizeof(otpw_img), &len);
+	if (rc == OTP_EIO)
+		err(CLI_EXIT_ERR, "%s", path);
+	if (rc != 0)
+		errx(CLI_EXIT_ERR, "%s: %s", path, otp_strerror(rc));
+	if ((rc = otp_otpw_parse(otpw_img, len, &w, &line)) != 0)
+		errx(CLI_EXIT_ERR, "%s: line %zu: %s", path, line,
+		    otp_strerror(rc));
+	if (v->chal != NULL) {
+		rc = otp_otpw_chal_parse(otpw_img, &w, v->chal, &c);
+		if (rc == OTP_EOTPWUNKNOWN) {
+			if (!v->quiet)
+				warnx("--challenge=%s: %s (used already?)",
+				    v->chal, otp_strerror(rc));
+			return 1;
+		}
+		if (rc != 0)
+			errx(CLI_EXIT_ERR, "--challenge=%s: %s", v->chal,
+			    otp_strerror(rc));
+	} else if ((rc = otp_otpw_first(otpw_img, &w, &c)) != 0) {
+		if (!v->quiet)
+			warnx("%s: %s", path, otp_strerror(rc));
+		return 1;
+	}
+	if (v->challenge && v->chal == NULL) {
+		printf("%s\n", c.text);
+		return 0;
+	}
+	cli_lock(resp, sizeof(resp));
+	if (cli_key_read(argc > 0 ? argv[0] : NULL, resp, sizeof(resp)) != 0)
+		exit(CLI_EXIT_ERR);
+	if (argc == 0 || strcmp(argv[0], "-") == 0)
+		stdin_end();
+	rc = sys_otpw_consume(path, uid, &c, resp, &w);
+	otp_wipe(resp, sizeof(resp));
+	if (rc == OTP_EIO)
+		err(CLI_EXIT_ERR, "%s", path);
+	if (rc < 0)
+		errx(CLI_EXIT_ERR, "%s: %s", path, otp_strerror(rc));
+	if (rc == 0) {
+		not_accepted(v, NULL);
+		return 1;
+	}
+	printf("%u\n", w.remaining);
+	return 0;
+}
+
 static void
 set_mode(struct verify *v, enum mode m)
 {
 	if (v->mode != MODE_VERIFY && v->mode != m)
-		cli_usage_error("--find-skew, --diagnose and --state exclude "
-		    "each other");
+		cli_usage_error("--find-skew, --diagnose, --state and --otpw "
+		    "exclude each other");
 	v->mode = m;
 }
 
@@ -803,6 +915,14 @@ check_options(const struct verify *v)
 	if (o->window > OTP_WINDOW_MAX)
 		errx(CLI_EXIT_ERR, "--window: '%" PRIu64 "': at most %llu",
 		    o->window, OTP_WINDOW_MAX);
+	if (v->challenge && v->mode != MODE_OTPW)
+		cli_usage_error("--challenge needs --otpw");
+	if (v->mode == MODE_OTPW && (o->have_type || o->have_alg ||
+	    o->have_digits || o->have_counter || o->have_step ||
+	    o->have_start || o->have_window || o->have_now || o->strict ||
+	    o->enc != OTP_KEYENC_HEX || v->verbose))
+		cli_usage_error("with --otpw the file sets everything; only "
+		    "-q and --challenge apply");
 	if (v->mode == MODE_STATE) {
 		if (o->have_type || o->have_alg || o->have_digits ||
 		    o->have_counter || o->have_step || o->have_start ||
@@ -835,6 +955,14 @@ main(int argc, char *argv[])
 		case OPT_STATE:
 			set_mode(&v, MODE_STATE);
 			v.state = optarg;
+			break;
+		case OPT_OTPW:
+			set_mode(&v, MODE_OTPW);
+			v.otpw = optarg;
+			break;
+		case OPT_CHALLENGE:
+			v.challenge = 1;
+			v.chal = optarg;
 			break;
 		case 'h':
 			usage();
@@ -874,6 +1002,9 @@ main(int argc, char *argv[])
 		break;
 	case MODE_STATE:
 		status = do_state(&v, argc, argv);
+		break;
+	case MODE_OTPW:
+		status = do_otpw(&v, argc, argv);
 		break;
 	case MODE_VERIFY:
 	default:

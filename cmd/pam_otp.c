@@ -441,6 +441,8 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc,
 	int rc;
 
 	(void)flags;
+	if (pamotp_otpw_wanted(argc, argv))
+		return pamotp_otpw_authenticate(pamh, flags, argc, argv);
 	if (parse_args(pamh, argc, argv, &p) != 0)
 		return PAM_AUTH_ERR;
 	if (pam_get_user(pamh, &user, NULL) != PAM_SUCCESS || user == NULL ||

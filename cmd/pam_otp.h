@@ -41,6 +41,11 @@ int	pamotp_unbecome(pam_handle_t *pamh, uid_t old_uid, gid_t old_gid);
 /* Wipe and free a string that held an answer (NULL is fine). */
 void	pamotp_free_secret(char *s);
 
+/* The OTPW mode (pam_otpw.c): 1 when the arguments name it; its login. */
+int	pamotp_otpw_wanted(int argc, const char **argv);
+int	pamotp_otpw_authenticate(pam_handle_t *pamh, int flags, int argc,
+	    const char **argv);
+
 #pragma GCC visibility pop
 
 #endif /* PAM_OTP_H */

@@ -700,3 +700,57 @@ pad() { head -c "$1" /dev/zero | tr '\0' ' '; }
 	done
 	[ "$fails" -eq 0 ]
 }
+
+@test "otp-verify --otpw and otp-keygen --otpw: OTPW files, responses and prefixes" {
+	printf 'OTPW1\n1 3 12 8\n000ROp:D7vJtPDB\n' > "$F/ow-good"
+	printf 'OTPW1\n2 3 12 8\n000ROp:D7vJtPDB\n' > "$F/ow-short"
+	printf 'OTPW1\n1 3 12 8\n000ROp:\0D7vJtPDB\n' > "$F/ow-nul"
+	printf 'OTPW1\n1 3 11 8\n000ROp:D7vJtPD\n' > "$F/ow-hlen"
+	printf '%s\n' "$S_HEX" > "$F/ow-key"
+	{ printf 'OTPW1\n9999 3 12 8\n'; head -c 500000 /dev/zero |
+	    tr '\0' '-'; } > "$F/ow-big"
+	: > "$F/ow-empty"
+	cp "$F/ow-good" "$F/ow-perm"
+	chmod 600 "$F"/ow-*
+	chmod 666 "$F/ow-perm"
+	ln -sf "$F/ow-good" "$F/ow-link"
+	run_table <<'EOF2'
+otp-verify | --otpw=$F/ow-short "$S_HEX"      | -            | err
+otp-verify | --otpw=$F/ow-nul "$S_HEX"        | -            | err
+otp-verify | --otpw=$F/ow-hlen "$S_HEX"       | -            | err
+otp-verify | --otpw=$F/ow-key "$S_HEX"        | -            | err
+otp-verify | --otpw=$F/ow-big "$S_HEX"        | -            | err
+otp-verify | --otpw=$F/ow-empty "$S_HEX"      | -            | err
+otp-verify | --otpw=$F/ow-perm "$S_HEX"       | -            | err
+otp-verify | --otpw=$F/ow-link "$S_HEX"       | -            | err
+otp-verify | --otpw=$F/dir "$S_HEX"           | -            | err
+otp-verify | --otpw=$F/nonexistent "$S_HEX"   | -            | err
+otp-verify | --otpw=/dev/zero "$S_HEX"        | -            | err
+otp-verify | --otpw=$F/fifo "$S_HEX"          | -            | err
+otp-verify | --otpw=$F/ow-good                | $F/nul       | err
+otp-verify | --otpw=$F/ow-good                | $F/line1m    | err
+otp-verify | --otpw=$F/ow-good                | /dev/zero    | err
+otp-verify | --otpw=$F/ow-good                | $F/empty     | err
+otp-verify | --otpw=$F/ow-good @$F/nul        | -            | err
+otp-verify | --otpw=$F/ow-good --challenge=00 "$S_HEX" | -   | err
+otp-verify | --otpw=$F/ow-good --challenge=0a0 "$S_HEX" | -  | err
+otp-verify | --otpw=$F/ow-good --challenge=000/000/000 "$S_HEX" | - | err
+otp-verify | --otpw=$F/ow-good --challenge "$S_HEX" | -      | usage
+otp-verify | --otpw=$F/ow-good "$S_HEX" "$S_HEX" | -        | usage
+otp-verify | --otpw= "$S_HEX"                | -            | usage
+otp-keygen | --otpw=$F/ow-new --prefix=@$F/nul      | -     | err
+otp-keygen | --otpw=$F/ow-new --prefix=@$F/line1m   | -     | err
+otp-keygen | --otpw=$F/ow-new --prefix=@$F/empty    | -     | err
+otp-keygen | --otpw=$F/ow-new --prefix=@$F/nonexistent | -  | err
+otp-keygen | --otpw=$F/ow-new --prefix=-            | /dev/zero | err
+otp-keygen | --otpw=$F/ow-new --prefix=-            | $F/blank | err
+otp-keygen | --otpw=$F/ow-new --prefix="$S_HEX"     | -     | usage
+otp-keygen | --otpw=$F/ow-new --entries=0           | -     | err
+otp-keygen | --otpw=$F/ow-new --entries=1e3         | -     | err
+otp-keygen | --otpw=$F/dir --prefix=@$F/ow-key      | -     | err
+otp-keygen | --otpw=$F/ow-good --prefix=@$F/ow-key  | -     | err
+otp-keygen | --otpw=/dev/null -f --prefix=@$F/ow-key | -    | err
+otp-keygen | --entries=50                           | -     | usage
+EOF2
+	[ ! -e "$F/ow-new" ]
+}

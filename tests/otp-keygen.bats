@@ -1097,7 +1097,7 @@ state_skeleton() {
 		[[ $status == 0 ]] || fail "example failed ($status): $cmd: $output"
 		[[ -n $output ]] || fail "example printed nothing: $cmd"
 	done <"$T/examples"
-	[[ $n == 8 ]] || fail "found $n examples, want 8"
+	[[ $n == 9 ]] || fail "found $n examples, want 9"
 	[[ $(mode "$T/.google_authenticator") == 400 ]]
 	[[ $(wc -l <"$T/codes.txt") == 10 ]]
 }

@@ -22,5 +22,8 @@ complete -c otp-keygen -l rate-limit -x -a '3/30' -d 'At most N logins in SECOND
 complete -c otp-keygen -l disallow-reuse -d 'A TOTP code works only once'
 complete -c otp-keygen -s f -l force -d 'Replace an existing file'
 complete -c otp-keygen -l print-state -r -F -d 'Show the key and codes of a state file'
+complete -c otp-keygen -l otpw -r -F -d 'Print an OTPW password list, write its file (default ~/.otpw)'
+complete -c otp-keygen -l prefix -x -a '-' -d 'OTPW prefix password from @FILE or - (stdin)'
+complete -c otp-keygen -l entries -x -a '50 100 280 560 1000' -d 'OTPW passwords in the list'
 complete -c otp-keygen -s h -l help -d 'Show help'
 complete -c otp-keygen -s V -l version -d 'Show version'

@@ -26,6 +26,8 @@ complete -c otp-verify -l no-strict-owner -d 'State: accept a file owned by anot
 complete -c otp-verify -l allowed-perm -x -a '0600 0400 0640' -d 'State: permission bits allowed'
 complete -c otp-verify -l allow-readonly -d 'State: accept even if the update cannot be written'
 complete -c otp-verify -l dry-run -d 'State: say what would happen, write nothing'
+complete -c otp-verify -l otpw -r -F -d 'Check a response against an OTPW file (default ~/.otpw)'
+complete -c otp-verify -l challenge -x -d 'OTPW: print the number to answer, or the numbers answered'
 complete -c otp-verify -s h -l help -d 'Show help'
 complete -c otp-verify -s V -l version -d 'Show version'
 # KEY operands as @FILE: a file name after the '@'

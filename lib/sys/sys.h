@@ -25,6 +25,8 @@ int sys_random_bytes(void *buf, size_t n);
 int sys_keygen(struct otp_key *key, size_t n);
 /* n distinct scratch codes from the kernel's generator. */
 int sys_scratch_codes(uint32_t *codes, size_t n);
+/* An otp_word_fn over the kernel's generator (arg unused). */
+int sys_random_word(void *arg, uint32_t *word);
 
 /* ---- key and line input (lib/sys/input.c) ---------------------------- */
 
@@ -131,6 +133,30 @@ int sys_statefile_load(const char *path, const struct otp_state_opts *o,
  * OTP_ESTATEEXIST unless force, which replaces only a regular file. */
 int sys_statefile_create(const char *path, const char *img, size_t len,
     int force);
+/* ---- OTPW files and their lock symlink (lib/sys/otpwfile.c) ---------- */
+
+#define SYS_OTPW_LOCK_AGE	(24 * 60 * 60)	/* seconds a lock holds */
+#define SYS_OTPW_ANYUID		((unsigned long)-1)	/* skip owner check */
+
+/* Read the OTPW file at path (no symlink, a regular file owned by uid and
+ * writable by nobody else) into img; *len its length.  OTP_EOTPW*, EIO. */
+int sys_otpw_load(const char *path, unsigned long uid, char *img,
+    size_t imgsz, size_t *len);
+/* Take the lock symlink path.lock -> chal as a login does: 0 taken, 1 held
+ * by another login (its target in held), a lock older than a day removed. */
+int sys_otpw_lock(const char *path, const char *chal, char *held,
+    size_t heldsz);
+/* Remove path.lock; 0, or OTP_EIO with errno (ENOENT: there was none). */
+int sys_otpw_unlock(const char *path);
+/* Under a flock, read path again, check resp against chal's entries and
+ * mark them used by an atomic rename; 1 accepted, 0 not, or OTP_E*. */
+int sys_otpw_consume(const char *path, unsigned long uid,
+    const struct otp_otpw_chal *chal, const char *resp, struct otp_otpw *w);
+/* Create path with img, mode 0600, atomically (OTP_ESTATEEXIST unless
+ * force) and remove a lock left for the old list: *unlocked says so. */
+int sys_otpw_create(const char *path, const char *img, size_t len,
+    int force, int *unlocked);
+
 /* ---- the local time zone (lib/sys/tz.c) ------------------------------ */
 
 /* The zone TZ names (else /etc/localtime) as localtime_r() reads it, read
