@@ -14,7 +14,9 @@
 #      one real job; pam_otp.so loads by its bare name through pam_wrapper
 #      (a code accepted, a wrong one refused, and the pam-auth-update
 #      profile's own lines let a user without a state file through);
-#      `man -w` finds every page; the profile is not enabled;
+#      `man -w` finds every page; the profile is not enabled; in a scratch
+#      PAM configuration the profile, once enabled, adds pam_otp.so nullok
+#      after the password, and the package's prerm takes it out again;
 #   4. apt purges it (and any package it pulled in): no file, no dpkg
 #      list, /etc/pam.d and /var/lib/pam as before, the same packages.
 #
@@ -89,8 +91,8 @@ diff <(sed -n '/^Permission/,$p' "$ROOT/LICENSE") \
 
 # gcc and make come with build-essential, which Build-Depends assumes.
 bdeps=$(sed -n '/^Build-Depends:/,/^[A-Z]/p' "$ROOT/debian/control" |
-    grep -v '^#' | sed 's/^Build-Depends://; s/<[^>]*>//g; s/([^)]*)//g' |
-    tr -s ', \t' '\n' | grep -v '^[A-Z]' | sed '/^$/d')
+    sed '1s/^Build-Depends://; /^[A-Z#]/d; s/<[^>]*>//g; s/([^)]*)//g' |
+    tr -s ', \t' '\n' | sed '/^$/d')
 for p in $(makevar DEPS_BUILD) $(makevar DEPS_TEST); do
 	case $p in gcc | make) continue ;; esac
 	grep -qx -- "$p" <<<"$bdeps" ||
@@ -154,6 +156,7 @@ snapshot() {
 	# What pam-auth-update writes; other services' files are not ours.
 	(cd / && find etc/pam.d -name 'common-*' -type f -exec md5sum {} + &&
 	    find var/lib/pam -type f -exec md5sum {} +) | sort
+	debconf-show libpam-runtime | sort
 }
 pkglist() {
 	dpkg-query -W -f='${db:Status-Abbrev} ${binary:Package}\n' |
@@ -286,6 +289,45 @@ pam profile nobody "" || {
 	cat "$T/pam.out" >&2
 	bad "the profile locks out a user without a state file"
 }
+
+# The profile enabled, then the package removed, in a scratch PAM
+# configuration: pam-auth-update --root on a fresh copy of the profiles,
+# with a debconf database of its own; the package's postinst and prerm
+# run with pam-auth-update pointed there.  The machine's are not touched.
+S=$T/pamroot
+mkdir -p "$S/etc/pam.d" "$S/var/lib/pam" "$S/usr/share/pam-configs" \
+    "$T/shim" "$T/ctl"
+cp /usr/share/pam-configs/* "$S/usr/share/pam-configs/"
+printf '%s\n' 'Config: configdb' 'Templates: templatedb' '' \
+    'Name: configdb' 'Driver: File' "Filename: $T/debconf-config.dat" '' \
+    'Name: templatedb' 'Driver: File' 'Mode: 644' \
+    "Filename: $T/debconf-templates.dat" >"$T/debconf.conf"
+printf '#!/bin/sh\nexec /usr/sbin/pam-auth-update --root "%s" "$@"\n' "$S" \
+    >"$T/shim/pam-auth-update"
+chmod +x "$T/shim/pam-auth-update"
+dpkg-deb -e "$deb" "$T/ctl"
+pau() {	# pau COMMAND...: with the scratch root and debconf database
+	env PATH="$T/shim:$PATH" DEBCONF_SYSTEMRC="$T/debconf.conf" \
+	    DEBIAN_FRONTEND=noninteractive "$@" >>"$T/pau.log" 2>&1
+}
+common() { cat "$S"/etc/pam.d/common-*; }
+pau pam-auth-update --force || bad "pam-auth-update --root failed"
+common >"$T/common.pristine"
+pau sh "$T/ctl/postinst" configure || bad "the postinst failed"
+common | diff "$T/common.pristine" - >&2 ||
+    bad "the postinst enabled the profile"
+pau pam-auth-update --enable "$PKG" || bad "pam-auth-update --enable failed"
+a=$S/etc/pam.d/common-auth
+line_otp=$(grep -n -P '^auth\trequired\tpam_otp\.so nullok$' "$a" | cut -d: -f1)
+line_permit=$(grep -n 'pam_permit\.so' "$a" | cut -d: -f1)
+if [[ -z $line_otp || -z $line_permit || $line_otp -le $line_permit ]]; then
+	cat "$a" >&2
+	bad "enabled, the profile is not 'auth required pam_otp.so nullok'" \
+	    "after the password modules"
+fi
+pau sh "$T/ctl/prerm" remove || bad "the prerm failed"
+common | diff "$T/common.pristine" - >&2 ||
+    bad "after the prerm, pam_otp.so is still in common-*"
 
 # --- 4. purge -------------------------------------------------------------
 t0=$(now)
