@@ -106,12 +106,13 @@ if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
 	# The tracked and new files, as a clone would have them, without
 	# build/ or other ignored output.
 	git -C "$ROOT" ls-files -z -co --exclude-standard |
-	    (cd "$ROOT" && xargs -0 tar -cf - --no-recursion --) |
+	    (cd "$ROOT" && xargs -0 tar -cf - --no-recursion \
+	    --ignore-failed-read -- 2>/dev/null) |
 	    tar -xf - -C "$src"
 else
 	tar -C "$ROOT" --exclude=./build -cf - . | tar -xf - -C "$src"
 fi
-say "building $PKG $version (nocheck) in $src"
+say "building $PKG $chver (nocheck) in $src"
 t0=$(now)
 (cd "$src" && DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b) \
     >"$W/build.log" 2>&1 || {
@@ -120,7 +121,7 @@ t0=$(now)
 }
 say "package built in $(since "$t0") s"
 arch=$(dpkg --print-architecture)
-deb=$W/src/${PKG}_${version}_$arch.deb
+deb=$W/src/${PKG}_${chver}_$arch.deb
 [[ -f $deb ]] || die "no $deb"
 # The hardening flags reached the compiler and the linker.
 for flag in -fstack-protector-strong -D_FORTIFY_SOURCE=2 -Wl,-z,relro \
@@ -262,7 +263,7 @@ pam() {	# pam SERVICE USER INPUT
 if [[ -f $T/key ]]; then
 	printf 'auth required pam_otp.so secret=%s\n' "$T/state" \
 	    >"$T/svc/otp"
-	code=$(/usr/bin/otp-gen --totp -b - <"$T/key")
+	code=$(/usr/bin/otp-gen --totp -b - <"$T/key") || code=000000
 	pam otp root "$code" || {
 		cat "$T/pam.out" >&2
 		bad "pam_otp.so by bare name: the current code was refused"
@@ -318,8 +319,9 @@ common | diff "$T/common.pristine" - >&2 ||
     bad "the postinst enabled the profile"
 pau pam-auth-update --enable "$PKG" || bad "pam-auth-update --enable failed"
 a=$S/etc/pam.d/common-auth
-line_otp=$(grep -n -P '^auth\trequired\tpam_otp\.so nullok$' "$a" | cut -d: -f1)
-line_permit=$(grep -n 'pam_permit\.so' "$a" | cut -d: -f1)
+line_otp=$(grep -n -P '^auth\trequired\tpam_otp\.so nullok$' "$a" |
+    cut -d: -f1) || true
+line_permit=$(grep -n 'pam_permit\.so' "$a" | cut -d: -f1) || true
 if [[ -z $line_otp || -z $line_permit || $line_otp -le $line_permit ]]; then
 	cat "$a" >&2
 	bad "enabled, the profile is not 'auth required pam_otp.so nullok'" \
@@ -341,7 +343,8 @@ say "purged in $(since "$t0") s"
 if dpkg -L "$PKG" >/dev/null 2>&1; then
 	bad "dpkg -L $PKG still lists files"
 fi
-if dpkg-query -W -f='${Status}\n' "$PKG" 2>/dev/null | grep -qv 'not-installed'; then
+if dpkg-query -W -f='${Status}\n' "$PKG" 2>/dev/null |
+    grep -qv 'not-installed'; then
 	bad "dpkg still knows $PKG: $(dpkg-query -W -f='${Status}' "$PKG")"
 fi
 while read -r f; do
