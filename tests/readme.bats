@@ -43,6 +43,11 @@ pamtester otp-test "$USER" authenticate     # type a code from the phone	needs t
 echo 'auth required pam_otp.so nullok' | sudo tee -a /etc/pam.d/sudo	needs root; changes the system's sudo
 mkdir svc && echo "auth required $PWD/build/lib/pam_otp.so secret=$PWD/state" >svc/otptest	run from the source tree; tests/pam.bats runs pam_otp.so this way
 echo 123456 | LD_PRELOAD=libpam_wrapper.so PAM_WRAPPER=1 \	needs the service above and a code from the phone; tests/pam.bats
+sudo apt-get build-dep ./                # debhelper and what the build and its tests need	needs root; installs packages (tests/deb/check-deb.sh builds the package)
+dpkg-buildpackage -us -uc -b             # runs the test suite; DEB_BUILD_OPTIONS=nocheck skips it	the package build, run by CI (make check-deb)
+sudo apt-get install ../otp-utils_*.deb	needs root; installs the package (make check-deb installs and purges it)
+sudo pam-auth-update --enable otp-utils     # auth required pam_otp.so nullok	needs root; changes the system's PAM configuration
+sudo pam-auth-update --disable otp-utils	needs root; changes the system's PAM configuration
 EOF
 }
 
