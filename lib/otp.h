@@ -124,7 +124,12 @@
 	X(ESTATERATE,	-105,	"rate limit out of range 1..10 attempts per " \
 	    "15..600 seconds") \
 	X(ESTATEHOTP,	-106,	"step size and reuse refusal do not apply to " \
-	    "HOTP")
+	    "HOTP") \
+	/* RADIUS requests (lib/radius.c) */ \
+	X(EUSERNAME,	-170,	"user name unfit to name a file (letters, " \
+	    "digits, '.', '_', '-', '@', a final '$'; no leading '.' or '-')") \
+	X(ERADIUSVALUE,	-171,	"malformed attribute value (quotes or " \
+	    "backslash escapes)")
 
 #define OTP_ERROR_ENUM_(name, value, text)	OTP_##name = (value),
 enum {
@@ -818,5 +823,19 @@ struct otp_state_new {
  * order, scratch codes) for key into out; *outlen gets its length. */
 int otp_state_build(const uint8_t *key, size_t keylen,
     const struct otp_state_new *n, char *out, size_t outsz, size_t *outlen);
+
+/* ---- RADIUS requests (lib/radius.c) ---------------------------------- */
+
+#define OTP_USERNAME_MAX	64	/* longest user name, without NUL */
+
+/* 0 if name, 1..OTP_USERNAME_MAX of [A-Za-z0-9._@-] (a final '$', no
+ * leading '.' or '-'), may name a file; OTP_EUSERNAME at *erroff (or NULL). */
+int otp_user_check(const char *name, size_t *erroff);
+/* An attribute's value as an exec'd program receives it ("alice", quotes
+ * and \\ \" \n \r \t \ooo escapes, or bare) into out; its length or OTP_E*. */
+int otp_radius_value(const char *env, char *out, size_t outsz);
+/* "Reply-Message := \"text\"\n" with '"', '\\' and controls escaped
+ * into out; its length or OTP_ENOSPACE. */
+int otp_radius_reply(const char *text, char *out, size_t outsz);
 
 #endif /* OTP_H */
