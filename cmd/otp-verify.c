@@ -3,6 +3,8 @@
  * explain why a code does not verify; check against a Google
  * Authenticator state file; answer a RADIUS server's request (--radius).
  */
+#include <sys/stat.h>
+
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -803,17 +805,18 @@ do_state(const struct verify *v, int argc, char *argv[])
  * --radius: one request of FreeRADIUS's rlm_exec.  The user name and the
  * code are request attributes in the environment; the answer is the exit
  * status (0 Access-Accept, 1 Access-Reject, 2 an error, which the server
- * turns into a reject) and a Reply-Message line on stdout.  The reason
- * goes to stderr, the server's log, with the user's name but never the
- * code; the reply tells the client no more than a PAM prompt would.
+ * turns into a reject) and reply lines on stdout: a Reply-Message that
+ * tells the client no more than a PAM prompt would, and for a refusal or
+ * an error a Module-Failure-Message with the reason, which the server
+ * logs beside the user's name and never sends.  The code is never shown.
  */
 
 static void
-radius_reply(const char *text)
+radius_say(const char *attr, const char *text)
 {
-	char line[256];
+	char line[512];
 
-	if (otp_radius_reply(text, line, sizeof(line)) > 0)
+	if (otp_radius_pair(attr, text, line, sizeof(line)) > 0)
 		fputs(line, stdout);
 }
 
@@ -822,15 +825,21 @@ radius_reply(const char *text)
 static void __attribute__((noreturn, format(printf, 2, 3)))
 radius_fail(int with_errno, const char *fmt, ...)
 {
+	char msg[400];
 	va_list ap;
+	int e = errno;
 
 	va_start(ap, fmt);
-	if (with_errno)
-		vwarn(fmt, ap);
-	else
-		vwarnx(fmt, ap);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	radius_reply("OTP check failed");
+	if (with_errno) {
+		size_t n = strlen(msg);
+
+		(void)snprintf(msg + n, sizeof(msg) - n, ": %s", strerror(e));
+	}
+	warnx("%s", msg);
+	radius_say("Reply-Message", "OTP check failed");
+	radius_say("Module-Failure-Message", msg);
 	cli_exit(CLI_EXIT_ERR);
 }
 
@@ -920,6 +929,7 @@ do_radius(const struct verify *v, int argc, char *argv[])
 {
 	char user[OTP_USERNAME_MAX + 2], code[OTP_CODE_MAX + 2];
 	const char *why = NULL;
+	struct stat sb;
 	size_t off = 0;
 	int status;
 
@@ -929,6 +939,13 @@ do_radius(const struct verify *v, int argc, char *argv[])
 		    "in the environment");
 	if (v->state_dir == NULL)
 		cli_usage_error("--radius needs --state-dir=DIR");
+	/* A missing directory is a set-up error, not a user without a file. */
+	if (stat(v->state_dir, &sb) != 0)
+		radius_fail(1, "--state-dir '%s'", v->state_dir);
+	if (!S_ISDIR(sb.st_mode)) {
+		errno = ENOTDIR;
+		radius_fail(1, "--state-dir '%s'", v->state_dir);
+	}
 	cli_lock(code, sizeof(code));
 	radius_attr("USER_NAME", "User-Name", user, sizeof(user));
 	/* The name comes from the network: only a plain login name may
@@ -953,12 +970,13 @@ do_radius(const struct verify *v, int argc, char *argv[])
 		status = radius_state(v, user, code, &why);
 	otp_wipe(code, sizeof(code));
 	if (status == 0) {
-		radius_reply("OTP accepted");
+		radius_say("Reply-Message", "OTP accepted");
 		return 0;
 	}
 	if (!v->quiet)
 		warnx("%s: code not accepted: %s", user, why);
-	radius_reply("OTP not accepted");
+	radius_say("Reply-Message", "OTP not accepted");
+	radius_say("Module-Failure-Message", why);
 	return 1;
 }
 

@@ -834,8 +834,9 @@ int otp_user_check(const char *name, size_t *erroff);
 /* An attribute's value as an exec'd program receives it ("alice", quotes
  * and \\ \" \n \r \t \ooo escapes, or bare) into out; its length or OTP_E*. */
 int otp_radius_value(const char *env, char *out, size_t outsz);
-/* "Reply-Message := \"text\"\n" with '"', '\\' and controls escaped
- * into out; its length or OTP_ENOSPACE. */
-int otp_radius_reply(const char *text, char *out, size_t outsz);
+/* The reply line "ATTR := \"text\"\n", '"' and '\\' escaped, a control
+ * as '?', into out; its length or OTP_ENOSPACE. */
+int otp_radius_pair(const char *attr, const char *text, char *out,
+    size_t outsz);
 
 #endif /* OTP_H */

@@ -1,7 +1,7 @@
 /*
  * radius.c - what a RADIUS server's request needs before it reaches the
  * state-file engine: attribute values as an exec'd program receives them,
- * a user name checked before it names a file, and the reply line.
+ * a user name checked before it names a file, and the reply lines.
  *
  * FreeRADIUS's rlm_exec hands each request attribute over as an
  * environment variable whose value is printed as a quoted string: the
@@ -10,6 +10,7 @@
  * directory only when it is a plain login name, never a path.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "otp.h"
@@ -123,17 +124,18 @@ bad:
 }
 
 int
-otp_radius_reply(const char *text, char *out, size_t outsz)
+otp_radius_pair(const char *attr, const char *text, char *out, size_t outsz)
 {
-	static const char head[] = "Reply-Message := \"", tail[] = "\"\n";
-	size_t o = 0, k;
+	static const char tail[] = "\"\n";
+	size_t o, k;
 	const unsigned char *p;
 	char esc[2];
+	int n;
 
-	if (outsz < sizeof(head))
+	n = snprintf(out, outsz, "%s := \"", attr);
+	if (n < 0 || (size_t)n >= outsz)
 		return OTP_ENOSPACE;
-	memcpy(out, head, sizeof(head) - 1);
-	o = sizeof(head) - 1;
+	o = (size_t)n;
 	for (p = (const unsigned char *)text; *p != '\0'; p++) {
 		k = 0;
 		if (*p == '"' || *p == '\\') {

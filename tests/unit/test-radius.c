@@ -76,7 +76,7 @@ radius_case(const struct unit_line *l, void *arg)
 			CHECK_EQ_STR(out, want, what);
 		}
 	} else if (strcmp(l->field[0], "reply") == 0) {
-		rc = otp_radius_reply(in, out, sizeof(out));
+		rc = otp_radius_pair("Reply-Message", in, out, sizeof(out));
 		strcat(want, "\n");
 		CHECK_EQ_INT(rc, strlen(want), what);
 		CHECK_EQ_STR(rc > 0 ? out : "", want, what);
@@ -88,7 +88,7 @@ radius_case(const struct unit_line *l, void *arg)
 static void
 sizes(void)
 {
-	char out[16];
+	char out[16], line[32];
 	size_t n;
 	int rc;
 
@@ -101,11 +101,12 @@ sizes(void)
 		    "%zu bytes: %d", n, rc);
 	}
 	CHECK_EQ_INT(otp_radius_value("a", out, 0), OTP_ENOSPACE, "size 0");
-	for (n = 0; n <= 22; n++)
-		CHECK_EQ_INT(otp_radius_reply("a\"", out, n), OTP_ENOSPACE,
-		    "reply in a small buffer");
-	/* Reply-Message := "a\"" and a newline: 23 bytes and the NUL. */
-	CHECK_EQ_INT(otp_radius_reply("a\"", out, 16), OTP_ENOSPACE, "16");
+	/* X := "a\"" and a newline: 11 bytes and the NUL. */
+	for (n = 0; n < 12; n++)
+		CHECK_EQ_INT(otp_radius_pair("X", "a\"", line, n),
+		    OTP_ENOSPACE, "reply in a small buffer");
+	CHECK_EQ_INT(otp_radius_pair("X", "a\"", line, 12), 11, "just fits");
+	CHECK_EQ_STR(line, "X := \"a\\\"\"\n", "just fits");
 }
 
 int
