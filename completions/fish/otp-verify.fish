@@ -25,5 +25,7 @@ complete -c otp-verify -l no-strict-owner -d 'State: accept a file owned by anot
 complete -c otp-verify -l allowed-perm -x -a '0600 0400 0640' -d 'State: permission bits allowed'
 complete -c otp-verify -l allow-readonly -d 'State: accept even if the update cannot be written'
 complete -c otp-verify -l dry-run -d 'State: say what would happen, write nothing'
+complete -c otp-verify -l radius -d 'Answer FreeRADIUS rlm_exec from the environment'
+complete -c otp-verify -l state-dir -r -a '(__fish_complete_directories)' -d 'RADIUS: directory of per-user state files'
 complete -c otp-verify -s h -l help -d 'Show help'
 complete -c otp-verify -s V -l version -d 'Show version'
