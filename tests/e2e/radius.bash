@@ -43,7 +43,7 @@ rad_tree() {
 # Every path is explicit; requests are refused without delay, so that
 # the tests and the bench measure the check itself.
 rad_conf() {
-	local d=$1 pe=$2 pp=$3 pg=${4:-} ga_mod= ga_srv=
+	local d=$1 pe=$2 pp=$3 pg=${4:-} ga_mod='' ga_srv=''
 	if [[ -n $pg ]]; then
 		ga_mod="	pam gapam {
 		pam_auth = $RAD_GA_SVC
@@ -148,12 +148,14 @@ EOF
 # rad_pam_line DIR: the pam_otp.so line of the rlm_pam service: one state
 # file per user in DIR/pam, owned by the server's account.
 rad_pam_line() {
+	# shellcheck disable=SC2016  # ${USER} is pam_otp.so's to expand
 	printf 'auth required %s secret=%s/pam/${USER} user=%s\n' \
 	    "$1/bin/pam_otp.so" "$1" "$RAD_ACCOUNT"
 }
 
 # rad_ga_line DIR: the same with pam_google_authenticator.so.
 rad_ga_line() {
+	# shellcheck disable=SC2016  # the module expands ${USER}
 	printf 'auth required pam_google_authenticator.so secret=%s/ga/${USER} user=%s\n' \
 	    "$1" "$RAD_ACCOUNT"
 }
@@ -218,6 +220,7 @@ rad_burst() {
 # the namespace changes (the real /dev has no /dev/log here, and must not
 # get one).
 rad_server() {
+	# shellcheck disable=SC2016  # the inner script expands its own
 	exec unshare -m --propagation private -- sh -euc '
 		d=$1
 		mkdir -p "$d/.dev"
