@@ -72,7 +72,9 @@ done
     >"/etc/pam.d/$RAD_GA_SVC"
 rad_conf "$R" "$pe" "$pp" "$pg"
 rad_check "$R" >/dev/null
-rad_as "$RAD_SBIN" -f -d "$R" -n radiusd </dev/null >"$tmp/server.out" 2>&1 &
+# setpriv execs the server: $! is the server's own PID.
+setpriv --reuid="$RAD_ACCOUNT" --regid="$RAD_ACCOUNT" --clear-groups -- \
+    "$RAD_SBIN" -f -d "$R" -n radiusd </dev/null >"$tmp/server.out" 2>&1 &
 server=$!
 for p in "$pe" "$pp" "$pg"; do
 	for ((i = 0; i < 200; i++)); do

@@ -220,6 +220,10 @@ rad_burst() {
 # the namespace changes (the real /dev has no /dev/log here, and must not
 # get one).
 rad_server() {
+	if ! rad_can_unshare; then
+		exec setpriv --reuid="$RAD_ACCOUNT" --regid="$RAD_ACCOUNT" \
+		    --clear-groups -- "$RAD_SBIN" -f -d "$1" -n radiusd
+	fi
 	# shellcheck disable=SC2016  # the inner script expands its own
 	exec unshare -m --propagation private -- sh -euc '
 		d=$1
@@ -241,6 +245,13 @@ rad_server() {
 		exec setpriv --reuid="$2" --regid="$2" --clear-groups -- \
 		    "$3" -f -d "$d" -n radiusd
 	' sh "$1" "$RAD_ACCOUNT" "$RAD_SBIN"
+}
+
+# rad_can_unshare: a mount namespace can be made here (CAP_SYS_ADMIN; a
+# container may not grant it).  Without one the server runs as it is, and
+# its log lines cannot be read back.
+rad_can_unshare() {
+	unshare -m --propagation private -- true 2>/dev/null
 }
 
 # rad_syslogd DIR: exec the listener on DIR/syslog.sock, appending to
