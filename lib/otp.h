@@ -141,7 +141,12 @@
 	X(EOTPWMODE,	-161,	"OTPW file is writable by others") \
 	X(EOTPWTYPE,	-162,	"OTPW file is not a regular file") \
 	X(EOTPWLOCKED,	-163,	"another login holds the lock") \
-	X(EOTPWTRAIL,	-164,	"data after the last OTPW entry")
+	X(EOTPWTRAIL,	-164,	"data after the last OTPW entry") \
+	/* RADIUS requests (lib/radius.c) */ \
+	X(EUSERNAME,	-170,	"user name unfit to name a file (letters, " \
+	    "digits, '.', '_', '-', '@', a final '$'; no leading '.' or '-')") \
+	X(ERADIUSVALUE,	-171,	"malformed attribute value (quotes or " \
+	    "backslash escapes)")
 
 #define OTP_ERROR_ENUM_(name, value, text)	OTP_##name = (value),
 enum {
@@ -917,5 +922,19 @@ int otp_otpw_generate(const char *prefix, size_t plen, unsigned n,
  * "OTPW list generated WHEN on HOST", columns, CRLF, pages; its length. */
 int otp_otpw_list(const char *pw, unsigned n, const char *when,
     const char *host, char *out, size_t outsz);
+/* ---- RADIUS requests (lib/radius.c) ---------------------------------- */
+
+#define OTP_USERNAME_MAX	64	/* longest user name, without NUL */
+
+/* 0 if name, 1..OTP_USERNAME_MAX of [A-Za-z0-9._@-] (a final '$', no
+ * leading '.' or '-'), may name a file; OTP_EUSERNAME at *erroff (or NULL). */
+int otp_user_check(const char *name, size_t *erroff);
+/* An attribute's value as an exec'd program receives it ("alice", quotes
+ * and \\ \" \n \r \t \ooo escapes, or bare) into out; its length or OTP_E*. */
+int otp_radius_value(const char *env, char *out, size_t outsz);
+/* The reply line "ATTR := \"text\"\n", '"' and '\\' escaped, a control
+ * as '?', into out; its length or OTP_ENOSPACE. */
+int otp_radius_pair(const char *attr, const char *text, char *out,
+    size_t outsz);
 
 #endif /* OTP_H */

@@ -245,6 +245,9 @@ otp-verify | --state $F/st-perm 123456    | -                 | err
 otp-verify | --state $F/st-link 123456    | -                 | err
 otp-verify | --state $F/dir 123456        | -                 | err
 otp-verify | --state $F/nonexistent 123456 | -                | err
+otp-verify | --radius                     | -                 | usage
+otp-verify | --radius --state-dir=$F/dir 123456 | -           | usage
+otp-verify | --state-dir=$F/dir 00 123456 | -                 | usage
 otp-verify | --state /dev/zero 123456     | -                 | err
 otp-verify | --state /dev/null 123456     | -                 | err
 otp-verify | --state $F/st-good           | $F/nul            | err

@@ -28,6 +28,8 @@ complete -c otp-verify -l allow-readonly -d 'State: accept even if the update ca
 complete -c otp-verify -l dry-run -d 'State: say what would happen, write nothing'
 complete -c otp-verify -l otpw -r -F -d 'Check a response against an OTPW file (default ~/.otpw)'
 complete -c otp-verify -l challenge -x -d 'OTPW: print the number to answer, or the numbers answered'
+complete -c otp-verify -l radius -d 'Answer FreeRADIUS rlm_exec from the environment'
+complete -c otp-verify -l state-dir -r -a '(__fish_complete_directories)' -d 'RADIUS: directory of per-user state files'
 complete -c otp-verify -s h -l help -d 'Show help'
 complete -c otp-verify -s V -l version -d 'Show version'
 # KEY operands as @FILE: a file name after the '@'

@@ -163,4 +163,10 @@ int sys_otpw_create(const char *path, const char *img, size_t len,
  * afresh by each call, for otp_time_parse(). */
 const struct otp_zone *sys_zone_local(void);
 
+/* ---- RADIUS requests (lib/sys/radius.c) ----------------------------- */
+
+/* The attribute rlm_exec put in the environment variable var, unquoted
+ * into out (otp_radius_value); its length, or OTP_EEMPTY when unset. */
+int sys_radius_attr(const char *var, char *out, size_t outsz);
+
 #endif /* OTP_SYS_H */
