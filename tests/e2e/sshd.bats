@@ -137,7 +137,7 @@ syslog_mark() {
 	MARK=$(wc -l <"$E2E_SYSLOG")
 }
 syslog_since() {
-	tail -n +"$((MARK + 1))" "$E2E_SYSLOG" | grep -F "${1:-pam_otp(}" |
+	tail -n +"$((MARK + 1))" "$E2E_SYSLOG" | grep -F "pam_otp(" |
 	    sed 's/\[[0-9]*\]: /: /'
 }
 
@@ -291,8 +291,9 @@ user() {
 
 @test "sshd: publickey, then code (AuthenticationMethods)" {
 	local key code home
-	ssh-keygen -q -t ed25519 -N '' -C '' -f "$E2E_DIR/clientkey" </dev/null \
-	    2>/dev/null <<<y || true
+	[[ -f $E2E_DIR/clientkey ]] ||
+	    ssh-keygen -q -t ed25519 -N '' -C '' -f "$E2E_DIR/clientkey" \
+	    </dev/null
 	for MOD in $MODS; do
 		U=$(e2e_user_add "pk-$MOD")
 		home=$(getent passwd "$U" | cut -d: -f6)
@@ -425,6 +426,49 @@ refusal_logged() {
 	echo "# $n answers, $(wc -l <"$E2E_SYSLOG") syslog lines checked"
 	# The module did log (the shim works).
 	grep -q 'pam_otp(' "$E2E_SYSLOG"
+}
+
+# timed_login USER ANSWER: login, and its time in milliseconds in MS.
+timed_login() {
+	local t0=${EPOCHREALTIME/./}
+	login "$@"
+	MS=$(((${EPOCHREALTIME/./} - t0) / 1000))
+}
+
+# With forward_pass, a wrong code stops at pam_otp.so and pam_unix never
+# checks the password, so it asks libpam for no delay: refused at once,
+# where a wrong password waits pam_unix's 2 s.  pam_faildelay.so first in
+# the stack gives every failure the same delay (pam_otp.8).
+@test "sshd: forward_pass: pam_faildelay evens out the refusals' timing" {
+	local key code pw code_ms pw_ms
+	MOD=otp
+	pw=pw-$RANDOM$RANDOM
+	U=$(user delay "$pw")
+	key=$(e2e_totp_state "$U" 2>/dev/null)
+	stack 'auth required @MOD@ forward_pass' \
+	    'auth required pam_unix.so use_first_pass'
+	code=$(e2e_code "$key")
+	timed_login "$U" "$pw$(wrong "$code")"
+	refused
+	code_ms=$MS
+	timed_login "$U" "$pw-x$code"
+	refused
+	pw_ms=$MS
+	echo "# without pam_faildelay: wrong code ${code_ms} ms," \
+	    "wrong password ${pw_ms} ms"
+	((pw_ms - code_ms > 900))
+	stack 'auth optional pam_faildelay.so delay=3000000' \
+	    'auth required @MOD@ forward_pass' \
+	    'auth required pam_unix.so use_first_pass'
+	timed_login "$U" "$pw$(wrong "$code")"
+	refused
+	code_ms=$MS
+	timed_login "$U" "$pw-x$(e2e_code "$key" 30)"
+	refused
+	pw_ms=$MS
+	echo "# with pam_faildelay delay=3000000: wrong code ${code_ms} ms," \
+	    "wrong password ${pw_ms} ms"
+	((code_ms > 1500 && pw_ms > 1500))
 }
 
 @test "e2e: nothing is left behind" {
