@@ -47,6 +47,12 @@ e2e_setup_file() {
 	chmod 0755 "$E2E_DIR"
 	E2E_LEDGER=$E2E_DIR/ledger
 	: >"$E2E_LEDGER"
+	# The tools that test users run, where they can reach them (the
+	# source tree may sit in a directory only root can enter).
+	mkdir -m 0755 "$E2E_DIR/bin"
+	cp "$OTP_BIN"/otp-* "$E2E_DIR/bin/" ||
+	    { fail "cannot copy the tools"; return 1; }
+	chmod 0755 "$E2E_DIR"/bin/*
 	export E2E_TAG E2E_DIR E2E_LEDGER
 }
 
@@ -129,7 +135,8 @@ e2e_user_del() {
 }
 
 # e2e_as USER CMD...: run CMD as USER (its uid, gid and groups, in its
-# home, with a clean environment but for PATH).
+# home, with a clean environment but for PATH).  Tools for it to run are
+# in $E2E_DIR/bin.
 e2e_as() {
 	local u=$1 home
 	shift
@@ -362,7 +369,7 @@ e2e_syslog_shim() {
 e2e_totp_state() {
 	local u=$1
 	shift
-	e2e_as "$u" "$OTP_BIN/otp-keygen" --totp --scratch=5 \
+	e2e_as "$u" "$E2E_DIR/bin/otp-keygen" --totp --scratch=5 \
 	    --state "$(getent passwd "$u" | cut -d: -f6)/.google_authenticator" \
 	    "$@" || fail "otp-keygen for $u failed"
 }
