@@ -356,6 +356,10 @@ e2e_cc() {
 
 # e2e_syslog_shim: build the shim that appends every syslog(3) line to
 # the file named by $E2E_SYSLOG (tests/e2e/syslog-file.c); prints its path.
+# Give the daemon LD_PRELOAD=SHIM and E2E_SYSLOG=FILE at its start (the
+# name is read when the shim loads: sshd empties its PAM process's
+# environment), and make FILE mode 0666 first: a module logs while it
+# holds the user's file-system ids.
 e2e_syslog_shim() {
 	e2e_cc syslog-file.so "$BATS_TEST_DIRNAME/syslog-file.c" -shared -fPIC
 	printf '%s\n' "$E2E_DIR/syslog-file.so"
