@@ -17,6 +17,9 @@
 #	daemon NAME PID	a background process, stopped by its own PID
 #	port N		a 127.0.0.1 port handed out by e2e_port
 #
+# A refusal never relies on bats' fail stopping the function (it does not
+# under `run`): every guard returns by itself.
+#
 # Names carry the run's tag, $E2E_TAG ("otpe2e-" and the suite's PID in
 # hex), so that two suites at once, or a crashed earlier run, never mix.
 
@@ -32,14 +35,24 @@ e2e_setup_file() {
 	e2e_need_pkg "$@"
 	: "${OTP_BIN:?OTP_BIN must name the directory of the built tools}"
 	: "${OTP_LIBDIR:?OTP_LIBDIR must name the directory of pam_otp.so}"
-	[[ -f $OTP_LIBDIR/pam_otp.so ]] || fail "$OTP_LIBDIR/pam_otp.so not built"
+	if [[ ! -f $OTP_LIBDIR/pam_otp.so ]]; then
+		fail "$OTP_LIBDIR/pam_otp.so not built"
+		return 1
+	fi
 	E2E_TAG=$E2E_PREFIX-$(printf '%x' "$$")
 	# Not BATS_FILE_TMPDIR: daemons dropping privileges and test users
 	# must be able to reach some of it (bats makes its tree 0700).
-	E2E_DIR=$(mktemp -d "/tmp/$E2E_TAG.XXXXXX") || fail "mktemp failed"
+	E2E_DIR=$(mktemp -d "/tmp/$E2E_TAG.XXXXXX") ||
+	    { fail "mktemp failed"; return 1; }
 	chmod 0755 "$E2E_DIR"
 	E2E_LEDGER=$E2E_DIR/ledger
 	: >"$E2E_LEDGER"
+	# The tools that test users run, where they can reach them (the
+	# source tree may sit in a directory only root can enter).
+	mkdir -m 0755 "$E2E_DIR/bin"
+	cp "$OTP_BIN"/otp-* "$E2E_DIR/bin/" ||
+	    { fail "cannot copy the tools"; return 1; }
+	chmod 0755 "$E2E_DIR"/bin/*
 	export E2E_TAG E2E_DIR E2E_LEDGER
 }
 
@@ -85,16 +98,22 @@ e2e_user_name() {
 e2e_user_add() {
 	local u
 	u=$(e2e_user_name "$1")
-	! getent passwd "$u" >/dev/null || fail "user $u exists already"
+	if getent passwd "$u" >/dev/null || [[ -e /home/$u ]]; then
+		fail "user $u exists already"
+		return 1
+	fi
+	if ! useradd -m -U -s /bin/sh -c "otp-utils e2e test" "$u"; then
+		fail "useradd $u failed"
+		return 1
+	fi
 	e2e_note user "$u"
-	useradd -m -U -s /bin/sh -c "otp-utils e2e test" "$u" ||
-	    fail "useradd $u failed"
 	if [[ -n ${2:-} ]]; then
-		printf '%s:%s\n' "$u" "$2" | chpasswd || fail "chpasswd $u failed"
+		printf '%s:%s\n' "$u" "$2" | chpasswd ||
+		    { fail "chpasswd $u failed"; return 1; }
 	else
 		# A usable account without a password: sshd and pam_unix's
 		# account check see "no password", not "locked".
-		usermod -p '*' "$u" || fail "usermod $u failed"
+		usermod -p '*' "$u" || { fail "usermod $u failed"; return 1; }
 	fi
 	printf '%s\n' "$u"
 }
@@ -103,6 +122,10 @@ e2e_user_add() {
 # its processes are ended first, each by its PID.
 e2e_user_del() {
 	local u=$1 pid
+	if [[ $u != "$E2E_PREFIX"-* ]]; then
+		fail "e2e_user_del: $u is not a test user"
+		return 1
+	fi
 	getent passwd "$u" >/dev/null || return 0
 	for pid in $(ps -o pid= -u "$u" 2>/dev/null); do
 		kill -KILL "$pid" 2>/dev/null || true
@@ -112,7 +135,8 @@ e2e_user_del() {
 }
 
 # e2e_as USER CMD...: run CMD as USER (its uid, gid and groups, in its
-# home, with a clean environment but for PATH).
+# home, with a clean environment but for PATH).  Tools for it to run are
+# in $E2E_DIR/bin.
 e2e_as() {
 	local u=$1 home
 	shift
@@ -169,8 +193,10 @@ e2e_wait_port() {
 e2e_daemon_start() {
 	local name=$1 log=$2 pid
 	shift 2
-	! grep -q "^daemon $name " "$E2E_LEDGER" ||
-	    fail "daemon $name started twice"
+	if grep -q "^daemon $name " "$E2E_LEDGER"; then
+		fail "daemon $name started twice"
+		return 1
+	fi
 	"$@" </dev/null >>"$log" 2>&1 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
 	pid=$!
 	e2e_note daemon "$name" "$pid"
@@ -214,21 +240,34 @@ e2e_daemon_stop() {
 # 0644 by default.  Writing again a file this run created replaces it.
 e2e_etc_write() {
 	local path=$1 mode=${2:-0644}
-	[[ $path == /etc/* && $path != */../* ]] ||
-	    fail "e2e_etc_write: $path is not under /etc"
+	if [[ $path != /etc/?* || $path == */../* || $path == */./* ]]; then
+		fail "e2e_etc_write: $path is not under /etc"
+		return 1
+	fi
 	if ! grep -qx "etc $path" "$E2E_LEDGER"; then
-		[[ ! -e $path && ! -L $path ]] ||
-		    fail "e2e_etc_write: $path exists and is not ours"
+		# Ours only once created exclusively (O_EXCL): an existing
+		# file is refused and never written down as ours.
+		if [[ -e $path || -L $path ]] ||
+		    ! (set -C && : >"$path") 2>/dev/null; then
+			fail "e2e_etc_write: $path exists and is not ours"
+			return 1
+		fi
 		e2e_note etc "$path"
 	fi
-	(umask 077 && cat >"$path.$E2E_TAG.new") || fail "cannot write $path"
-	chmod "$mode" "$path.$E2E_TAG.new"
-	mv -f "$path.$E2E_TAG.new" "$path"
+	if ! (umask 077 && cat >"$path.$E2E_TAG.new"); then
+		fail "cannot write $path"
+		return 1
+	fi
+	chmod "$mode" "$path.$E2E_TAG.new" &&
+	    mv -f "$path.$E2E_TAG.new" "$path"
 }
 
 # e2e_etc_remove PATH: remove a file that e2e_etc_write created.
 e2e_etc_remove() {
-	grep -qx "etc $1" "$E2E_LEDGER" || fail "e2e_etc_remove: $1 is not ours"
+	if ! grep -qx "etc $1" "$E2E_LEDGER"; then
+		fail "e2e_etc_remove: $1 is not ours"
+		return 1
+	fi
 	rm -f "$1" "$1.$E2E_TAG.new"
 }
 
@@ -241,8 +280,8 @@ e2e_pam_service() {
 # /run/sshd); one this run made is removed by e2e_cleanup.
 e2e_sys_dir() {
 	[[ -d $1 ]] && return 0
+	mkdir "$1" || { fail "cannot make $1"; return 1; }
 	e2e_note dir "$1"
-	mkdir -p "$1"
 }
 
 # e2e_cleanup: undo the ledger: stop the daemons, delete the users,
@@ -269,14 +308,14 @@ e2e_cleanup() {
 # process of a copied daemon), a test user or its home, a file under /etc,
 # a directory made, a port still open.
 e2e_check_clean() {
-	local left=() name pid line p exe
+	local left=() name pid line p
 	while read -r name pid; do
 		! e2e_alive "$pid" || left+=("daemon $name (PID $pid)")
 	done < <(e2e_ledger daemon)
-	for p in /proc/[0-9]*; do
-		exe=$(readlink "$p/exe" 2>/dev/null) || continue
-		[[ $exe != "$E2E_DIR"/* ]] || left+=("process ${p#/proc/} ($exe)")
-	done
+	while read -r p; do
+		[[ -z $p ]] || left+=("process $p")
+	done < <(find /proc -mindepth 2 -maxdepth 2 -name exe \
+	    -lname "$E2E_DIR/*" -printf '%h %l\n' 2>/dev/null)
 	while read -r line; do
 		! getent passwd "$line" >/dev/null || left+=("user $line")
 		[[ ! -e /home/$line ]] || left+=("home /home/$line")
@@ -317,6 +356,10 @@ e2e_cc() {
 
 # e2e_syslog_shim: build the shim that appends every syslog(3) line to
 # the file named by $E2E_SYSLOG (tests/e2e/syslog-file.c); prints its path.
+# Give the daemon LD_PRELOAD=SHIM and E2E_SYSLOG=FILE at its start (the
+# name is read when the shim loads: sshd empties its PAM process's
+# environment), and make FILE mode 0666 first: a module logs while it
+# holds the user's file-system ids.
 e2e_syslog_shim() {
 	e2e_cc syslog-file.so "$BATS_TEST_DIRNAME/syslog-file.c" -shared -fPIC
 	printf '%s\n' "$E2E_DIR/syslog-file.so"
@@ -330,7 +373,7 @@ e2e_syslog_shim() {
 e2e_totp_state() {
 	local u=$1
 	shift
-	e2e_as "$u" "$OTP_BIN/otp-keygen" --totp --scratch=5 \
+	e2e_as "$u" "$E2E_DIR/bin/otp-keygen" --totp --scratch=5 \
 	    --state "$(getent passwd "$u" | cut -d: -f6)/.google_authenticator" \
 	    "$@" || fail "otp-keygen for $u failed"
 }

@@ -37,7 +37,7 @@ def main():
     ap.add_argument("--key")
     ap.add_argument("--hold")
     ap.add_argument("--run", default="id -un")
-    a = ap.parse_args()
+    a = ap.parse_intermixed_args()
     answers = list(a.answers)
     held = [False]
 

@@ -9,6 +9,10 @@
  * instead of going to /dev/log, which a container does not have and a
  * test could not read back for itself alone.  One write(2) per line on an
  * O_APPEND descriptor, so that processes and threads do not interleave.
+ * The file name is read when the library is loaded: sshd empties the
+ * environment of the process that runs PAM.  The file must be writable by
+ * whoever logs: a PAM module may log while it holds the user's
+ * file-system ids.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +24,16 @@
 #include <unistd.h>
 
 static char shim_ident[128] = "-";
+static char shim_path[4096];
+
+__attribute__((constructor)) static void
+shim_init(void)
+{
+	const char *p = getenv("E2E_SYSLOG");
+
+	if (p != NULL)
+		snprintf(shim_path, sizeof(shim_path), "%s", p);
+}
 
 void	openlog(const char *, int, int);
 void	closelog(void);
@@ -46,10 +60,9 @@ void
 vsyslog(int priority, const char *fmt, va_list ap)
 {
 	char msg[2048], line[2304];
-	const char *path = getenv("E2E_SYSLOG");
 	int fd, n, saved = errno;
 
-	if (path == NULL || *path == '\0')
+	if (shim_path[0] == '\0')
 		return;
 	/* %m needs errno as the caller left it. */
 	errno = saved;
@@ -60,7 +73,7 @@ vsyslog(int priority, const char *fmt, va_list ap)
 		return;
 	if ((size_t)n >= sizeof(line))
 		n = (int)sizeof(line) - 1;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	fd = open(shim_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 	if (fd >= 0) {
 		(void)write(fd, line, (size_t)n);
 		close(fd);
