@@ -9,6 +9,7 @@
  * no other encoding can spell a DOCTYPE), and the size is bounded.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -28,26 +29,39 @@
 /* ---- reading ---------------------------------------------------------- */
 
 int
-sys_pskc_read(int fd, char *buf, size_t bufsz, size_t *len)
+sys_pskc_read(const char *path, char *buf, size_t bufsz, size_t *len)
 {
 	size_t n = 0;
 	ssize_t r;
+	int fd = STDIN_FILENO, rc = 0, saved;
 
+	if (path != NULL && strcmp(path, "-") != 0 &&
+	    (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) < 0)
+		return OTP_EIO;
 	/* One byte more than the bound tells a file that is too large. */
 	while (n < bufsz) {
 		r = read(fd, buf + n, bufsz - n);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r < 0)
-			return OTP_EIO;
+		if (r < 0) {
+			rc = OTP_EIO;
+			break;
+		}
 		if (r == 0)
 			break;
 		n += (size_t)r;
 	}
-	if (n > OTP_PSKC_MAX || n == bufsz)
-		return OTP_EPSKCSIZE;
-	*len = n;
-	return 0;
+	saved = errno;
+	if (fd != STDIN_FILENO)
+		close(fd);
+	errno = saved;
+	if (rc == 0 && (n > OTP_PSKC_MAX || n == bufsz))
+		rc = OTP_EPSKCSIZE;
+	if (rc != 0)
+		otp_wipe(buf, n);
+	else
+		*len = n;
+	return rc;
 }
 
 static int

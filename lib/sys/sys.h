@@ -139,9 +139,9 @@ const struct otp_zone *sys_zone_local(void);
 
 /* ---- PSKC containers, RFC 6030 (lib/sys/pskcxml.c, libxml2) --------- */
 
-/* All of fd into buf (bufsz > OTP_PSKC_MAX), *len its length;
- * OTP_EPSKCSIZE past OTP_PSKC_MAX bytes, OTP_EIO with errno. */
-int sys_pskc_read(int fd, char *buf, size_t bufsz, size_t *len);
+/* All of the file at path (NULL or "-": standard input) into buf (bufsz
+ * > OTP_PSKC_MAX), *len its length; OTP_EPSKCSIZE, OTP_EIO with errno. */
+int sys_pskc_read(const char *path, char *buf, size_t bufsz, size_t *len);
 
 /* Called per Key in document order with the container's protection d;
  * the texts are wiped after the call.  Non-zero stops the walk. */
