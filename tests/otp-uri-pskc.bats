@@ -308,3 +308,16 @@ crosscheck() {
 		done
 	done
 }
+
+@test "the PSKC password and key typed at a terminal are asked for and not echoed" {
+	local pty=$BATS_TEST_DIRNAME/pty-answer.py
+	run "$pty" 'key: ' qwerty otp-uri --from=pskc --pskc-password=- "$V/rfc6030-figure7.pskcxml"
+	assert_success
+	assert_output --partial "otp-uri: key: "
+	assert_output --partial "secret=$RFC_B32"
+	refute_output --partial qwerty
+	run "$pty" 'key: ' "$PSK" otp-uri --from=pskc --pskc-key=- "$V/rfc6030-figure6.pskcxml"
+	assert_success
+	assert_output --partial "secret=$RFC_B32"
+	refute_output --partial "$PSK"
+}
