@@ -910,6 +910,9 @@ static const struct format {
 	[FMT_MIGRATION] = { "migration", 0, in_migration, out_migration,
 			    end_migration, 100 * OTP_MIGRATION_BATCH },
 	[FMT_PSKC] =	  { "pskc", 1, in_pskc, out_pskc, end_pskc, 10000 },
+	/* Users-file lines ("oath") are one more row: a line reader and a
+	 * writer that refuses, naming the account, what the format cannot
+	 * carry. */
 };
 #define NFORMATS	(sizeof(formats) / sizeof(formats[0]))
 
@@ -922,19 +925,25 @@ put_account(const struct otp_uri *u, const char *where)
 static enum fmt
 format_parse(const char *opt_name, const char *arg)
 {
-	size_t i;
+	char names[128];
+	size_t i, n = 0;
 
 	for (i = 0; i < NFORMATS; i++)
 		if (strcmp(arg, formats[i].name) == 0)
 			return (enum fmt)i;
-	errx(CLI_EXIT_ERR, "%s: unknown format '%.40s' (uri, migration or "
-	    "pskc)", opt_name, arg);
+	names[0] = '\0';
+	for (i = 0; i < NFORMATS && n < sizeof(names); i++)
+		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+		    i == 0 ? "" : i + 1 == NFORMATS ? " or " : ", ",
+		    formats[i].name);
+	errx(CLI_EXIT_ERR, "%s: unknown format '%.40s' (%s)", opt_name, arg,
+	    names);
 }
 
 /* A whole-file format's input: a file, or standard input for NULL or
  * "-". */
 static void
-convert_file(const char *path, const char *where)
+convert_file(const char *path)
 {
 	char *buf, name[PATH_MAX + 16];
 	size_t len = 0;
@@ -947,7 +956,6 @@ convert_file(const char *path, const char *where)
 		snprintf(name, sizeof(name), "standard input");
 	else
 		snprintf(name, sizeof(name), "%s", path);
-	(void)where;
 	if ((rc = sys_pskc_read(path, buf, OTP_PSKC_MAX + 2, &len)) != 0) {
 		if (rc == OTP_EIO)
 			warn("%s", name);
@@ -1294,8 +1302,13 @@ main(int argc, char *argv[])
 			cli_usage_error("--get takes one URI");
 	}
 	if (opt.mode == MODE_CONVERT) {
-		read_pskc_secrets(formats[opt.from].whole && (argc == 0 ||
-		    (argc == 1 && strcmp(argv[0], "-") == 0)));
+		int stdin_input = argc == 0;
+
+		/* "-" as the key and as the input cannot both be read. */
+		for (i = 0; formats[opt.from].whole && i < (size_t)argc; i++)
+			if (strcmp(argv[i], "-") == 0)
+				stdin_input = 1;
+		read_pskc_secrets(stdin_input);
 		to_max = formats[opt.to].max;
 	}
 
@@ -1307,9 +1320,9 @@ main(int argc, char *argv[])
 	}
 	if (opt.mode == MODE_CONVERT && formats[opt.from].whole) {
 		if (argc == 0)
-			convert_file(NULL, "");
+			convert_file(NULL);
 		for (i = 0; i < (size_t)argc; i++)
-			convert_file(argv[i], "");
+			convert_file(argv[i]);
 	} else {
 		if (argc == 0)
 			read_lines();

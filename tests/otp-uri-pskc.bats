@@ -281,7 +281,8 @@ crosscheck() {
 	    "--pskc-key=$PSK" "--to=migration --pskc-key=$PSK" \
 	    "--to=pskc --pskc-key=$PSK --pskc-password=-" \
 	    "--to=pskc --pskc-password=secret" "--to=pskc --qr" \
-	    "--from=pskc --pskc-key=-" "--from=pskc -x"; do
+	    "--from=pskc --pskc-key=-" "--from=pskc -x" \
+	    "--to=pskc --pskc-password=-" "--from=pskc --pskc-key=- - x"; do
 		# shellcheck disable=SC2086
 		run --separate-stderr otp-uri $args < /dev/null
 		assert_failure 2

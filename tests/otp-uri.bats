@@ -922,6 +922,7 @@ SHA256
 SHA512
 --totp
 --totp=
+--to=
 --to-migration
 --qr=utf8
 --qr=utf8-inverted"
