@@ -928,6 +928,8 @@ format_parse(const char *opt_name, const char *arg)
 	char names[128];
 	size_t i, n = 0;
 
+	if (arg == NULL)
+		cli_usage_error("%s needs a format", opt_name);
 	for (i = 0; i < NFORMATS; i++)
 		if (strcmp(arg, formats[i].name) == 0)
 			return (enum fmt)i;
