@@ -894,6 +894,10 @@ end_pskc(void)
 	    0) {
 		if (rc == OTP_EIO)
 			err(CLI_EXIT_ERR, "PSKC export");
+		if (rc == OTP_EPSKCSIZE)
+			errx(CLI_EXIT_ERR, "PSKC export: %zu accounts make a "
+			    "file larger than 1 MiB, which a reader refuses; "
+			    "export fewer at a time", to_count);
 		errx(CLI_EXIT_ERR, "PSKC export: %s", otp_strerror(rc));
 	}
 }

@@ -322,3 +322,17 @@ crosscheck() {
 	assert_output --partial "secret=$RFC_B32"
 	refute_output --partial "$PSK"
 }
+
+@test "an export never exceeds the 1 MiB the reader takes: refused whole, nothing written" {
+	for i in $(seq 1 1500); do
+		printf 'otpauth://totp/Issuer%%20%04d:user%04d%%40example.com?secret=%s&issuer=Issuer%%20%04d\n' "$i" "$i" "$RFC_B32" "$i"
+	done > "$T/many"
+	run --separate-stderr otp-uri --to=pskc --pskc-key=$PSK < "$T/many"
+	assert_failure 2
+	[ -z "$output" ]
+	[[ $stderr == *"1500 accounts make a file larger than 1 MiB"* ]]
+	head -n 700 "$T/many" > "$T/some"
+	otp-uri --to=pskc --pskc-key=$PSK < "$T/some" > "$T/some.xml"
+	run -0 otp-uri --from=pskc --pskc-key=$PSK "$T/some.xml"
+	[ "$output" = "$(cat "$T/some")" ]
+}

@@ -574,6 +574,9 @@ sys_pskc_write(const struct otp_uri *u, size_t n,
 	xmlFreeTextWriter(wr.w);
 	if (rc == 0 && wr.bad)
 		rc = OTP_ENOMEM;
+	/* What we write, we read back: no file past the reader's bound. */
+	if (rc == 0 && (size_t)xmlBufferLength(buf) > OTP_PSKC_MAX)
+		rc = OTP_EPSKCSIZE;
 	if (rc == 0)
 		rc = emit(arg, (const char *)xmlBufferContent(buf),
 		    (size_t)xmlBufferLength(buf));

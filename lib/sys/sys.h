@@ -165,7 +165,8 @@ struct sys_pskc_out {
 /* Receives the finished document; returns 0 or an OTP_E* code. */
 typedef int sys_pskc_emit(void *arg, const char *text, size_t n);
 /* Write accounts u[0..n) as one container (fresh IVs, MAC key and
- * serials from the kernel's generator) and hand it to emit. */
+ * serials from the kernel's generator) and hand it to emit;
+ * OTP_EPSKCSIZE for one past OTP_PSKC_MAX bytes, which nothing reads. */
 int sys_pskc_write(const struct otp_uri *u, size_t n,
     const struct sys_pskc_out *o, sys_pskc_emit *emit, void *arg);
 
