@@ -2,8 +2,12 @@
 """pskc-peer.py - random account sets for the PSKC cross-checks with
 python3-pskc (tests/otp-uri-pskc.bats).
 
-  pskc-peer.py gen SEED N DIR    DIR/uris (otpauth URIs, one a line),
-                                 DIR/in.csv (for csv2pskc), DIR/expect.csv
+  pskc-peer.py gen SEED N DIR [noquote]
+                                 DIR/uris (otpauth URIs, one a line),
+                                 DIR/in.csv (for csv2pskc), DIR/expect.csv;
+                                 noquote: no '"' in names (csv2pskc sniffs
+                                 the CSV dialect and misreads doubled
+                                 quotes, a CSV matter, not PSKC's)
   pskc-peer.py check DIR CSV     compare pskc2csv's CSV with DIR/expect.csv
   pskc-peer.py check-json DIR F  compare otp-uri --parse --json's lines
   pskc-peer.py csv2pskc ARGS...  python-pskc's csv2pskc
@@ -27,15 +31,17 @@ COLUMNS = ['serial', 'secret', 'algorithm', 'algorithm_suite',
            'key_userid']
 
 
-def name(rng):
+def name(rng, noquote):
+    chars = [c for c in AWKWARD + ['q', 'r'] if not (noquote and '"' in c)]
     parts = [rng.choice('abcxyz')]
     for _ in range(rng.randint(1, 5)):
-        parts.append(rng.choice(AWKWARD + ['q', 'r']))
+        parts.append(rng.choice(chars))
     parts.append(rng.choice('klm'))
     return ''.join(parts)
 
 
-def gen(seed, n, outdir):
+def gen(seed, n, outdir, noquote=''):
+    noquote = noquote == 'noquote'
     rng = random.Random(int(seed))
     rows = []
     for i in range(int(n)):
@@ -43,8 +49,8 @@ def gen(seed, n, outdir):
         alg = rng.choice(['SHA1', 'SHA256', 'SHA512'])
         digits = rng.randint(6, 8)
         key = bytes(rng.randrange(256) for _ in range(rng.randint(16, 32)))
-        issuer = name(rng) if rng.random() < 0.7 else ''
-        account = name(rng)
+        issuer = name(rng, noquote) if rng.random() < 0.7 else ''
+        account = name(rng, noquote)
         row = {
             'serial': 'PEER%08X' % rng.randrange(1 << 32),
             'secret': base64.b32encode(key).decode(),
@@ -145,7 +151,7 @@ def check_json(outdir, got_json):
 if __name__ == '__main__':
     cmd = sys.argv[1]
     if cmd == 'gen':
-        gen(*sys.argv[2:5])
+        gen(*sys.argv[2:6])
     elif cmd == 'check':
         check(*sys.argv[2:4])
     elif cmd == 'check-json':
