@@ -333,6 +333,76 @@ otp-uri | "$(cat $F/uri-dup)"           | -                 | err
 EOF
 }
 
+@test "otp-uri: PSKC containers, hostile and broken" {
+	# Containers of the secret: plain, and under a password.
+	printf 'qwerty12\n' > "$F/pskc-pw"
+	printf 'wrong-pw\n' > "$F/pskc-badpw"
+	otp-uri --to=pskc < "$F/uri-good" > "$F/pskc-plain"
+	otp-uri --to=pskc --pskc-password=@"$F/pskc-pw" < "$F/uri-good" \
+	    > "$F/pskc-enc"
+	grep -q '<pskc:ValueMAC>' "$F/pskc-enc"
+	head -c 400 "$F/pskc-plain" > "$F/pskc-trunc"
+	sed '1a <!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>' \
+	    "$F/pskc-plain" > "$F/pskc-xxe"
+	{ printf '<?xml version="1.0"?>\n<!DOCTYPE l [<!ENTITY a "aaaaaaaa">'
+	  printf '<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
+	  printf '<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">'
+	  printf '<!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;">]>\n<x>&d;</x>\n'
+	} > "$F/pskc-bomb"
+	{ sed '$d' "$F/pskc-plain"; head -c 1100000 /dev/zero | tr '\0' ' '
+	  echo '</pskc:KeyContainer>'; } > "$F/pskc-big"
+	# One base64 character of the secret's ciphertext, then of its MAC.
+	awk '/<pskc:Secret>/ { s = 1 } s && /CipherValue>/ && !d {
+		sub(/CipherValue>./, "CipherValue>" (index($0, "CipherValue>A") ? "B" : "A")); d = 1 } 1' \
+	    "$F/pskc-enc" > "$F/pskc-tamper"
+	! cmp -s "$F/pskc-enc" "$F/pskc-tamper" || false
+	awk '/<pskc:ValueMAC>/ && !d {
+		sub(/ValueMAC>./, "ValueMAC>" (index($0, "ValueMAC>A") ? "B" : "A")); d = 1 } 1' \
+	    "$F/pskc-enc" > "$F/pskc-tmac"
+	! cmp -s "$F/pskc-enc" "$F/pskc-tmac" || false
+	grep -v '<pskc:PlainValue>[A-Za-z0-9+/]*=*</pskc:PlainValue>' \
+	    "$F/pskc-plain" | grep -v '<pskc:Secret>\|</pskc:Secret>' \
+	    > "$F/pskc-nosecret"
+	sed 's|aes128-cbc|kw-aes128|g' "$F/pskc-enc" > "$F/pskc-cipher"
+	sed 's|#hmac-sha1|#hmac-md5|' "$F/pskc-enc" > "$F/pskc-mac"
+	cp "$F/pskc-plain" "$F/pskc-nul"
+	printf '\0' >> "$F/pskc-nul"
+	run_table <<'EOF'
+otp-uri | --from=pskc $F/pskc-xxe          | -              | err
+otp-uri | --from=pskc                      | $F/pskc-xxe    | err
+otp-uri | --from=pskc $F/pskc-bomb         | -              | err
+otp-uri | --from=pskc $F/pskc-big          | -              | err
+otp-uri | --from=pskc $F/file10m           | -              | err
+otp-uri | --from=pskc /dev/zero            | -              | err
+otp-uri | --from=pskc                      | $F/file10m     | err
+otp-uri | --from=pskc $F/pskc-trunc        | -              | err
+otp-uri | --from=pskc $F/pskc-nul          | -              | err
+otp-uri | --from=pskc $F/line1m            | -              | err
+otp-uri | --from=pskc $F/dir               | -              | err
+otp-uri | --from=pskc $F/nonexistent       | -              | err
+otp-uri | --from=pskc $F/empty             | -              | err
+otp-uri | --from=pskc --pskc-password=@$F/pskc-badpw $F/pskc-enc | - | err
+otp-uri | --from=pskc $F/pskc-enc          | -              | err
+otp-uri | --from=pskc --pskc-key=$S_HEX $F/pskc-enc | -     | err
+otp-uri | --from=pskc --pskc-password=@$F/pskc-pw $F/pskc-tamper | - | err
+otp-uri | --from=pskc --pskc-password=@$F/pskc-pw $F/pskc-tmac | - | err
+otp-uri | --from=pskc --pskc-password=@$F/pskc-pw $F/pskc-cipher | - | err
+otp-uri | --from=pskc --pskc-password=@$F/pskc-pw $F/pskc-mac | - | err
+otp-uri | --from=pskc $F/pskc-nosecret     | -              | err
+otp-uri | --from=pskc --pskc-password=@$F/empty $F/pskc-enc | - | err
+otp-uri | --from=pskc --pskc-key=@$F/badchar $F/pskc-enc | - | err
+otp-uri | --to=pskc "$(cat $F/uri-trunc)"  | -              | err
+otp-uri | --to=pskc --pskc-key=$S_HEX      | $F/uri-good    | err
+otp-uri | --from=pskc --pskc-password="$S_HEX" $F/pskc-enc | - | usage
+otp-uri | --from=xml                       | -              | err
+EOF
+	# The good containers read back: the matrix's cases fail for cause.
+	run -0 otp-uri --from=pskc "$F/pskc-plain"
+	assert_output "$URI"
+	run -0 otp-uri --from=pskc --pskc-password=@"$F/pskc-pw" "$F/pskc-enc"
+	assert_output "$URI"
+}
+
 @test "otp-keygen: --print-state reads a state file safely" {
 	run_table <<'EOF'
 otp-keygen | --print-state=$F/st-badsecret | -            | err

@@ -46,6 +46,9 @@ otp-uri --get=s|--get=secret
 otp-uri --get=al|--get=algorithm
 otp-uri --to-m|--to-migration
 otp-uri @$D/state|@$D/state2 @$D/statefile
+otp-uri --from=p|--from=pskc
+otp-uri --to=m|--to=migration
+otp-uri --pskc-password=@$D/o|--pskc-password=@$D/other
 otp-keygen --totp=SHA5|--totp=SHA512
 otp-keygen --scr|--scratch --scratch-out
 otp-keygen --state=$D/st|--state=$D/state2 --state=$D/statefile

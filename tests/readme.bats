@@ -40,6 +40,7 @@ otp-verify --state ~/.google_authenticator 123456 && echo welcome	needs the code
 otp-verify --dry-run -v -N '2024-05-01 12:00:00 UTC' --state ~/.google_authenticator 123456	needs a code from the phone for that time
 otp-keygen --state ~/.google_authenticator --confirm \	asks for a code from the phone on the terminal
 zbarimg --raw -q export.png | otp-uri --from-migration > accounts	needs a screenshot of the app's export (tests/otp-uri.bats makes one)
+otp-uri --from=pskc --pskc-key=@transport.hex vendor.pskc > accounts	needs a vendor's file and its transport key (tests/otp-uri-pskc.bats reads RFC 6030's)
 echo 'auth required pam_otp.so nullok' | sudo tee /etc/pam.d/otp-test	needs root; changes the system's PAM configuration
 pamtester otp-test "$USER" authenticate     # type a code from the phone	needs the service above and a code from the phone
 echo 'auth required pam_otp.so nullok' | sudo tee -a /etc/pam.d/sudo	needs root; changes the system's sudo

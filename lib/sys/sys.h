@@ -169,4 +169,37 @@ const struct otp_zone *sys_zone_local(void);
  * into out (otp_radius_value); its length, or OTP_EEMPTY when unset. */
 int sys_radius_attr(const char *var, char *out, size_t outsz);
 
+/* ---- PSKC containers, RFC 6030 (lib/sys/pskcxml.c, libxml2) --------- */
+
+/* All of the file at path (NULL or "-": standard input) into buf (bufsz
+ * > OTP_PSKC_MAX), *len its length; OTP_EPSKCSIZE, OTP_EIO with errno. */
+int sys_pskc_read(const char *path, char *buf, size_t bufsz, size_t *len);
+
+/* Called per Key in document order with the container's protection d;
+ * the texts are wiped after the call.  Non-zero stops the walk. */
+typedef int sys_pskc_fn(void *arg, const struct otp_pskc_doc *d,
+    const struct otp_pskc_keytext *k);
+/* Parse the container buf[0..len) (no DTD, no entity, no network) and
+ * call fn per Key; OTP_EPSKC* or fn's code, *line where (0 unknown). */
+int sys_pskc_parse(const char *buf, size_t len, sys_pskc_fn *fn, void *arg,
+    size_t *line);
+
+/* How an export is protected: plain (both NULL), a pre-shared key of
+ * 16, 24 or 32 bytes, or a password (PBKDF2, a fresh 16-byte salt). */
+struct sys_pskc_out {
+	const uint8_t	*key;
+	size_t		 keylen;
+	const char	*keyname;	/* ds:KeyName, NULL: "Pre-shared-key" */
+	const char	*password;
+	size_t		 passwordlen;
+	unsigned long	 iterations;	/* PBKDF2 count */
+};
+/* Receives the finished document; returns 0 or an OTP_E* code. */
+typedef int sys_pskc_emit(void *arg, const char *text, size_t n);
+/* Write accounts u[0..n) as one container (fresh IVs, MAC key and
+ * serials from the kernel's generator) and hand it to emit;
+ * OTP_EPSKCSIZE for one past OTP_PSKC_MAX bytes, which nothing reads. */
+int sys_pskc_write(const struct otp_uri *u, size_t n,
+    const struct sys_pskc_out *o, sys_pskc_emit *emit, void *arg);
+
 #endif /* OTP_SYS_H */
