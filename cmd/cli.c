@@ -8,6 +8,8 @@
 #include <err.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -517,4 +519,20 @@ cli_lock(const void *p, size_t n)
 	 * tool that runs for milliseconds must not fail for that. */
 	if (n > 0)
 		(void)mlock(p, n);
+}
+
+const char *
+cli_home_file(const char *opt, const char *name)
+{
+	static char path[PATH_MAX];
+	struct passwd *pw;
+
+	errno = 0;
+	if ((pw = getpwuid(getuid())) == NULL || pw->pw_dir == NULL)
+		errx(CLI_EXIT_ERR, "%s: cannot look up your home directory%s%s",
+		    opt, errno ? ": " : "", errno ? strerror(errno) : "");
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", pw->pw_dir, name) >=
+	    sizeof(path))
+		errx(CLI_EXIT_ERR, "%s: home directory path too long", opt);
+	return path;
 }

@@ -120,6 +120,10 @@ uint64_t cli_period(const char *arg);
 /* Keep the pages of n bytes at p out of swap where the system allows it
  * (mlock(2)); failure is ignored.  For key buffers. */
 void	cli_lock(const void *p, size_t n);
+/* HOME/name for the user running us, HOME from the password database (as
+ * a login module looks there), not $HOME; exits 2 naming opt.  A static
+ * buffer. */
+const char *cli_home_file(const char *opt, const char *name);
 
 /* -h/--help and -V/--version, which every tool has. */
 #define CLI_STD_LONGOPTS \

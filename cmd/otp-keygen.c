@@ -783,24 +783,6 @@ otpw_options(struct keygen *k)
 		k->entries = OTP_OTPW_GEN_DEFAULT;
 }
 
-/* ~/.otpw of the user running us: the password database's home, as the
- * login module looks there, not $HOME. */
-static const char *
-otpw_default_path(void)
-{
-	static char path[PATH_MAX];
-	struct passwd *pw;
-
-	errno = 0;
-	if ((pw = getpwuid(getuid())) == NULL || pw->pw_dir == NULL)
-		errx(CLI_EXIT_ERR, "--otpw: cannot look up your home directory"
-		    "%s%s", errno ? ": " : "", errno ? strerror(errno) : "");
-	if ((size_t)snprintf(path, sizeof(path), "%s/.otpw", pw->pw_dir) >=
-	    sizeof(path))
-		errx(CLI_EXIT_ERR, "--otpw: home directory path too long");
-	return path;
-}
-
 /* The prefix password: a line of @FILE or standard input, or asked twice
  * at the terminal without echo, as otpw-gen asks. */
 static void
@@ -852,7 +834,7 @@ static void
 otpw_generate(struct keygen *k)
 {
 	const char *path = k->otpw_file != NULL ? k->otpw_file :
-	    otpw_default_path();
+	    cli_home_file("--otpw", ".otpw");
 	char when[32], host[256];
 	struct tm tm;
 	time_t now;

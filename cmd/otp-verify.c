@@ -829,23 +829,13 @@ static char otpw_img[OTP_OTPW_MAX];
 static const char *
 otpw_path(const struct verify *v)
 {
-	static char path[PATH_MAX];
-	struct passwd *pw;
-
 	if (v->otpw != NULL) {
 		if (v->otpw[0] == '\0')
 			cli_usage_error("--otpw=FILE: empty file name");
 		return v->otpw;
 	}
 	/* ~/.otpw from the password database, where the module looks. */
-	errno = 0;
-	if ((pw = getpwuid(getuid())) == NULL || pw->pw_dir == NULL)
-		errx(CLI_EXIT_ERR, "--otpw: cannot look up your home directory"
-		    "%s%s", errno ? ": " : "", errno ? strerror(errno) : "");
-	if ((size_t)snprintf(path, sizeof(path), "%s/.otpw", pw->pw_dir) >=
-	    sizeof(path))
-		errx(CLI_EXIT_ERR, "--otpw: home directory path too long");
-	return path;
+	return cli_home_file("--otpw", ".otpw");
 }
 
 static int
