@@ -47,6 +47,9 @@ otp-uri --get=al|--get=algorithm
 otp-uri --to-m|--to-migration
 otp-uri @$D/state|@$D/state2 @$D/statefile
 otp-uri --from=p|--from=pskc
+otp-uri $D/o|$D/other
+otp-verify --challenge=1|
+otp-verify --chall|--challenge
 otp-uri --to=m|--to=migration
 otp-uri --pskc-password=@$D/o|--pskc-password=@$D/other
 otp-keygen --totp=SHA5|--totp=SHA512

@@ -61,7 +61,7 @@ run_as_name() {
 	service t "auth required @MOD@ secret=@DIR@/users/\${USER}"
 	run_as_name ../outside "$c"
 	refused
-	assert_output --partial 'no such user "../outside"'
+	assert_output --partial 'login of "../outside" refused: no such user'
 }
 
 @test "the original module reads a file outside the directory (a difference on purpose)" {
