@@ -560,9 +560,11 @@ EOF
 	done
 	# b32 is a filter: an empty stream is empty output, exit 0, once the
 	# writer leaves.
-	timeout 5 bash -c 'exec 3> "$1"; sleep 2' _ "$F/fifo" &
+	# (Generous limits: on a loaded machine the writer may start late, and
+	# b32 rightly waits for it.)
+	timeout 60 bash -c 'exec 3> "$1"; sleep 1' _ "$F/fifo" &
 	w=$!
-	run --separate-stderr timeout 10 b32 -d "$F/fifo"
+	run --separate-stderr timeout 60 b32 -d "$F/fifo"
 	wait "$w" || true
 	assert_success
 	assert_output ''
