@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,8 @@ enum {
 	OPT_STATE,
 	OPT_ALLOWEDPERM,
 	OPT_DRYRUN,
+	OPT_USERSFILE,
+	OPT_USER,
 	OPT_FLAG = 0x1000,	/* | an OTP_STATE_* flag: a --state switch */
 	OPT_ALLOWRO = OPT_FLAG | OTP_STATE_ALLOWRO,
 	OPT_NOINCRHOTP = OPT_FLAG | OTP_STATE_NOINCRHOTP,
@@ -41,6 +44,8 @@ static const struct option longopts[] = {
 	{ "no-strict-owner",	no_argument,	   NULL, OPT_NOSTRICTOWNER },
 	{ "quiet",		no_argument,	   NULL, 'q' },
 	{ "state",		required_argument, NULL, OPT_STATE },
+	{ "user",		required_argument, NULL, OPT_USER },
+	{ "usersfile",		required_argument, NULL, OPT_USERSFILE },
 	{ "verbose",		no_argument,	   NULL, 'v' },
 	{ NULL,			0,		   NULL, 0 }
 };
@@ -50,6 +55,7 @@ enum mode {
 	MODE_FINDSKEW,
 	MODE_DIAGNOSE,
 	MODE_STATE,
+	MODE_USERS,
 };
 
 struct verify {
@@ -62,6 +68,8 @@ struct verify {
 	unsigned	 allowed_perm;
 	int		 have_perm;
 	int		 dry_run;	/* --dry-run: --state writes nothing */
+	const char	*usersfile;	/* --usersfile */
+	const char	*user;		/* --user */
 };
 
 static void __attribute__((noreturn))
@@ -80,6 +88,9 @@ usage(void)
 	    "                  [--no-strict-owner] [--allowed-perm=MODE] "
 	    "[--allow-readonly]\n"
 	    "                  [--dry-run] --state FILE [OTP]\n"
+	    "       otp-verify [-qv] [-N TIME] [-w WINDOW] [--user=NAME] "
+	    "[--dry-run]\n"
+	    "                  --usersfile FILE [OTP]\n"
 	    "\n"
 	    "Check OTP (from the operand, or one line of standard input) "
 	    "against KEY (hex,\n"
@@ -121,6 +132,10 @@ usage(void)
 	    "      --allow-readonly   state: accept even if the file cannot "
 	    "be updated\n"	    "      --dry-run          state: say what would happen; write "
 	    "nothing\n"
+	    "      --usersfile=FILE   check against an OATH Toolkit users "
+	    "file\n"
+	    "      --user=NAME        usersfile: whose token (default: "
+	    "the invoking user)\n"
 	    "  -h, --help             show this help\n"
 	    "  -V, --version          show the version\n");
 	cli_exit(0);
@@ -781,12 +796,79 @@ do_state(const struct verify *v, int argc, char *argv[])
 	return 0;
 }
 
+/* --usersfile: the user's tokens in OATH Toolkit's users file, decided
+ * and recorded as pam_oath does (see otp-users(5)). */
+static int
+do_users(const struct verify *v, int argc, char *argv[])
+{
+	struct otp_users_result r;
+	struct passwd *pw;
+	const char *user = v->user;
+	char code[OTP_CODE_MAX + 2];
+	unsigned window = OTP_USERS_WINDOW;
+	size_t i;
+	int rc;
+
+	if (argc > 1)
+		cli_usage_error("--usersfile takes at most one OTP operand");
+	if (user == NULL) {
+		if ((pw = getpwuid(getuid())) == NULL)
+			errx(CLI_EXIT_ERR, "cannot name the invoking user; "
+			    "give --user");
+		user = pw->pw_name;
+	}
+	if (*user == '\0' || strpbrk(user, " \t\r\n") != NULL ||
+	    strlen(user) >= OTP_USERS_FIELD_MAX)
+		errx(CLI_EXIT_ERR, "--user: '%s': %s", user,
+		    otp_strerror(OTP_EUSERSFIELD));
+	if (v->o.have_window) {
+		if (v->o.window > 1000)
+			errx(CLI_EXIT_ERR, "--window: '%" PRIu64 "': at most "
+			    "1000 with --usersfile", v->o.window);
+		window = (unsigned)v->o.window;
+	}
+	read_code(argc == 1 ? argv[0] : NULL, code, sizeof(code));
+	for (i = 0; code[i] != '\0'; i++)
+		if (!((code[i] >= '0' && code[i] <= '9') ||
+		    (code[i] >= 'a' && code[i] <= 'f') ||
+		    (code[i] >= 'A' && code[i] <= 'F')))
+			break;
+	if (code[i] != '\0' || i < 6 || i > 8) {
+		otp_wipe(code, sizeof(code));
+		errx(CLI_EXIT_ERR, "OTP: %s (want 6 to 8 digits, or 6 hex "
+		    "digits for Mobile-OTP)", otp_strerror(OTP_ECODE));
+	}
+	rc = sys_users_check(v->usersfile, user, "", code, v->o.have_now ?
+	    v->o.now : SYS_NOW_REAL, window, v->dry_run, &r);
+	otp_wipe(code, sizeof(code));
+	if (rc == OTP_EIO || rc == OTP_ELOCK)
+		err(CLI_EXIT_ERR, "%s", v->usersfile);
+	if (rc != 0 && r.line != 0)
+		errx(CLI_EXIT_ERR, "%s: line %zu: %s", v->usersfile, r.line,
+		    otp_strerror(rc));
+	if (rc != 0)
+		errx(CLI_EXIT_ERR, "%s: %s", v->usersfile, otp_strerror(rc));
+	if (!r.accepted && r.why == OTP_USERS_WHY_UNKNOWN)
+		errx(CLI_EXIT_ERR, "%s: '%s': %s", v->usersfile, user,
+		    otp_strerror(OTP_EUSERSUNKNOWN));
+	if (v->verbose && r.accepted)
+		fprintf(stderr, "Accepted by line %zu, counter %" PRIu64
+		    "; users file %s.\n", r.line, r.counter, v->dry_run ?
+		    "not written (dry run)" : "updated");
+	if (!r.accepted) {
+		not_accepted(v, otp_users_why_text(r.why));
+		return 1;
+	}
+	print_signed(r.offset);
+	return 0;
+}
+
 static void
 set_mode(struct verify *v, enum mode m)
 {
 	if (v->mode != MODE_VERIFY && v->mode != m)
-		cli_usage_error("--find-skew, --diagnose and --state exclude "
-		    "each other");
+		cli_usage_error("--find-skew, --diagnose, --state and "
+		    "--usersfile exclude each other");
 	v->mode = m;
 }
 
@@ -809,10 +891,20 @@ check_options(const struct verify *v)
 		    o->have_window || o->strict || o->enc != OTP_KEYENC_HEX)
 			cli_usage_error("with --state the file sets the "
 			    "parameters; only --now applies");
+	} else if (v->mode == MODE_USERS) {
+		if (o->have_type || o->have_alg || o->have_digits ||
+		    o->have_counter || o->have_step || o->have_start ||
+		    o->strict || o->enc != OTP_KEYENC_HEX ||
+		    v->state_flags != 0 || v->have_perm)
+			cli_usage_error("with --usersfile the file sets the "
+			    "parameters; only --now, --window, --user and "
+			    "--dry-run apply");
 	} else if (v->state_flags != 0 || v->have_perm || v->dry_run)
 		cli_usage_error("--no-skew-adjust, --no-increment-hotp, "
 		    "--no-strict-owner, --allowed-perm, --allow-readonly and "
 		    "--dry-run need --state");
+	if (v->user != NULL && v->mode != MODE_USERS)
+		cli_usage_error("--user needs --usersfile");
 }
 
 int
@@ -835,6 +927,13 @@ main(int argc, char *argv[])
 		case OPT_STATE:
 			set_mode(&v, MODE_STATE);
 			v.state = optarg;
+			break;
+		case OPT_USERSFILE:
+			set_mode(&v, MODE_USERS);
+			v.usersfile = optarg;
+			break;
+		case OPT_USER:
+			v.user = optarg;
 			break;
 		case 'h':
 			usage();
@@ -874,6 +973,9 @@ main(int argc, char *argv[])
 		break;
 	case MODE_STATE:
 		status = do_state(&v, argc, argv);
+		break;
+	case MODE_USERS:
+		status = do_users(&v, argc, argv);
 		break;
 	case MODE_VERIFY:
 	default:
