@@ -441,6 +441,9 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc,
 	int rc;
 
 	(void)flags;
+	for (rc = 0; rc < argc; rc++)
+		if (strncmp(argv[rc], "usersfile=", 10) == 0)
+			return pamotp_users(pamh, argc, argv);
 	if (parse_args(pamh, argc, argv, &p) != 0)
 		return PAM_AUTH_ERR;
 	if (pam_get_user(pamh, &user, NULL) != PAM_SUCCESS || user == NULL ||

@@ -41,6 +41,9 @@ int	pamotp_unbecome(pam_handle_t *pamh, uid_t old_uid, gid_t old_gid);
 /* Wipe and free a string that held an answer (NULL is fine). */
 void	pamotp_free_secret(char *s);
 
+/* pam_sm_authenticate for usersfile= (cmd/pam_users.c). */
+int	pamotp_users(pam_handle_t *pamh, int argc, const char **argv);
+
 #pragma GCC visibility pop
 
 #endif /* PAM_OTP_H */

@@ -20,8 +20,12 @@
  *     only by a holder of FILE.lock) found while we hold FILE.lock.
  *
  * pam_oath reads the file before it takes FILE.lock, so a pam_oath login
- * that read the file just before our rename may still record its own
- * view afterwards; no locking on our side can reach back into its read.
+ * that read the file just before our rename could take FILE.lock after we
+ * drop it and record the same code again.  Its read and its lock are well
+ * under a millisecond apart, so after a write we keep FILE.lock LINGER_MS
+ * longer: such a login finds it and fails.  No locking on our side can
+ * reach back into its read; this makes the gap one that a login would
+ * have to be stalled in for LINGER_MS.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -42,6 +46,7 @@
 #define LOCK_WAIT_MS	10000	/* most we wait for pam_oath's FILE.lock */
 #define LOCK_STALE_MS	200	/* unheld this long: a crash's leftover */
 #define POLL_MS		5
+#define LINGER_MS	20	/* FILE.lock kept after a write (see above) */
 
 static int
 close_keep(int fd, int rc)
@@ -141,12 +146,12 @@ read_all(int fd, char *buf, size_t size)
 /* fcntl lock (open file description: per login, also across threads) on
  * the whole of fd, without waiting; 1 taken, 0 held by another, -1. */
 static int
-try_lock(int fd)
+try_lock(int fd, short type)
 {
 	struct flock fl;
 
 	memset(&fl, 0, sizeof(fl));
-	fl.l_type = F_WRLCK;
+	fl.l_type = type;
 	fl.l_whence = SEEK_SET;
 	if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
 		return 1;
@@ -174,7 +179,7 @@ take_foreign(int dirfd, const char *name, int *fdp)
 		fd = openat(dirfd, lock, O_WRONLY | O_CREAT | O_EXCL |
 		    O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0) {
-			if (try_lock(fd) != 1) {
+			if (try_lock(fd, F_WRLCK) != 1) {
 				/* Nobody can hold a file we just made. */
 				(void)unlinkat(dirfd, lock, 0);
 				return close_keep(fd, OTP_ELOCK);
@@ -190,7 +195,9 @@ take_foreign(int dirfd, const char *name, int *fdp)
 		fd = openat(dirfd, lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 		    O_CLOEXEC);
 		if (fd >= 0 && fstat(fd, &st) == 0) {
-			if ((t = try_lock(fd)) != 1)
+			/* A read lock: the descriptor is read-only, and
+			 * pam_oath's write lock stops it all the same. */
+			if ((t = try_lock(fd, F_RDLCK)) != 1)
 				unheld = 0;
 			else if (unheld > 0 && st.st_dev == dev &&
 			    st.st_ino == ino)
@@ -269,7 +276,7 @@ struct job {
 static int
 cycle(int dirfd, const char *name, struct job *j)
 {
-	struct stat st;
+	struct stat st, again;
 	char *in = NULL, *out = NULL;
 	size_t inlen, outsz, outlen = 0;
 	int fd, lfd = -1, ret, e;
@@ -301,8 +308,16 @@ cycle(int dirfd, const char *name, struct job *j)
 		ret = OTP_ENOMEM;
 		goto out;
 	}
-	if (!j->dry && (ret = take_foreign(dirfd, name, &lfd)) < 0)
-		goto out;
+	if (!j->dry) {
+		if ((ret = take_foreign(dirfd, name, &lfd)) < 0)
+			goto out;
+		/* pam_oath may have replaced the file while we waited. */
+		if (fstatat(dirfd, name, &again, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    again.st_dev != st.st_dev || again.st_ino != st.st_ino) {
+			ret = OTP_ESTATECHANGED;
+			goto out;
+		}
+	}
 	if ((ret = read_all(fd, in, inlen)) < 0)
 		goto out;
 	if (j->token != NULL) {
@@ -321,6 +336,8 @@ cycle(int dirfd, const char *name, struct job *j)
 		ret = write_image(dirfd, name, &st, out, outlen, 1);
 		if (ret < 0)
 			j->r->accepted = 0;	/* unrecorded: replayable */
+		else
+			sleep_ms(LINGER_MS);
 	}
 out:
 	e = errno;
