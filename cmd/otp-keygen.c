@@ -42,9 +42,15 @@ enum {
 	OPT_STEP_SIZE,
 	OPT_URI,
 	OPT_WINDOW_SIZE,
+	OPT_USERSFILE,
+	OPT_USER,
+	OPT_UTOTP,
 };
 
 static const struct option longopts[] = {
+	/* Before the shared --totp: with --usersfile it also takes 30 or 60
+	 * (getopt_long takes the first entry that matches). */
+	{ "totp",		optional_argument, NULL, OPT_UTOTP },
 	CLI_STD_LONGOPTS,
 	CLI_URI_LONGOPTS,
 	{ "bytes",		required_argument, NULL, OPT_BYTES },
@@ -59,6 +65,10 @@ static const struct option longopts[] = {
 	{ "step-size",		required_argument, NULL, OPT_STEP_SIZE },
 	{ "uri",		no_argument,	   NULL, OPT_URI },
 	{ "window-size",	required_argument, NULL, OPT_WINDOW_SIZE },
+	{ "usersfile",		required_argument, NULL, OPT_USERSFILE },
+	{ "user",		required_argument, NULL, OPT_USER },
+	{ "motp",		no_argument,	   NULL, CLI_OPT_MOTP },
+	{ "pin",		required_argument, NULL, CLI_OPT_PIN },
 	{ NULL,			0,		   NULL, 0 }
 };
 
@@ -79,6 +89,9 @@ struct keygen {
 	int		 disallow_reuse;
 	int		 force;
 	int		 confirm;
+	const char	*usersfile;	/* --usersfile */
+	const char	*user;		/* --user */
+	unsigned	 users_period;	/* --totp=30|60, 0 otherwise */
 };
 
 /* Everything secret, in one place so that every exit path wipes it. */
@@ -92,6 +105,7 @@ static struct {
 	char		answer[64];		/* --confirm's code */
 	struct otp_hmac	h;
 	struct sys_lines tty;
+	struct otp_users_token tok;	/* --usersfile's line */
 } sec;
 
 static void
@@ -118,6 +132,10 @@ usage(void)
 	    "       otp-keygen [-fx] [--uri [-i ISSUER] [-A ACCOUNT]] "
 	    "[--scratch-out=FILE|-]\n"
 	    "                  --print-state=FILE\n"
+	    "       otp-keygen [-bfx] [--bytes=N] [--totp[=30|60] | --motp] "
+	    "[-d DIGITS]\n"
+	    "                  [--pin=PIN|@FILE] --usersfile=FILE "
+	    "--user=NAME\n"
 	    "\n"
 	    "Print a new random key (unpadded Base32) on standard output; "
 	    "emergency\n"
@@ -163,6 +181,16 @@ usage(void)
 	    "tries; exit 1)\n"
 	    "      --print-state=FILE show the key and remaining scratch codes "
 	    "of FILE\n"
+	    "      --usersfile=FILE   add NAME's token to an OATH Toolkit "
+	    "users file (-f:\n"
+	    "                         replace NAME's tokens); HOTP unless "
+	    "--totp=30|60\n"
+	    "      --user=NAME        usersfile: the user name\n"
+	    "      --pin=PIN|@FILE    usersfile: the PIN typed before the "
+	    "code (mOTP: the\n"
+	    "                         app's PIN); @FILE reads it from FILE\n"
+	    "      --motp             usersfile: a Mobile-OTP token; prints "
+	    "its init-secret\n"
 	    "  -h, --help             show this help\n"
 	    "  -V, --version          show the version\n");
 	cli_exit(0);
@@ -718,6 +746,100 @@ print_state(struct keygen *k)
 	(void)show_key();	/* an error shows at exit */
 }
 
+/* --usersfile: a new token line for --user, added (or with -f put in
+ * place of the user's lines) atomically, every other byte kept. */
+static void
+users_options(struct keygen *k)
+{
+	const struct cli_otp *o = &k->o;
+
+	if (k->user == NULL)
+		cli_usage_error("--usersfile needs --user=NAME");
+	if (k->state != NULL || k->print_state != NULL || k->uri ||
+	    k->confirm || k->nscratch >= 0 || k->scratch_out != NULL ||
+	    k->scratch_stdout || k->window || k->step || k->rate_n ||
+	    k->disallow_reuse || k->issuer != NULL || k->account != NULL ||
+	    k->have_period || o->have_counter)
+		cli_usage_error("--usersfile takes only --user, --totp, "
+		    "--hotp, --motp, --pin, -d, --bytes, -b, -x and -f");
+	if (o->have_alg && o->alg != OTP_ALG_SHA1)
+		cli_usage_error("--usersfile: users-file tokens are SHA1; "
+		    "--algorithm %s does not apply", otp_alg_name(o->alg));
+	if (o->have_digits && (o->digits < 6 || o->digits > 8))
+		cli_usage_error("--usersfile: --digits must be 6, 7 or 8");
+	if (o->motp && (o->have_type || o->have_digits || k->have_bytes))
+		cli_usage_error("--motp: the token is Mobile-OTP's (6 hex "
+		    "digits, a 16-character secret); --totp, --hotp, -d and "
+		    "--bytes do not apply");
+	if (o->motp && o->pin == NULL)
+		cli_usage_error("--motp needs --pin=PIN|@FILE (the app's "
+		    "PIN)");
+}
+
+static void
+do_usersfile(struct keygen *k)
+{
+	struct otp_users_token *t = &sec.tok;
+	char pin[OTP_USERS_FIELD_MAX];
+	uint8_t raw[8];
+	int rc;
+
+	users_options(k);
+	memset(t, 0, sizeof(*t));
+	if (strlen(k->user) >= sizeof(t->user))
+		errx(CLI_EXIT_ERR, "--user: %s", otp_strerror(OTP_EUSERSFIELD));
+	memcpy(t->user, k->user, strlen(k->user) + 1);
+	memcpy(t->password, "-", 2);
+	if (k->o.pin != NULL) {
+		rc = sys_key_read(k->o.pin, STDIN_FILENO, pin, sizeof(pin));
+		if (rc == OTP_EIO)
+			err(CLI_EXIT_ERR, "--pin");
+		if (rc != 0)
+			errx(CLI_EXIT_ERR, "--pin: %s", otp_strerror(rc));
+		memcpy(t->password, pin, strlen(pin) + 1);
+		otp_wipe(pin, sizeof(pin));
+		if (strcmp(t->password, "-") == 0 ||
+		    strcmp(t->password, "+") == 0)
+			errx(CLI_EXIT_ERR, "--pin: '-' and '+' are not PINs in "
+			    "a users file");
+	}
+	if (k->o.motp) {
+		/* The init-secret as the app shows it: 16 hex characters. */
+		t->kind = OTP_USERS_MOTP;
+		t->digits = 6;
+		t->period = 10;
+		if ((rc = sys_random_bytes(raw, sizeof(raw))) != 0)
+			err(CLI_EXIT_ERR, "random");
+		rc = otp_hex_encode(raw, sizeof(raw), sec.text,
+		    sizeof(sec.text));
+		otp_wipe(raw, sizeof(raw));
+		if (rc < 0)
+			errx(CLI_EXIT_ERR, "key: %s", otp_strerror(rc));
+		t->key.len = 2 * sizeof(raw);
+		memcpy(t->key.buf, sec.text, t->key.len);
+	} else {
+		t->kind = k->o.have_type && k->o.type == OTP_TYPE_TOTP ?
+		    OTP_USERS_TOTP : OTP_USERS_HOTP;
+		t->digits = k->o.have_digits ? k->o.digits : 6;
+		t->period = t->kind == OTP_USERS_TOTP ? (k->users_period ?
+		    k->users_period : 30) : 0;
+		if ((rc = sys_keygen(&t->key, k->bytes)) != 0)
+			err(CLI_EXIT_ERR, "random");
+		otp_uri_init(&sec.u);
+		sec.u.key = t->key;
+		render_key(k, &sec.u);
+	}
+	rc = sys_users_set(k->usersfile, t, k->force);
+	if (rc == OTP_EUSERSEXIST)
+		errx(CLI_EXIT_ERR, "%s: '%s': %s (use -f to replace it)",
+		    k->usersfile, k->user, otp_strerror(rc));
+	if (rc == OTP_EIO || rc == OTP_ELOCK)
+		err(CLI_EXIT_ERR, "%s", k->usersfile);
+	if (rc != 0)
+		errx(CLI_EXIT_ERR, "%s: %s", k->usersfile, otp_strerror(rc));
+	(void)show_key();	/* an error shows at exit */
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -793,12 +915,35 @@ main(int argc, char *argv[])
 			k.window = parse_range("--window-size", optarg,
 			    OTP_STATE_WINDOW_MIN, OTP_STATE_WINDOW_MAX);
 			break;
+		case OPT_USERSFILE:
+			k.usersfile = optarg;
+			break;
+		case OPT_USER:
+			k.user = optarg;
+			break;
+		case OPT_UTOTP:
+			if (optarg != NULL && (strcmp(optarg, "30") == 0 ||
+			    strcmp(optarg, "60") == 0)) {
+				k.users_period = (unsigned)atoi(optarg);
+				optarg = NULL;
+			}
+			(void)cli_otp_option(&k.o, CLI_OPT_TOTP, optarg);
+			break;
 		}
 	}
 	argc -= optind;
 	/* Not echoed: a stray operand may be a secret typed by mistake. */
 	if (argc > 0)
 		cli_usage_error("no operands are taken");
+	if (k.usersfile != NULL) {
+		do_usersfile(&k);
+		wipe_secrets();
+		cli_exit(0);
+	}
+	if (k.user != NULL || k.users_period != 0 || k.o.motp ||
+	    k.o.pin != NULL)
+		cli_usage_error("--user, --totp=30|60, --motp and --pin need "
+		    "--usersfile");
 	check_options(&k);
 
 	if (k.print_state != NULL)
