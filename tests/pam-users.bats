@@ -326,12 +326,22 @@ want() {
 
 # bg_login SVC USER CODE OUT: one pam-drive login in the background.
 bg_login() {
-	(env LD_PRELOAD="$(preload 0)" \
+	(r=0
+	env LD_PRELOAD="$(preload 0)" \
 	    ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
 	    FAKETIME="$(faketime_of "$NOW")" DONT_FAKE_MONOTONIC=1 \
 	    NO_FAKE_STAT=1 TZ=UTC "$PAM_DRIVE" "$D/svc" "$1" "$2" \
-	    <<<"$3" >"$4" 2>&1
-	echo $? >"$4.rc") &
+	    <<<"$3" >"$4" 2>&1 || r=$?
+	echo $r >"$4.rc") &
+}
+
+# rcs PREFIX N: the exit statuses of N background logins, all present.
+rcs() {
+	local i
+	for i in $(seq 1 "$2"); do
+		[[ -s $D/$1$i.rc ]] || fail "login $i left no status"
+		cat "$D/$1$i.rc"
+	done
 }
 
 @test "on purpose: 10 users logging in at once all succeed" {
@@ -346,9 +356,8 @@ bg_login() {
 		bg_login otp "user$i" "$(tcode $NOW 30)" "$D/r$i"
 	done
 	wait
-	for i in $(seq 1 10); do
-		[[ $(cat "$D/r$i.rc") == 0 ]] && ok=$((ok + 1))
-	done
+	rcs r 10 >/dev/null
+	ok=$(rcs r 10 | grep -c '^0$' || true)
 	[[ $ok == 10 ]] || fail "$ok of 10 logins succeeded"
 	[[ $(grep -c "	0	$(tcode $NOW 30)	" "$D/otp/users") == 10 ]] ||
 	    fail "not every login recorded: $(cat "$D/otp/users")"
@@ -363,9 +372,8 @@ bg_login() {
 		bg_login otp "$U" "$(hcode 1)" "$D/r$i"
 	done
 	wait
-	for i in $(seq 1 30); do
-		[[ $(cat "$D/r$i.rc") == 0 ]] && ok=$((ok + 1))
-	done
+	rcs r 30 >/dev/null
+	ok=$(rcs r 30 | grep -c '^0$' || true)
 	[[ $ok == 1 ]] || fail "$ok of 30 logins succeeded"
 }
 
@@ -382,6 +390,7 @@ bg_login() {
 		bg_login otp "$U" "$c" "$D/a$i"
 		bg_login oath "$U" "$c" "$D/b$i"
 		wait
+		[[ -s $D/a$i.rc && -s $D/b$i.rc ]] || fail "no status"
 		if [[ $(cat "$D/a$i.rc") == 0 && $(cat "$D/b$i.rc") == 0 ]]; then
 			both=$((both + 1))
 		fi
