@@ -46,7 +46,7 @@
 #define LOCK_WAIT_MS	10000	/* most we wait for pam_oath's FILE.lock */
 #define LOCK_STALE_MS	200	/* unheld this long: a crash's leftover */
 #define POLL_MS		5
-#define LINGER_MS	20	/* FILE.lock kept after a write (see above) */
+#define LINGER_MS	10	/* FILE.lock kept after a write (see above) */
 
 static int
 close_keep(int fd, int rc)
