@@ -136,7 +136,8 @@
 	X(EUSERSFIELD,	-117,	"user name or PIN cannot be written in a " \
 	    "users file") \
 	X(EUSERSMODE,	-118,	"users file permissions are too open") \
-	X(EUSERSLOCK,	-119,	"users file stays locked by another program")
+	X(EUSERSLOCK,	-119,	"users file stays locked by another program") \
+	X(EUSERSTYPE,	-120,	"users file is not a regular file")
 
 #define OTP_ERROR_ENUM_(name, value, text)	OTP_##name = (value),
 enum {

@@ -71,7 +71,7 @@ static int
 check_stat(const struct stat *st)
 {
 	if (!S_ISREG(st->st_mode))
-		return OTP_ESTATETYPE;
+		return OTP_EUSERSTYPE;
 	/* Secrets: no one but the owner writes, no stranger reads. */
 	if ((st->st_mode & 0027) != 0)
 		return OTP_EUSERSMODE;
@@ -92,7 +92,7 @@ open_users(int dirfd, const char *name, int lock, int *fdp, struct stat *st)
 		fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 		    O_CLOEXEC | O_NOCTTY);
 		if (fd < 0)
-			return errno == ELOOP ? OTP_ESTATETYPE : OTP_EIO;
+			return errno == ELOOP ? OTP_EUSERSTYPE : OTP_EIO;
 		if (fstat(fd, st) < 0)
 			return close_keep(fd, OTP_EIO);
 		if ((r = check_stat(st)) < 0)
