@@ -400,3 +400,34 @@ rcs() {
 	echo "# $n of 15 codes accepted by one of the two"
 	[[ $both == 0 ]] || fail "$both codes accepted by both"
 }
+
+@test "usersfile=... \${USER} is the user's name, as pam_oath expands it" {
+	local m
+	for m in oath otp; do
+		printf 'HOTP\t%s\t-\t%s\n' "$U" "$HEX" >"$D/$m/$U.oath"
+		chmod 0600 "$D/$m/$U.oath"
+	done
+	printf '%s\n' "auth required $OATH_SO usersfile=$D/oath/\${USER}.oath" \
+	    >"$D/svc/oath"
+	printf '%s\n' "auth required $OTP_SO usersfile=$D/otp/\${USER}.oath" \
+	    >"$D/svc/otp"
+	for m in oath otp; do
+		PAM_RUN_USER=$U pam_run $m "$(hcode 1)"
+		[[ $status == 0 ]] || fail "$m: $output"
+	done
+	cmp "$D/oath/$U.oath" "$D/otp/$U.oath"
+}
+
+@test "Mobile-OTP through the module: once, not twice; pam_oath does not know it" {
+	local secret=e3152afee62599c8 c
+	users "MOTP $U 1234 $secret"
+	PRE=()
+	uservice
+	c=$("$OTP_BIN/otp-gen" --motp --pin=1234 -N "@$NOW" "$secret")
+	PAM_RUN_USER=$U pam_run otp "$c"
+	accepted
+	PAM_RUN_USER=$U pam_run otp "$c"
+	refused
+	PAM_RUN_USER=$U pam_run oath "$c"
+	assert_output --partial "User not known"
+}
