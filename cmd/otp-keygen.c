@@ -746,6 +746,22 @@ print_state(struct keygen *k)
 	(void)show_key();	/* an error shows at exit */
 }
 
+/* --totp[=ALG] as everywhere, and --totp=30|60 for --usersfile; word is
+ * the option as typed (an optional argument is always after its '='). */
+static void
+totp_option(struct keygen *k, const char *word)
+{
+	const char *eq = strchr(word, '=');
+
+	if (eq != NULL && (strcmp(eq + 1, "30") == 0 ||
+	    strcmp(eq + 1, "60") == 0)) {
+		k->users_period = eq[1] == '3' ? 30 : 60;
+		eq = NULL;
+	}
+	(void)cli_otp_option(&k->o, CLI_OPT_TOTP, eq != NULL ? eq + 1 :
+	    NULL);
+}
+
 /* --usersfile: a new token line for --user, added (or with -f put in
  * place of the user's lines) atomically, every other byte kept. */
 static void
@@ -808,7 +824,7 @@ do_usersfile(struct keygen *k)
 		t->kind = OTP_USERS_MOTP;
 		t->digits = 6;
 		t->period = 10;
-		if ((rc = sys_random_bytes(raw, sizeof(raw))) != 0)
+		if (sys_random_bytes(raw, sizeof(raw)) != 0)
 			err(CLI_EXIT_ERR, "random");
 		rc = otp_hex_encode(raw, sizeof(raw), sec.text,
 		    sizeof(sec.text));
@@ -823,7 +839,7 @@ do_usersfile(struct keygen *k)
 		t->digits = k->o.have_digits ? k->o.digits : 6;
 		t->period = t->kind == OTP_USERS_TOTP ? (k->users_period ?
 		    k->users_period : 30) : 0;
-		if ((rc = sys_keygen(&t->key, k->bytes)) != 0)
+		if (sys_keygen(&t->key, k->bytes) != 0)
 			err(CLI_EXIT_ERR, "random");
 		otp_uri_init(&sec.u);
 		sec.u.key = t->key;
@@ -922,12 +938,7 @@ main(int argc, char *argv[])
 			k.user = optarg;
 			break;
 		case OPT_UTOTP:
-			if (optarg != NULL && (strcmp(optarg, "30") == 0 ||
-			    strcmp(optarg, "60") == 0)) {
-				k.users_period = (unsigned)atoi(optarg);
-				optarg = NULL;
-			}
-			(void)cli_otp_option(&k.o, CLI_OPT_TOTP, optarg);
+			totp_option(&k, argv[optind - 1]);
 			break;
 		}
 	}

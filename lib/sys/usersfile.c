@@ -167,7 +167,7 @@ take_foreign(int dirfd, const char *name, int *fdp)
 	dev_t dev = 0;
 	ino_t ino = 0;
 	long waited = 0, unheld = 0;
-	int fd, t;
+	int fd;
 
 	if ((size_t)snprintf(lock, sizeof(lock), "%s.lock", name) >=
 	    sizeof(lock) || (size_t)snprintf(stale, sizeof(stale), "%s.new",
@@ -197,7 +197,7 @@ take_foreign(int dirfd, const char *name, int *fdp)
 		if (fd >= 0 && fstat(fd, &st) == 0) {
 			/* A read lock: the descriptor is read-only, and
 			 * pam_oath's write lock stops it all the same. */
-			if ((t = try_lock(fd, F_RDLCK)) != 1)
+			if (try_lock(fd, F_RDLCK) != 1)
 				unheld = 0;
 			else if (unheld > 0 && st.st_dev == dev &&
 			    st.st_ino == ino)
@@ -325,6 +325,10 @@ cycle(int dirfd, const char *name, struct job *j)
 		    &outlen);
 		if (ret == 0)
 			ret = write_image(dirfd, name, &st, out, outlen, 1);
+		goto out;
+	}
+	if (j->r == NULL) {
+		ret = OTP_EINVAL;
 		goto out;
 	}
 	/* The clock is read with the file locked, so that logins that waited
