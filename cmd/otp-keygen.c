@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 
 #include <err.h>
+#include <pwd.h>
+#include <readpassphrase.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -42,6 +44,10 @@ enum {
 	OPT_STEP_SIZE,
 	OPT_URI,
 	OPT_WINDOW_SIZE,
+	/* --otpw */
+	OPT_OTPW,
+	OPT_PREFIX,
+	OPT_ENTRIES,
 	OPT_USERSFILE,
 	OPT_USER,
 	OPT_UTOTP,
@@ -69,6 +75,9 @@ static const struct option longopts[] = {
 	{ "user",		required_argument, NULL, OPT_USER },
 	{ "motp",		no_argument,	   NULL, CLI_OPT_MOTP },
 	{ "pin",		required_argument, NULL, CLI_OPT_PIN },
+	{ "otpw",		optional_argument, NULL, OPT_OTPW },
+	{ "prefix",		required_argument, NULL, OPT_PREFIX },
+	{ "entries",		required_argument, NULL, OPT_ENTRIES },
 	{ NULL,			0,		   NULL, 0 }
 };
 
@@ -86,12 +95,17 @@ struct keygen {
 	const char	*state;
 	const char	*print_state;
 	unsigned	 window, step, rate_n, rate_secs;
-	int		 disallow_reuse;
-	int		 force;
-	int		 confirm;
 	const char	*usersfile;	/* --usersfile */
 	const char	*user;		/* --user */
 	unsigned	 users_period;	/* --totp=30|60, 0 otherwise */
+	int		 disallow_reuse;
+	int		 force;
+	int		 confirm;
+	/* --otpw */
+	int		 otpw;
+	const char	*otpw_file;	/* NULL: ~/.otpw */
+	const char	*prefix;	/* @FILE or - */
+	unsigned	 entries;	/* 0: the default */
 };
 
 /* Everything secret, in one place so that every exit path wipes it. */
@@ -136,6 +150,8 @@ usage(void)
 	    "[-d DIGITS]\n"
 	    "                  [--pin=PIN|@FILE] --usersfile=FILE "
 	    "--user=NAME\n"
+	    "       otp-keygen [-f] [--prefix=@FILE|-] [--entries=N] "
+	    "--otpw[=FILE]\n"
 	    "\n"
 	    "Print a new random key (unpadded Base32) on standard output; "
 	    "emergency\n"
@@ -179,8 +195,6 @@ usage(void)
 	    "for a code from\n"
 	    "                         the app before writing anything (3 "
 	    "tries; exit 1)\n"
-	    "      --print-state=FILE show the key and remaining scratch codes "
-	    "of FILE\n"
 	    "      --usersfile=FILE   add NAME's token to an OATH Toolkit "
 	    "users file (-f:\n"
 	    "                         replace NAME's tokens); HOTP unless "
@@ -191,6 +205,17 @@ usage(void)
 	    "                         app's PIN); @FILE reads it from FILE\n"
 	    "      --motp             usersfile: a Mobile-OTP token; prints "
 	    "its init-secret\n"
+	    "      --print-state=FILE show the key and remaining scratch codes "
+	    "of FILE\n"
+	    "      --otpw[=FILE]      print a new OTPW password list and "
+	    "write its hashes\n"
+	    "                         to FILE (default ~/.otpw), mode 0600\n"
+	    "      --prefix=@FILE|-   OTPW: the prefix password from a line "
+	    "of FILE or of\n"
+	    "                         standard input (default: asked twice "
+	    "at the terminal)\n"
+	    "      --entries=N        OTPW: passwords in the list, 10 to 1000 "
+	    "(default 280)\n"
 	    "  -h, --help             show this help\n"
 	    "  -V, --version          show the version\n");
 	cli_exit(0);
@@ -746,6 +771,164 @@ print_state(struct keygen *k)
 	(void)show_key();	/* an error shows at exit */
 }
 
+/* ---- --otpw: printed password lists --------------------------------- */
+
+/* The secrets of a list, apart from the rest: they are large. */
+static struct {
+	char	prefix[1024];
+	char	again[1024];
+	char	pw[OTP_OTPW_GEN_MAX * OTP_OTPW_GEN_PWCHARS];
+	char	list[OTP_OTPW_LIST_MAX];
+	char	img[OTP_OTPW_MAX];
+} otpw_sec;
+
+static void
+otpw_wipe(void)
+{
+	otp_wipe(&otpw_sec, sizeof(otpw_sec));
+}
+
+static void
+otpw_options(struct keygen *k)
+{
+	if (!k->otpw)
+		cli_usage_error("--prefix and --entries need --otpw");
+	if (k->state != NULL || k->print_state != NULL || k->uri ||
+	    k->have_bytes || k->nscratch >= 0 || k->scratch_out != NULL ||
+	    k->scratch_stdout || k->confirm || k->window || k->step ||
+	    k->rate_n || k->disallow_reuse || k->o.have_type ||
+	    k->o.have_alg || k->o.have_digits || k->o.have_counter ||
+	    k->have_period || k->issuer != NULL || k->account != NULL ||
+	    k->o.enc != OTP_KEYENC_BASE32)
+		cli_usage_error("--otpw takes only -f, --prefix and --entries");
+	if (k->prefix != NULL && strcmp(k->prefix, "-") != 0 &&
+	    k->prefix[0] != '@')
+		cli_usage_error("--prefix takes @FILE or - (a password on the "
+		    "command line is visible to other users)");
+	if (k->otpw_file != NULL && k->otpw_file[0] == '\0')
+		cli_usage_error("--otpw=FILE: empty file name");
+	if (k->entries == 0)
+		k->entries = OTP_OTPW_GEN_DEFAULT;
+}
+
+/* ~/.otpw of the user running us: the password database's home, as the
+ * login module looks there, not $HOME. */
+static const char *
+otpw_default_path(void)
+{
+	static char path[PATH_MAX];
+	struct passwd *pw;
+
+	errno = 0;
+	if ((pw = getpwuid(getuid())) == NULL || pw->pw_dir == NULL)
+		errx(CLI_EXIT_ERR, "--otpw: cannot look up your home directory"
+		    "%s%s", errno ? ": " : "", errno ? strerror(errno) : "");
+	if ((size_t)snprintf(path, sizeof(path), "%s/.otpw", pw->pw_dir) >=
+	    sizeof(path))
+		errx(CLI_EXIT_ERR, "--otpw: home directory path too long");
+	return path;
+}
+
+/* The prefix password: a line of @FILE or standard input, or asked twice
+ * at the terminal without echo, as otpw-gen asks. */
+static void
+otpw_prefix(const struct keygen *k)
+{
+	char *p = otpw_sec.prefix;
+	size_t sz = sizeof(otpw_sec.prefix);
+	int rc;
+
+	if (k->prefix != NULL) {
+		rc = k->prefix[0] == '@' ? sys_key_read(k->prefix, -1, p, sz) :
+		    cli_stdin_line(p, sz);
+		if (rc == OTP_EIO)
+			err(CLI_EXIT_ERR, "--prefix: %s", k->prefix[0] == '@' ?
+			    k->prefix + 1 : "standard input");
+		if (rc == OTP_EEMPTY || (rc == 0 && p[0] == '\0'))
+			errx(CLI_EXIT_ERR, "--prefix: %s: %s", k->prefix,
+			    otp_strerror(OTP_EOTPWPREFIX));
+		if (rc != 0)
+			errx(CLI_EXIT_ERR, "--prefix: %s: %s", k->prefix,
+			    otp_strerror(rc));
+		return;
+	}
+	if (readpassphrase("Enter new prefix password: ", p, sz,
+	    RPP_REQUIRE_TTY) == NULL) {
+		if (errno == ENOTTY || errno == ENXIO)
+			errx(CLI_EXIT_ERR, "--otpw: no terminal to ask for the "
+			    "prefix password; give --prefix=@FILE or "
+			    "--prefix=-");
+		err(CLI_EXIT_ERR, "--otpw: terminal");
+	}
+	if (readpassphrase("Reenter prefix password: ", otpw_sec.again,
+	    sizeof(otpw_sec.again), RPP_REQUIRE_TTY) == NULL)
+		err(CLI_EXIT_ERR, "--otpw: terminal");
+	if (strlen(p) + 1 >= sz)
+		errx(CLI_EXIT_ERR, "--otpw: prefix password: %s",
+		    otp_strerror(OTP_ETOOLONG));
+	if (strcmp(p, otpw_sec.again) != 0)
+		errx(CLI_EXIT_ERR, "--otpw: the two prefix passwords differ; "
+		    "nothing written");
+	if (p[0] == '\0')
+		errx(CLI_EXIT_ERR, "--otpw: %s", otp_strerror(OTP_EOTPWPREFIX));
+}
+
+/* A new list: printed to standard output in otpw-gen's layout, then its
+ * hashes written to the file; a list that could not be printed in full
+ * never replaces the old file. */
+static void
+otpw_generate(struct keygen *k)
+{
+	const char *path = k->otpw_file != NULL ? k->otpw_file :
+	    otpw_default_path();
+	char when[32], host[256];
+	struct tm tm;
+	time_t now;
+	size_t imglen;
+	int rc, n, unlocked;
+
+	if (atexit(otpw_wipe) != 0)
+		errx(CLI_EXIT_ERR, "atexit failed");
+	cli_lock(&otpw_sec, sizeof(otpw_sec));
+	check_target("--otpw", path, k->force);
+	otpw_prefix(k);
+	rc = otp_otpw_generate(otpw_sec.prefix, strlen(otpw_sec.prefix),
+	    k->entries, sys_random_word, NULL, otpw_sec.pw,
+	    sizeof(otpw_sec.pw), otpw_sec.img, sizeof(otpw_sec.img), &imglen);
+	if (rc == OTP_EIO)
+		err(CLI_EXIT_ERR, "cannot get random bytes");
+	if (rc != 0)
+		errx(CLI_EXIT_ERR, "--otpw: %s", otp_strerror(rc));
+	now = time(NULL);
+	if (localtime_r(&now, &tm) == NULL ||
+	    strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm) == 0)
+		errx(CLI_EXIT_ERR, "cannot format the time");
+	if (gethostname(host, sizeof(host)) != 0)
+		memcpy(host, "???", 4);
+	host[sizeof(host) - 1] = '\0';
+	n = otp_otpw_list(otpw_sec.pw, k->entries, when, host, otpw_sec.list,
+	    sizeof(otpw_sec.list));
+	if (n < 0)
+		errx(CLI_EXIT_ERR, "--otpw: %s", otp_strerror(n));
+	if (fwrite(otpw_sec.list, 1, (size_t)n, stdout) != (size_t)n ||
+	    fflush(stdout) != 0 || ferror(stdout))
+		errx(CLI_EXIT_ERR, "write error: the list was not printed; "
+		    "%s is unchanged", path);
+	rc = sys_otpw_create(path, otpw_sec.img, imglen, k->force, &unlocked);
+	if (rc == OTP_ESTATEEXIST)
+		errx(CLI_EXIT_ERR, "--otpw: %s: %s (use -f to replace it); "
+		    "the list printed is not valid", path, otp_strerror(rc));
+	if (rc == OTP_EIO)
+		err(CLI_EXIT_ERR, "--otpw: %s: the list printed is not valid",
+		    path);
+	if (rc != 0)
+		errx(CLI_EXIT_ERR, "--otpw: %s: %s; the list printed is not "
+		    "valid", path, otp_strerror(rc));
+	if (unlocked)
+		warnx("removed %s.lock, the lock of a login on the old list",
+		    path);
+}
+
 /* --totp[=ALG] as everywhere, and --totp=30|60 for --usersfile; word is
  * the option as typed (an optional argument is always after its '='). */
 static void
@@ -775,7 +958,8 @@ users_options(struct keygen *k)
 	    k->confirm || k->nscratch >= 0 || k->scratch_out != NULL ||
 	    k->scratch_stdout || k->window || k->step || k->rate_n ||
 	    k->disallow_reuse || k->issuer != NULL || k->account != NULL ||
-	    k->have_period || o->have_counter)
+	    k->have_period || o->have_counter || k->otpw ||
+	    k->prefix != NULL || k->entries != 0)
 		cli_usage_error("--usersfile takes only --user, --totp, "
 		    "--hotp, --motp, --pin, -d, --bytes, -b, -x and -f");
 	if (o->have_alg && o->alg != OTP_ALG_SHA1)
@@ -931,6 +1115,17 @@ main(int argc, char *argv[])
 			k.window = parse_range("--window-size", optarg,
 			    OTP_STATE_WINDOW_MIN, OTP_STATE_WINDOW_MAX);
 			break;
+		case OPT_OTPW:
+			k.otpw = 1;
+			k.otpw_file = optarg;
+			break;
+		case OPT_PREFIX:
+			k.prefix = optarg;
+			break;
+		case OPT_ENTRIES:
+			k.entries = parse_range("--entries", optarg,
+			    OTP_OTPW_GEN_MIN, OTP_OTPW_GEN_MAX);
+			break;
 		case OPT_USERSFILE:
 			k.usersfile = optarg;
 			break;
@@ -955,6 +1150,12 @@ main(int argc, char *argv[])
 	    k.o.pin != NULL)
 		cli_usage_error("--user, --totp=30|60, --motp and --pin need "
 		    "--usersfile");
+	if (k.otpw || k.prefix != NULL || k.entries != 0) {
+		otpw_options(&k);
+		otpw_generate(&k);
+		wipe_secrets();
+		cli_exit(0);
+	}
 	check_options(&k);
 
 	if (k.print_state != NULL)

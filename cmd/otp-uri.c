@@ -1,10 +1,13 @@
 /*
  * otp-uri - build, parse and check otpauth:// key URIs, draw them as QR
- * codes, and convert Google Authenticator export (migration) URIs.
+ * codes, and convert between otpauth:// URIs and the other formats that
+ * carry keys: Google Authenticator export (migration) URIs and PSKC
+ * (RFC 6030) containers.
  */
 #include <err.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,19 +23,27 @@ enum {
 	OPT_QR,
 	OPT_FROM_MIGRATION,
 	OPT_TO_MIGRATION,
+	OPT_FROM,
+	OPT_TO,
+	OPT_PSKC_KEY,
+	OPT_PSKC_PASSWORD,
 };
 
 static const struct option longopts[] = {
 	CLI_STD_LONGOPTS,
 	CLI_URI_LONGOPTS,
 	{ "check",		no_argument,	   NULL, OPT_CHECK },
+	{ "from",		required_argument, NULL, OPT_FROM },
 	{ "from-migration",	no_argument,	   NULL, OPT_FROM_MIGRATION },
 	{ "get",		required_argument, NULL, OPT_GET },
 	{ "json",		no_argument,	   NULL, OPT_JSON },
 	{ "parse",		no_argument,	   NULL, OPT_PARSE },
+	{ "pskc-key",		required_argument, NULL, OPT_PSKC_KEY },
+	{ "pskc-password",	required_argument, NULL, OPT_PSKC_PASSWORD },
 	{ "qr",			optional_argument, NULL, OPT_QR },
 	{ "quiet",		no_argument,	   NULL, 'q' },
 	{ "strict",		no_argument,	   NULL, CLI_OPT_STRICT },
+	{ "to",			required_argument, NULL, OPT_TO },
 	{ "to-migration",	no_argument,	   NULL, OPT_TO_MIGRATION },
 	{ NULL,			0,		   NULL, 0 }
 };
@@ -42,8 +53,15 @@ enum mode {
 	MODE_PARSE,
 	MODE_GET,
 	MODE_CHECK,
-	MODE_FROM_MIGRATION,
-	MODE_TO_MIGRATION,
+	MODE_CONVERT,		/* --from, --to and their aliases */
+};
+
+/* The formats of --from and --to (the table is at the end of the
+ * conversions, below). */
+enum fmt {
+	FMT_URI,
+	FMT_MIGRATION,
+	FMT_PSKC,
 };
 
 static const char *const fields[] = {
@@ -63,8 +81,6 @@ static const char *const fields[] = {
 #define WARN_ALL	(WARN_READ | OTP_WARN_SHORTKEY | OTP_WARN_UNKNOWN | \
 			 OTP_WARN_STEAM)
 
-/* Accounts one --to-migration run takes: 100 full payloads. */
-#define TO_MIGRATION_MAX	(100 * OTP_MIGRATION_BATCH)
 
 static struct {
 	enum mode		 mode;
@@ -77,6 +93,9 @@ static struct {
 	const char		*account;
 	int			 have_build;	/* a build-only option */
 	int			 status;	/* worst exit status so far */
+	enum fmt		 from, to;
+	const char		*pskc_key;	/* --pskc-key's argument */
+	const char		*pskc_password;	/* --pskc-password's */
 } opt;
 
 static struct otp_qr qr;
@@ -91,8 +110,12 @@ usage(void)
 	    "       otp-uri [-q] --parse [--json] [URI ...]\n"
 	    "       otp-uri [-q] --get=FIELD [URI]\n"
 	    "       otp-uri [-q] --check [URI ...]\n"
-	    "       otp-uri [-q] --from-migration [--qr[=STYLE]] [URI ...]\n"
-	    "       otp-uri [-q] --to-migration [--qr[=STYLE]] [URI ...]\n"
+	    "       otp-uri [-q] --from=FORMAT [--to=FORMAT] [--qr[=STYLE]]\n"
+	    "               [--pskc-key=HEX|@FILE|- | --pskc-password=@FILE|-] "
+	    "[INPUT ...]\n"
+	    "       otp-uri [-q] --to=FORMAT [--qr[=STYLE]]\n"
+	    "               [--pskc-key=HEX|@FILE|- | --pskc-password=@FILE|-] "
+	    "[URI ...]\n"
 	    "\n"
 	    "Build an otpauth:// URI from KEY (Base32, or hex with -x, or a "
 	    "URI; \"-\"\n"
@@ -132,10 +155,23 @@ usage(void)
 	    "                         warnings (short key, unknown parameters, "
 	    "...),\n"
 	    "                         2 if invalid\n"
-	    "      --from-migration   Google Authenticator export URIs to "
-	    "otpauth URIs\n"
-	    "      --to-migration     otpauth URIs to export URIs, 10 "
-	    "accounts each\n"
+	    "      --from=FORMAT      read accounts in FORMAT: uri (default), "
+	    "migration\n"
+	    "                         (Google Authenticator export URIs) or "
+	    "pskc\n"
+	    "                         (RFC 6030 files; INPUT names them, - or "
+	    "none: stdin)\n"
+	    "      --to=FORMAT        write them in FORMAT: uri (default), "
+	    "migration\n"
+	    "                         (10 accounts a URI) or pskc (one file)\n"
+	    "      --from-migration   the same as --from=migration\n"
+	    "      --to-migration     the same as --to=migration\n"
+	    "      --pskc-key=HEX|@FILE|-\n"
+	    "                         the PSKC pre-shared AES key (16, 24 or "
+	    "32 bytes)\n"
+	    "      --pskc-password=@FILE|-\n"
+	    "                         the PSKC password (PBKDF2), from FILE "
+	    "or stdin\n"
 	    "  -q, --quiet            no warnings\n"
 	    "  -h, --help             this help\n"
 	    "  -V, --version          version\n");
@@ -146,8 +182,8 @@ static void
 set_mode(enum mode m)
 {
 	if (opt.mode != MODE_BUILD && opt.mode != m)
-		cli_usage_error("--parse, --get, --check, --from-migration and "
-		    "--to-migration exclude each other");
+		cli_usage_error("--parse, --get, --check and the conversions "
+		    "(--from, --to) exclude each other");
 	opt.mode = m;
 }
 
@@ -501,42 +537,51 @@ one_uri(const char *text, const char *where, int *first)
 	otp_wipe(&u, sizeof(u));
 }
 
-struct from_ctx {
-	const char	*where;
-};
+/*
+ * Conversions.  Every format is read into otpauth accounts (struct
+ * otp_uri) and every account is written out by the --to format: a
+ * reader calls put_account() per account, a writer takes them one at a
+ * time (out) and, when it must see them all first, writes at the end
+ * (end).  A new format is one more row in formats[] below.
+ */
 
-/* One account of an export payload: its otpauth URI, or its QR code. */
+/* The accounts a writer that needs them all keeps: an export is all or
+ * nothing. */
+static struct otp_uri *to_list;
+static size_t to_count, to_alloc, to_max;
+
+/* Keys for PSKC, read once. */
+static struct {
+	uint8_t	key[OTP_PSKC_AESKEY_MAX];
+	size_t	keylen;
+	char	password[OTP_LINE_MAX];
+	size_t	passwordlen;
+} pskc_secret;
+
+static void put_account(const struct otp_uri *u, const char *where);
+
+/* One account of an export payload. */
 static int
 from_account(void *arg, size_t index, const struct otp_uri *u)
 {
-	const struct from_ctx *ctx = arg;
-	char uri[OTP_LINE_MAX];
-	int rc;
+	const char *where = arg;
+	char at[96];
 
-	if ((rc = otp_uri_build(u, uri, sizeof(uri))) != 0) {
-		warnx("account %zu%s: %s", index + 1, ctx->where,
-		    otp_strerror(rc));
-		return rc;
-	}
-	if (opt.qr)
-		draw_qr(uri);
-	else
-		puts(uri);
-	otp_wipe(uri, sizeof(uri));
+	snprintf(at, sizeof(at), " (account %zu)%s", index + 1, where);
+	put_account(u, at);
 	return 0;
 }
 
 static void
-from_migration(const char *text, const char *where)
+in_migration(const char *text, size_t len, const char *where)
 {
 	struct otp_migration_batch batch;
 	struct otp_migration_err e;
-	struct from_ctx ctx = { where };
 	int rc;
 
 	memset(&e, 0, sizeof(e));
-	rc = otp_migration_decode(text, strlen(text), &batch, from_account,
-	    &ctx, &e);
+	rc = otp_migration_decode(text, len, &batch, from_account,
+	    (void *)where, &e);
 	if (rc == 0)
 		return;
 	set_status(CLI_EXIT_ERR);
@@ -551,48 +596,227 @@ from_migration(const char *text, const char *where)
 		warnx("%s at offset %zu%s", otp_strerror(rc), e.offset, where);
 }
 
-/* Read the URIs of --to-migration, then write them in batches. */
-static struct otp_uri *to_list;
-static size_t to_count;
-
 static void
-to_migration_add(const char *text, const char *where)
+in_uri(const char *text, size_t len, const char *where)
 {
+	struct otp_uri u;
 	char nowrite[96];
-	struct otp_uri *u;
 	size_t off = 0;
 	int rc;
 
-	if (to_count == TO_MIGRATION_MAX)
-		errx(CLI_EXIT_ERR, "more than %d accounts%s",
-		    TO_MIGRATION_MAX, where);
-	u = &to_list[to_count];
-	/* One line per refused URI: the export is all or nothing. */
+	(void)len;
+	/* One line per refused URI: an export is all or nothing. */
 	snprintf(nowrite, sizeof(nowrite), "%s; no export written", where);
-	if ((rc = otp_uri_parse(text, u, &off)) != 0) {
-		uri_error(rc, text, off, nowrite);
+	if ((rc = otp_uri_parse(text, &u, &off)) != 0) {
+		uri_error(rc, text, off, opt.to == FMT_URI ? where : nowrite);
 		set_status(CLI_EXIT_ERR);
 		return;
 	}
-	if ((rc = otp_migration_check(u)) != 0) {
-		warnx("%s%s", otp_strerror(rc), nowrite);
-		otp_wipe(u, sizeof(*u));
+	put_account(&u, where);
+	otp_wipe(&u, sizeof(u));
+}
+
+/* A PSKC Key's Id for a message: printable ASCII, else its position. */
+static const char *
+key_name(const struct otp_pskc_keytext *k, size_t index, char *buf,
+    size_t bufsz)
+{
+	const char *id = k->id;
+	size_t i, n = id != NULL ? strlen(id) : 0;
+
+	for (i = 0; i < n; i++)
+		if (id[i] <= 0x20 || id[i] >= 0x7f)
+			break;
+	if (n > 0 && i == n)
+		snprintf(buf, bufsz, "key '%.40s%s'", id, n > 40 ? "..." : "");
+	else
+		snprintf(buf, bufsz, "key %zu", index + 1);
+	return buf;
+}
+
+struct pskc_in {
+	const char		*where;
+	int			 emit;		/* second pass: put accounts */
+	int			 unlocked;
+	size_t			 index;
+	struct otp_pskc_crypt	 c;
+};
+
+/* The container's key: the pre-shared key, or one derived from the
+ * password with the file's PBKDF2 parameters. */
+static int
+pskc_unlock(struct pskc_in *in, const struct otp_pskc_doc *d)
+{
+	int rc;
+
+	if (d->kdf != NULL) {
+		if (opt.pskc_password == NULL) {
+			warnx("%s: the container is encrypted with a password: "
+			    "give --pskc-password", in->where);
+			return OTP_EPSKCNOKEY;
+		}
+		rc = otp_pskc_derive(d, pskc_secret.password,
+		    pskc_secret.passwordlen, OTP_PSKC_ITER_MAX, &in->c);
+	} else {
+		if (opt.pskc_key == NULL) {
+			warnx("%s: the container is encrypted with a pre-shared "
+			    "key%s%.40s%s: give --pskc-key", in->where,
+			    d->keyname != NULL ? " named '" : "",
+			    d->keyname != NULL ? d->keyname : "",
+			    d->keyname != NULL ? "'" : "");
+			return OTP_EPSKCNOKEY;
+		}
+		memcpy(in->c.key, pskc_secret.key, pskc_secret.keylen);
+		in->c.keylen = pskc_secret.keylen;
+		rc = 0;
+	}
+	if (rc == 0)
+		rc = otp_pskc_unlock(d, &in->c);
+	if (rc != 0)
+		warnx("%s: %s", in->where, otp_strerror(rc));
+	return rc;
+}
+
+static int
+pskc_key(void *arg, const struct otp_pskc_doc *d,
+    const struct otp_pskc_keytext *k)
+{
+	struct pskc_in *in = arg;
+	struct otp_uri u;
+	char name[64];
+	int rc;
+
+	if (d->encrypted && !in->unlocked) {
+		if ((rc = pskc_unlock(in, d)) != 0)
+			return rc;
+		in->unlocked = 1;
+	}
+	key_name(k, in->index++, name, sizeof(name));
+	rc = otp_pskc_key(in->unlocked ? &in->c : NULL, k, &u);
+	if (rc != 0 && otp_pskc_skip(rc)) {
+		/* Said once, in the first pass. */
+		if (!in->emit && !opt.quiet)
+			warnx("%s: %s: %s; skipped", in->where, name,
+			    otp_strerror(rc));
+		set_status(1);
+		return 0;
+	}
+	if (rc == OTP_EPSKCNOKEY)
+		warnx("%s: %s is encrypted but the container names no key",
+		    in->where, name);
+	else if (rc != 0)
+		warnx("%s: %s: %s", in->where, name, otp_strerror(rc));
+	if (rc == 0 && in->emit) {
+		char where[96];
+
+		snprintf(where, sizeof(where), " (%s, %s)", in->where, name);
+		put_account(&u, where);
+	}
+	otp_wipe(&u, sizeof(u));
+	return rc;
+}
+
+/* A PSKC file: checked whole (every key decrypted and its MAC checked)
+ * before any of its accounts is written. */
+static void
+in_pskc(const char *text, size_t len, const char *where)
+{
+	struct pskc_in in;
+	size_t line = 0;
+	int rc, pass;
+
+	memset(&in, 0, sizeof(in));
+	in.where = where;
+	for (pass = 0; pass < 2; pass++) {
+		in.emit = pass;
+		in.index = 0;
+		rc = sys_pskc_parse(text, len, pskc_key, &in, &line);
+		if (rc == 0)
+			continue;
+		set_status(CLI_EXIT_ERR);
+		/* pskc_key() has said what was wrong with a key. */
+		if (rc == OTP_EPSKC && line > 0)
+			warnx("%s: %s (XML error at line %zu)", where,
+			    otp_strerror(rc), line);
+		else if (rc == OTP_EPSKC || rc == OTP_EPSKCDTD ||
+		    rc == OTP_ENUL || rc == OTP_ENOMEM)
+			warnx("%s: %s", where, otp_strerror(rc));
+		break;
+	}
+	otp_wipe(&in.c, sizeof(in.c));
+}
+
+/* Writers. */
+
+static void
+out_uri(const struct otp_uri *u, const char *where)
+{
+	char uri[OTP_LINE_MAX];
+	int rc;
+
+	if ((rc = otp_uri_build(u, uri, sizeof(uri))) != 0) {
+		warnx("%s%s", otp_strerror(rc), where);
 		set_status(CLI_EXIT_ERR);
 		return;
 	}
+	if (opt.qr)
+		draw_qr(uri);
+	else
+		puts(uri);
+	otp_wipe(uri, sizeof(uri));
+}
+
+/* Keep u for a writer that writes at the end. */
+static void
+keep_account(const struct otp_uri *u, const char *where, const char *what)
+{
+	struct otp_uri *l;
+
+	if (to_count == to_max)
+		errx(CLI_EXIT_ERR, "more than %zu accounts%s", to_max, where);
+	if (to_count == to_alloc) {
+		size_t n = to_alloc == 0 ? 16 : to_alloc * 2;
+
+		if (n > to_max)
+			n = to_max;
+		/* Grown by hand: realloc would leave the old copy's keys. */
+		if ((l = calloc(n, sizeof(*l))) == NULL)
+			err(CLI_EXIT_ERR, NULL);
+		if (to_count > 0)
+			memcpy(l, to_list, to_count * sizeof(*l));
+		if (to_list != NULL) {
+			otp_wipe(to_list, to_count * sizeof(*l));
+			free(to_list);
+		}
+		to_list = l;
+		to_alloc = n;
+	}
+	to_list[to_count++] = *u;
 	/* What the format has no field for is left out, and said so. */
 	if ((u->warn & OTP_WARN_UNKNOWN) && !opt.quiet) {
 		char names[256];
 		int many = extra_names(u, names, sizeof(names)) > 1;
 
-		warnx("warning: an export cannot carry parameter%s %s; left "
-		    "out%s", many ? "s" : "", names, where);
+		warnx("warning: %s cannot carry parameter%s %s; left out%s",
+		    what, many ? "s" : "", names, where);
 	}
-	to_count++;
 }
 
 static void
-to_migration_write(void)
+out_migration(const struct otp_uri *u, const char *where)
+{
+	int rc;
+
+	if ((rc = otp_migration_check(u)) != 0) {
+		warnx("%s%s; no export written", otp_strerror(rc), where);
+		set_status(CLI_EXIT_ERR);
+		return;
+	}
+	keep_account(u, where, "an export");
+}
+
+static void
+end_migration(void)
 {
 	struct otp_migration_batch batch;
 	uint32_t id;
@@ -631,19 +855,191 @@ to_migration_write(void)
 }
 
 static void
+out_pskc(const struct otp_uri *u, const char *where)
+{
+	if (u->steam) {
+		warnx("a PSKC key cannot carry a Steam account%s; no export "
+		    "written", where);
+		set_status(CLI_EXIT_ERR);
+		return;
+	}
+	keep_account(u, where, "PSKC");
+}
+
+static int
+emit_stdout(void *arg, const char *text, size_t n)
+{
+	(void)arg;
+	return fwrite(text, 1, n, stdout) == n ? 0 : OTP_EIO;
+}
+
+static void
+end_pskc(void)
+{
+	struct sys_pskc_out o;
+	int rc;
+
+	if (to_count == 0)
+		return;
+	memset(&o, 0, sizeof(o));
+	if (opt.pskc_key != NULL) {
+		o.key = pskc_secret.key;
+		o.keylen = pskc_secret.keylen;
+	} else if (opt.pskc_password != NULL) {
+		o.password = pskc_secret.password;
+		o.passwordlen = pskc_secret.passwordlen;
+		o.iterations = OTP_PSKC_ITER_EXPORT;
+	}
+	if ((rc = sys_pskc_write(to_list, to_count, &o, emit_stdout, NULL)) !=
+	    0) {
+		if (rc == OTP_EIO)
+			err(CLI_EXIT_ERR, "PSKC export");
+		if (rc == OTP_EPSKCSIZE)
+			errx(CLI_EXIT_ERR, "PSKC export: %zu accounts make a "
+			    "file larger than 1 MiB, which a reader refuses; "
+			    "export fewer at a time", to_count);
+		errx(CLI_EXIT_ERR, "PSKC export: %s", otp_strerror(rc));
+	}
+}
+
+static const struct format {
+	const char	*name;
+	int		 whole;	/* input is whole files: operands name them */
+	void		(*in)(const char *text, size_t len, const char *where);
+	void		(*out)(const struct otp_uri *u, const char *where);
+	void		(*end)(void);	/* NULL: out writes each account */
+	size_t		 max;	/* accounts end takes */
+} formats[] = {
+	[FMT_URI] =	  { "uri", 0, in_uri, out_uri, NULL, 0 },
+	[FMT_MIGRATION] = { "migration", 0, in_migration, out_migration,
+			    end_migration, 100 * OTP_MIGRATION_BATCH },
+	[FMT_PSKC] =	  { "pskc", 1, in_pskc, out_pskc, end_pskc, 10000 },
+	/* Users-file lines ("oath") are one more row: a line reader and a
+	 * writer that refuses, naming the account, what the format cannot
+	 * carry. */
+};
+#define NFORMATS	(sizeof(formats) / sizeof(formats[0]))
+
+static void
+put_account(const struct otp_uri *u, const char *where)
+{
+	formats[opt.to].out(u, where);
+}
+
+static enum fmt
+format_parse(const char *opt_name, const char *arg)
+{
+	char names[128];
+	size_t i, n = 0;
+
+	if (arg == NULL)
+		cli_usage_error("%s needs a format", opt_name);
+	for (i = 0; i < NFORMATS; i++)
+		if (strcmp(arg, formats[i].name) == 0)
+			return (enum fmt)i;
+	names[0] = '\0';
+	for (i = 0; i < NFORMATS && n < sizeof(names); i++)
+		n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+		    i == 0 ? "" : i + 1 == NFORMATS ? " or " : ", ",
+		    formats[i].name);
+	errx(CLI_EXIT_ERR, "%s: unknown format '%.40s' (%s)", opt_name, arg,
+	    names);
+}
+
+/* A whole-file format's input: a file, or standard input for NULL or
+ * "-". */
+static void
+convert_file(const char *path)
+{
+	char *buf, name[PATH_MAX + 16];
+	size_t len = 0;
+	int rc;
+
+	if ((buf = calloc(1, OTP_PSKC_MAX + 2)) == NULL)
+		err(CLI_EXIT_ERR, NULL);
+	cli_lock(buf, OTP_PSKC_MAX + 2);
+	if (path == NULL || strcmp(path, "-") == 0)
+		snprintf(name, sizeof(name), "standard input");
+	else
+		snprintf(name, sizeof(name), "%s", path);
+	if ((rc = sys_pskc_read(path, buf, OTP_PSKC_MAX + 2, &len)) != 0) {
+		if (rc == OTP_EIO)
+			warn("%s", name);
+		else
+			warnx("%s: %s", name, otp_strerror(rc));
+		set_status(CLI_EXIT_ERR);
+	} else
+		formats[opt.from].in(buf, len, name);
+	otp_wipe(buf, OTP_PSKC_MAX + 2);
+	free(buf);
+}
+
+/* The PSKC key and password, read before any input. */
+static void
+read_pskc_secrets(int stdin_input)
+{
+	char text[OTP_LINE_MAX];
+	size_t n;
+	int rc;
+
+	if (opt.pskc_key != NULL && opt.pskc_password != NULL)
+		cli_usage_error("--pskc-key and --pskc-password exclude each "
+		    "other");
+	if ((opt.pskc_key != NULL || opt.pskc_password != NULL) &&
+	    opt.from != FMT_PSKC && opt.to != FMT_PSKC)
+		cli_usage_error("--pskc-key and --pskc-password go with "
+		    "--from=pskc or --to=pskc");
+	if (stdin_input && ((opt.pskc_key != NULL &&
+	    strcmp(opt.pskc_key, "-") == 0) || (opt.pskc_password != NULL &&
+	    strcmp(opt.pskc_password, "-") == 0)))
+		cli_usage_error("the input is standard input: give the key "
+		    "or password as @FILE");
+	if (opt.pskc_password != NULL) {
+		/* A password on the command line is seen by other users. */
+		if (opt.pskc_password[0] != '@' &&
+		    strcmp(opt.pskc_password, "-") != 0)
+			cli_usage_error("--pskc-password takes @FILE or - "
+			    "(not the password itself)");
+		cli_lock(&pskc_secret, sizeof(pskc_secret));
+		if (cli_key_read(opt.pskc_password, pskc_secret.password,
+		    sizeof(pskc_secret.password)) != 0)
+			exit(CLI_EXIT_ERR);
+		pskc_secret.passwordlen = strlen(pskc_secret.password);
+		if (pskc_secret.passwordlen == 0)
+			errx(CLI_EXIT_ERR, "--pskc-password: empty password");
+		if (opt.to == FMT_PSKC && !opt.quiet &&
+		    (pskc_secret.passwordlen < 6 ||
+		    pskc_secret.passwordlen > 64))
+			warnx("warning: LinOTP takes PSKC passwords of 6 to 64 "
+			    "characters only");
+	}
+	if (opt.pskc_key != NULL) {
+		cli_lock(&pskc_secret, sizeof(pskc_secret));
+		cli_lock(text, sizeof(text));
+		if (cli_key_read(opt.pskc_key, text, sizeof(text)) != 0)
+			exit(CLI_EXIT_ERR);
+		rc = otp_hex_decode(text, strlen(text), pskc_secret.key,
+		    sizeof(pskc_secret.key), &n, NULL);
+		otp_wipe(text, sizeof(text));
+		if (rc == 0 && otp_pskc_aes_method(n) == NULL)
+			rc = OTP_EPSKCKEYLEN;
+		if (rc != 0) {
+			otp_wipe(&pskc_secret, sizeof(pskc_secret));
+			errx(CLI_EXIT_ERR, "--pskc-key: %s (16, 24 or 32 bytes "
+			    "of AES key in hex)", rc == OTP_ENOSPACE ?
+			    otp_strerror(OTP_EPSKCKEYLEN) : otp_strerror(rc));
+		}
+		pskc_secret.keylen = n;
+	}
+}
+
+static void
 dispatch(const char *text, const char *where, int *first)
 {
-	switch (opt.mode) {
-	case MODE_FROM_MIGRATION:
-		from_migration(text, where);
-		break;
-	case MODE_TO_MIGRATION:
-		to_migration_add(text, where);
-		break;
-	default:
+	if (opt.mode == MODE_CONVERT)
+		formats[opt.from].in(text, strlen(text), where);
+	else
 		one_uri(text, where, first);
-		break;
-	}
 }
 
 /* The next line of standard input that is not blank, as cli_stdin_line;
@@ -695,8 +1091,8 @@ read_lines(void)
 	size_t limit;
 	int first = 1;
 
-	limit = opt.mode == MODE_FROM_MIGRATION ? OTP_MIGRATION_URI_MAX :
-	    OTP_LINE_MAX;
+	limit = opt.mode == MODE_CONVERT && opt.from == FMT_MIGRATION ?
+	    OTP_MIGRATION_URI_MAX : OTP_LINE_MAX;
 	/* Not fgets: a NUL byte must fail the line, not cut it short (found
 	 * by the bad-input matrix); and no stdio buffer keeps a secret. */
 	while (next_line(line, limit, &lineno) == 0) {
@@ -859,10 +1255,26 @@ main(int argc, char *argv[])
 				    optarg);
 			break;
 		case OPT_FROM_MIGRATION:
-			set_mode(MODE_FROM_MIGRATION);
+			set_mode(MODE_CONVERT);
+			opt.from = FMT_MIGRATION;
 			break;
 		case OPT_TO_MIGRATION:
-			set_mode(MODE_TO_MIGRATION);
+			set_mode(MODE_CONVERT);
+			opt.to = FMT_MIGRATION;
+			break;
+		case OPT_FROM:
+			set_mode(MODE_CONVERT);
+			opt.from = format_parse("--from", optarg);
+			break;
+		case OPT_TO:
+			set_mode(MODE_CONVERT);
+			opt.to = format_parse("--to", optarg);
+			break;
+		case OPT_PSKC_KEY:
+			opt.pskc_key = optarg;
+			break;
+		case OPT_PSKC_PASSWORD:
+			opt.pskc_password = optarg;
 			break;
 		}
 	}
@@ -874,10 +1286,15 @@ main(int argc, char *argv[])
 	if (opt.mode != MODE_BUILD && opt.have_build)
 		cli_usage_error("key options (-a, -A, -b, -c, -d, -i, -p, -x, "
 		    "--totp, --hotp, --strict) build a URI; they do not go "
-		    "with --parse, --get, --check or the migrations");
+		    "with --parse, --get, --check or the conversions");
 	if (opt.qr && (opt.mode == MODE_PARSE || opt.mode == MODE_GET ||
-	    opt.mode == MODE_CHECK))
-		cli_usage_error("--qr draws a built URI or the migration URIs");
+	    opt.mode == MODE_CHECK || (opt.mode == MODE_CONVERT &&
+	    formats[opt.to].whole)))
+		cli_usage_error("--qr draws a built URI or the converted URIs");
+	if (opt.mode != MODE_CONVERT &&
+	    (opt.pskc_key != NULL || opt.pskc_password != NULL))
+		cli_usage_error("--pskc-key and --pskc-password go with "
+		    "--from=pskc or --to=pskc");
 	if (opt.mode == MODE_GET) {
 		char scratch[8];
 		struct otp_uri z;
@@ -890,9 +1307,16 @@ main(int argc, char *argv[])
 		if (argc > 1)
 			cli_usage_error("--get takes one URI");
 	}
-	if (opt.mode == MODE_TO_MIGRATION &&
-	    (to_list = calloc(TO_MIGRATION_MAX, sizeof(*to_list))) == NULL)
-		err(CLI_EXIT_ERR, NULL);
+	if (opt.mode == MODE_CONVERT) {
+		int stdin_input = argc == 0;
+
+		/* "-" as the key and as the input cannot both be read. */
+		for (i = 0; formats[opt.from].whole && i < (size_t)argc; i++)
+			if (strcmp(argv[i], "-") == 0)
+				stdin_input = 1;
+		read_pskc_secrets(stdin_input);
+		to_max = formats[opt.to].max;
+	}
 
 	if (opt.mode == MODE_BUILD) {
 		if (argc > 1)
@@ -900,22 +1324,32 @@ main(int argc, char *argv[])
 		build(&o, argc == 1 ? argv[0] : NULL);
 		cli_exit(0);
 	}
-	if (argc == 0)
-		read_lines();
-	for (i = 0; i < (size_t)argc; i++) {
-		if (argc > 1)
-			snprintf(where, sizeof(where), " (URI %zu)", i + 1);
-		else
-			where[0] = '\0';
-		dispatch(argv[i], where, &first);
+	if (opt.mode == MODE_CONVERT && formats[opt.from].whole) {
+		if (argc == 0)
+			convert_file(NULL);
+		for (i = 0; i < (size_t)argc; i++)
+			convert_file(argv[i]);
+	} else {
+		if (argc == 0)
+			read_lines();
+		for (i = 0; i < (size_t)argc; i++) {
+			if (argc > 1)
+				snprintf(where, sizeof(where), " (URI %zu)",
+				    i + 1);
+			else
+				where[0] = '\0';
+			dispatch(argv[i], where, &first);
+		}
 	}
-	if (opt.mode == MODE_TO_MIGRATION) {
-		/* All or nothing: a refused account stops the export (each
-		 * refusal said so). */
-		if (opt.status == 0)
-			to_migration_write();
+	if (opt.mode == MODE_CONVERT && formats[opt.to].end != NULL) {
+		/* All or nothing: a refused account or a broken input stops
+		 * the export (each said so); a key skipped (status 1) does
+		 * not. */
+		if (opt.status < CLI_EXIT_ERR)
+			formats[opt.to].end();
 		otp_wipe(to_list, to_count * sizeof(*to_list));
 		free(to_list);
 	}
+	otp_wipe(&pskc_secret, sizeof(pskc_secret));
 	cli_exit(opt.status);
 }

@@ -1,14 +1,19 @@
 /*
  * otp-verify - check a one-time password; find a client's clock skew;
  * explain why a code does not verify; check against a Google
- * Authenticator state file.
+ * Authenticator state file; answer a RADIUS server's request (--radius).
  */
+#include <sys/stat.h>
+
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <pwd.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,13 +22,17 @@
 #include "cli.h"
 
 enum {
+	OPT_USERSFILE,
+	OPT_USER,
 	OPT_FINDSKEW = CLI_OPT_TOOL_BASE,
 	OPT_DIAGNOSE,
 	OPT_STATE,
 	OPT_ALLOWEDPERM,
 	OPT_DRYRUN,
-	OPT_USERSFILE,
-	OPT_USER,
+	OPT_OTPW,		/* --otpw and its --challenge */
+	OPT_CHALLENGE,
+	OPT_RADIUS,
+	OPT_STATEDIR,
 	OPT_FLAG = 0x1000,	/* | an OTP_STATE_* flag: a --state switch */
 	OPT_ALLOWRO = OPT_FLAG | OTP_STATE_ALLOWRO,
 	OPT_NOINCRHOTP = OPT_FLAG | OTP_STATE_NOINCRHOTP,
@@ -35,6 +44,8 @@ static const struct option longopts[] = {
 	CLI_STD_LONGOPTS,
 	CLI_OTP_LONGOPTS,
 	{ "allow-readonly",	no_argument,	   NULL, OPT_ALLOWRO },
+	{ "user",		required_argument, NULL, OPT_USER },
+	{ "usersfile",		required_argument, NULL, OPT_USERSFILE },
 	{ "allowed-perm",	required_argument, NULL, OPT_ALLOWEDPERM },
 	{ "diagnose",		no_argument,	   NULL, OPT_DIAGNOSE },
 	{ "dry-run",		no_argument,	   NULL, OPT_DRYRUN },
@@ -43,10 +54,12 @@ static const struct option longopts[] = {
 	{ "no-skew-adjust",	no_argument,	   NULL, OPT_NOSKEWADJ },
 	{ "no-strict-owner",	no_argument,	   NULL, OPT_NOSTRICTOWNER },
 	{ "quiet",		no_argument,	   NULL, 'q' },
+	{ "radius",		no_argument,	   NULL, OPT_RADIUS },
 	{ "state",		required_argument, NULL, OPT_STATE },
-	{ "user",		required_argument, NULL, OPT_USER },
-	{ "usersfile",		required_argument, NULL, OPT_USERSFILE },
+	{ "state-dir",		required_argument, NULL, OPT_STATEDIR },
 	{ "verbose",		no_argument,	   NULL, 'v' },
+	{ "otpw",		optional_argument, NULL, OPT_OTPW },
+	{ "challenge",		optional_argument, NULL, OPT_CHALLENGE },
 	{ NULL,			0,		   NULL, 0 }
 };
 
@@ -55,6 +68,8 @@ enum mode {
 	MODE_FINDSKEW,
 	MODE_DIAGNOSE,
 	MODE_STATE,
+	MODE_OTPW,
+	MODE_RADIUS,
 	MODE_USERS,
 };
 
@@ -68,6 +83,10 @@ struct verify {
 	unsigned	 allowed_perm;
 	int		 have_perm;
 	int		 dry_run;	/* --dry-run: --state writes nothing */
+	const char	*otpw;		/* --otpw=FILE, NULL: ~/.otpw */
+	int		 challenge;	/* --challenge given */
+	const char	*chal;		/* its NNN[/NNN/NNN], or NULL */
+	const char	*state_dir;	/* --radius: DIR/USER state files */
 	const char	*usersfile;	/* --usersfile */
 	const char	*user;		/* --user */
 };
@@ -88,6 +107,11 @@ usage(void)
 	    "                  [--no-strict-owner] [--allowed-perm=MODE] "
 	    "[--allow-readonly]\n"
 	    "                  [--dry-run] --state FILE [OTP]\n"
+	    "       otp-verify --otpw[=FILE] --challenge\n"
+	    "       otp-verify [-q] --otpw[=FILE] [--challenge=NNN[/NNN/NNN]] "
+	    "[RESPONSE]\n"
+	    "       otp-verify [-qv] [-N TIME] [STATE OPTION]... --radius "
+	    "--state-dir=DIR\n"
 	    "       otp-verify [-qv] [-N TIME] [-w WINDOW] [--user=NAME] "
 	    "[--dry-run]\n"
 	    "                  --usersfile FILE [OTP]\n"
@@ -132,6 +156,22 @@ usage(void)
 	    "      --allow-readonly   state: accept even if the file cannot "
 	    "be updated\n"	    "      --dry-run          state: say what would happen; write "
 	    "nothing\n"
+	    "      --otpw[=FILE]      check a response against an OTPW list's "
+	    "FILE (default\n"
+	    "                         ~/.otpw), mark its passwords used, print "
+	    "how many are left\n"
+	    "      --challenge[=NNN[/NNN/NNN]]  alone: print the number to "
+	    "answer now; with\n"
+	    "                         a value: the number(s) the RESPONSE "
+	    "answers\n"
+	    "      --radius           answer FreeRADIUS's rlm_exec: "
+	    "USER_NAME and\n"
+	    "                         USER_PASSWORD from the environment, "
+	    "exit 0 accept,\n"
+	    "                         1 reject, 2 error; Reply-Message on "
+	    "stdout\n"
+	    "      --state-dir=DIR    radius: the user's state file is "
+	    "DIR/USER\n"
 	    "      --usersfile=FILE   check against an OATH Toolkit users "
 	    "file\n"
 	    "      --user=NAME        usersfile: whose token (default: "
@@ -796,6 +836,277 @@ do_state(const struct verify *v, int argc, char *argv[])
 	return 0;
 }
 
+/* ---- --otpw: a response to an OTPW list ----------------------------- */
+
+/* The file's image, read with the login module's checks. */
+static char otpw_img[OTP_OTPW_MAX];
+
+static const char *
+otpw_path(const struct verify *v)
+{
+	static char path[PATH_MAX];
+	struct passwd *pw;
+
+	if (v->otpw != NULL) {
+		if (v->otpw[0] == '\0')
+			cli_usage_error("--otpw=FILE: empty file name");
+		return v->otpw;
+	}
+	/* ~/.otpw from the password database, where the module looks. */
+	errno = 0;
+	if ((pw = getpwuid(getuid())) == NULL || pw->pw_dir == NULL)
+		errx(CLI_EXIT_ERR, "--otpw: cannot look up your home directory"
+		    "%s%s", errno ? ": " : "", errno ? strerror(errno) : "");
+	if ((size_t)snprintf(path, sizeof(path), "%s/.otpw", pw->pw_dir) >=
+	    sizeof(path))
+		errx(CLI_EXIT_ERR, "--otpw: home directory path too long");
+	return path;
+}
+
+static int
+do_otpw(const struct verify *v, int argc, char *argv[])
+{
+	const char *path = otpw_path(v);
+	/* The file must be ours; root may check anybody's. */
+	unsigned long uid = geteuid() == 0 ? SYS_OTPW_ANYUID :
+	    (unsigned long)geteuid();
+	char resp[OTP_OTPW_RESP_MAX];
+	struct otp_otpw w;
+	struct otp_otpw_chal c;
+	size_t len, line;
+	int rc;
+
+	if (v->challenge && v->chal == NULL && argc > 0)
+		cli_usage_error("--challenge without a value prints the "
+		    "number; it takes no RESPONSE");
+	if (argc > 1)
+		cli_usage_error("--otpw takes at most one RESPONSE operand");
+	rc = sys_otpw_load(path, uid, otpw_img, sizeof(otpw_img), &len);
+	if (rc == OTP_EIO)
+		err(CLI_EXIT_ERR, "%s", path);
+	if (rc != 0)
+		errx(CLI_EXIT_ERR, "%s: %s", path, otp_strerror(rc));
+	if ((rc = otp_otpw_parse(otpw_img, len, &w, &line)) != 0)
+		errx(CLI_EXIT_ERR, "%s: line %zu: %s", path, line,
+		    otp_strerror(rc));
+	if (v->chal != NULL) {
+		rc = otp_otpw_chal_parse(otpw_img, &w, v->chal, &c);
+		if (rc == OTP_EOTPWUNKNOWN) {
+			if (!v->quiet)
+				warnx("--challenge=%s: %s (used already?)",
+				    v->chal, otp_strerror(rc));
+			return 1;
+		}
+		if (rc != 0)
+			errx(CLI_EXIT_ERR, "--challenge=%s: %s", v->chal,
+			    otp_strerror(rc));
+	} else if ((rc = otp_otpw_first(otpw_img, &w, &c)) != 0) {
+		if (!v->quiet)
+			warnx("%s: %s", path, otp_strerror(rc));
+		return 1;
+	}
+	if (v->challenge && v->chal == NULL) {
+		printf("%s\n", c.text);
+		return 0;
+	}
+	cli_lock(resp, sizeof(resp));
+	if (cli_key_read(argc > 0 ? argv[0] : NULL, resp, sizeof(resp)) != 0)
+		exit(CLI_EXIT_ERR);
+	if (argc == 0 || strcmp(argv[0], "-") == 0)
+		stdin_end();
+	rc = sys_otpw_consume(path, uid, &c, resp, &w);
+	otp_wipe(resp, sizeof(resp));
+	if (rc == OTP_EIO)
+		err(CLI_EXIT_ERR, "%s", path);
+	if (rc < 0)
+		errx(CLI_EXIT_ERR, "%s: %s", path, otp_strerror(rc));
+	if (rc == 0) {
+		not_accepted(v, NULL);
+		return 1;
+	}
+	printf("%u\n", w.remaining);
+	return 0;
+}
+
+/*
+ * --radius: one request of FreeRADIUS's rlm_exec.  The user name and the
+ * code are request attributes in the environment; the answer is the exit
+ * status (0 Access-Accept, 1 Access-Reject, 2 an error, which the server
+ * turns into a reject) and reply lines on stdout: a Reply-Message that
+ * tells the client no more than a PAM prompt would, and for a refusal or
+ * an error a Module-Failure-Message with the reason, which the server
+ * logs beside the user's name and never sends.  The code is never shown.
+ */
+
+static void
+radius_say(const char *attr, const char *text)
+{
+	char line[512];
+
+	if (otp_radius_pair(attr, text, line, sizeof(line)) > 0)
+		fputs(line, stdout);
+}
+
+/* A request that cannot be answered: say why (with errno's text when
+ * with_errno), reply without detail, exit 2. */
+static void __attribute__((noreturn, format(printf, 2, 3)))
+radius_fail(int with_errno, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	int e = errno;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (with_errno) {
+		size_t n = strlen(msg);
+
+		(void)snprintf(msg + n, sizeof(msg) - n, ": %s", strerror(e));
+	}
+	warnx("%s", msg);
+	radius_say("Reply-Message", "OTP check failed");
+	radius_say("Module-Failure-Message", msg);
+	cli_exit(CLI_EXIT_ERR);
+}
+
+/* An attribute into buf, or exit 2 naming it (never its value). */
+static void
+radius_attr(const char *var, const char *attr, char *buf, size_t size)
+{
+	int rc;
+
+	if ((rc = sys_radius_attr(var, buf, size)) >= 0)
+		return;
+	if (rc == OTP_EEMPTY)
+		radius_fail(0, "%s: not in the request (no %s in the "
+		    "environment; rlm_exec needs input_pairs = request)",
+		    attr, var);
+	radius_fail(0, "%s: %s", attr, otp_strerror(rc == OTP_ETOOLONG ?
+	    OTP_ETOOLONG : rc));
+}
+
+/* The user's state file DIR/USER: the login protocol of --state, run as
+ * the server's account, which owns the files.  Returns the exit status;
+ * *why gets the refusal's reason. */
+static int
+radius_state(const struct verify *v, const char *user, char *code,
+    const char **why)
+{
+	struct otp_state_opts so;
+	struct otp_state_result r;
+	struct otp_answer a;
+	struct sys_login *l;
+	const char *opt = NULL;
+	char path[PATH_MAX];
+	size_t line = 0;
+	int rc, e, n;
+
+	n = snprintf(path, sizeof(path), "%s/%s", v->state_dir, user);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		radius_fail(0, "%s: --state-dir path too long", user);
+	otp_state_opts_init(&so);
+	so.flags = v->state_flags;
+	if (v->have_perm)
+		so.allowed_perm = v->allowed_perm;
+	if ((l = sys_login_new(path, &so, v->o.have_now ? v->o.now :
+	    SYS_NOW_REAL)) == NULL)
+		radius_fail(1, "%s", path);
+	if (v->dry_run)
+		sys_login_dry(l);
+	a.text = code;
+	a.kind = OTP_ANSWER_CODE;
+	rc = sys_login_check(l, &a, 1, &r);
+	sys_login_fault(l, &line, &opt);
+	e = sys_login_errno(l);
+	sys_login_free(l);
+	errno = e;
+	/* Not enrolled: a clean no, as for a wrong code. */
+	if (rc == OTP_EIO && e == ENOENT) {
+		*why = "no state file";
+		return 1;
+	}
+	if (rc == OTP_EIO || rc == OTP_ELOCK)
+		radius_fail(1, "%s: %s", user, path);
+	if (rc == OTP_EREADONLY)
+		radius_fail(1, "%s: %s: cannot be updated, so the code is "
+		    "refused", user, path);
+	if (rc != 0 && line > 0)
+		radius_fail(0, "%s: %s: line %zu: %s%s%s", user, path, line,
+		    otp_strerror(rc), opt != NULL ? ": \" " : "",
+		    opt != NULL ? opt : "");
+	if (rc != 0)
+		radius_fail(0, "%s: %s: %s", user, path, otp_strerror(rc));
+	if (r.accepted && !r.recorded && r.changed && !v->dry_run)
+		warnx("%s: %s: accepted, but the update could not be recorded",
+		    user, path);
+	if (!r.accepted) {
+		*why = otp_state_why_text(r.why);
+		return 1;
+	}
+	if (v->verbose)
+		fprintf(stderr, "%s: accepted %s\n", user,
+		    r.how == OTP_STATE_BYSCRATCH ? "an emergency scratch code" :
+		    "a verification code");
+	return 0;
+}
+
+static int
+do_radius(const struct verify *v, int argc, char *argv[])
+{
+	char user[OTP_USERNAME_MAX + 2], code[OTP_CODE_MAX + 2];
+	const char *why = NULL;
+	struct stat sb;
+	size_t off = 0;
+	int status;
+
+	(void)argv;
+	if (argc > 0)
+		cli_usage_error("--radius takes no operands: the request is "
+		    "in the environment");
+	if (v->state_dir == NULL)
+		cli_usage_error("--radius needs --state-dir=DIR");
+	/* A missing directory is a set-up error, not a user without a file. */
+	if (stat(v->state_dir, &sb) != 0)
+		radius_fail(1, "--state-dir '%s'", v->state_dir);
+	if (!S_ISDIR(sb.st_mode)) {
+		errno = ENOTDIR;
+		radius_fail(1, "--state-dir '%s'", v->state_dir);
+	}
+	cli_lock(code, sizeof(code));
+	radius_attr("USER_NAME", "User-Name", user, sizeof(user));
+	/* The name comes from the network: only a plain login name may
+	 * name a file.  Only its safe part is shown. */
+	if (otp_user_check(user, &off) != 0) {
+		if (off >= OTP_USERNAME_MAX)
+			radius_fail(0, "User-Name: longer than %d characters",
+			    OTP_USERNAME_MAX);
+		if (off == 0 && user[0] == '\0')
+			radius_fail(0, "User-Name: empty");
+		radius_fail(0, "User-Name: character %zu (0x%02x) is not "
+		    "allowed: %s", off + 1, (unsigned char)user[off],
+		    otp_strerror(OTP_EUSERNAME));
+	}
+	radius_attr("USER_PASSWORD", "User-Password", code, sizeof(code));
+	/* Not a code's shape: a wrong answer, refused without reading the
+	 * file (so without counting it against RATE_LIMIT). */
+	if (otp_state_code_shape(code) != 0) {
+		why = otp_state_why_text(OTP_STATE_WHY_SHAPE);
+		status = 1;
+	} else	/* The source of the user's key: a state file in DIR. */
+		status = radius_state(v, user, code, &why);
+	otp_wipe(code, sizeof(code));
+	if (status == 0) {
+		radius_say("Reply-Message", "OTP accepted");
+		return 0;
+	}
+	if (!v->quiet)
+		warnx("%s: code not accepted: %s", user, why);
+	radius_say("Reply-Message", "OTP not accepted");
+	radius_say("Module-Failure-Message", why);
+	return 1;
+}
+
 /* --usersfile: the user's tokens in OATH Toolkit's users file, decided
  * and recorded as pam_oath does (see otp-users(5)). */
 static int
@@ -867,8 +1178,8 @@ static void
 set_mode(struct verify *v, enum mode m)
 {
 	if (v->mode != MODE_VERIFY && v->mode != m)
-		cli_usage_error("--find-skew, --diagnose, --state and "
-		    "--usersfile exclude each other");
+		cli_usage_error("--find-skew, --diagnose, --state, --otpw, "
+		    "--radius and --usersfile exclude each other");
 	v->mode = m;
 }
 
@@ -885,12 +1196,23 @@ check_options(const struct verify *v)
 	if (o->window > OTP_WINDOW_MAX)
 		errx(CLI_EXIT_ERR, "--window: '%" PRIu64 "': at most %llu",
 		    o->window, OTP_WINDOW_MAX);
-	if (v->mode == MODE_STATE) {
+	if (v->challenge && v->mode != MODE_OTPW)
+		cli_usage_error("--challenge needs --otpw");
+	if (v->mode == MODE_OTPW && (o->have_type || o->have_alg ||
+	    o->have_digits || o->have_counter || o->have_step ||
+	    o->have_start || o->have_window || o->have_now || o->strict ||
+	    o->enc != OTP_KEYENC_HEX || v->verbose))
+		cli_usage_error("with --otpw the file sets everything; only "
+		    "-q and --challenge apply");
+	if (v->state_dir != NULL && v->mode != MODE_RADIUS)
+		cli_usage_error("--state-dir needs --radius");
+	if (v->mode == MODE_STATE || v->mode == MODE_RADIUS) {
 		if (o->have_type || o->have_alg || o->have_digits ||
 		    o->have_counter || o->have_step || o->have_start ||
 		    o->have_window || o->strict || o->enc != OTP_KEYENC_HEX)
-			cli_usage_error("with --state the file sets the "
-			    "parameters; only --now applies");
+			cli_usage_error("with %s the file sets the "
+			    "parameters; only --now applies",
+			    v->mode == MODE_STATE ? "--state" : "--radius");
 	} else if (v->mode == MODE_USERS) {
 		if (o->have_type || o->have_alg || o->have_digits ||
 		    o->have_counter || o->have_step || o->have_start ||
@@ -902,7 +1224,7 @@ check_options(const struct verify *v)
 	} else if (v->state_flags != 0 || v->have_perm || v->dry_run)
 		cli_usage_error("--no-skew-adjust, --no-increment-hotp, "
 		    "--no-strict-owner, --allowed-perm, --allow-readonly and "
-		    "--dry-run need --state");
+		    "--dry-run need --state or --radius");
 	if (v->user != NULL && v->mode != MODE_USERS)
 		cli_usage_error("--user needs --usersfile");
 }
@@ -927,6 +1249,20 @@ main(int argc, char *argv[])
 		case OPT_STATE:
 			set_mode(&v, MODE_STATE);
 			v.state = optarg;
+			break;
+		case OPT_OTPW:
+			set_mode(&v, MODE_OTPW);
+			v.otpw = optarg;
+			break;
+		case OPT_CHALLENGE:
+			v.challenge = 1;
+			v.chal = optarg;
+			break;
+		case OPT_RADIUS:
+			set_mode(&v, MODE_RADIUS);
+			break;
+		case OPT_STATEDIR:
+			v.state_dir = optarg;
 			break;
 		case OPT_USERSFILE:
 			set_mode(&v, MODE_USERS);
@@ -973,6 +1309,12 @@ main(int argc, char *argv[])
 		break;
 	case MODE_STATE:
 		status = do_state(&v, argc, argv);
+		break;
+	case MODE_OTPW:
+		status = do_otpw(&v, argc, argv);
+		break;
+	case MODE_RADIUS:
+		status = do_radius(&v, argc, argv);
 		break;
 	case MODE_USERS:
 		status = do_users(&v, argc, argv);

@@ -63,7 +63,23 @@ struct target {
 	uid_t		 uid;		/* file-system identity, file owner */
 	gid_t		 gid;
 	char		 path[PATH_MAX];	/* expanded secret= */
+	char		 why[PATH_MAX + 256];	/* why the file is unusable */
 };
+
+/*
+ * Why the user's file cannot be used.  Not logged at once: the module
+ * still asks for a code (as the original, so that a caller learns nothing
+ * from the prompt), and the line that refuses the login says why, once.
+ */
+static void __attribute__((format(printf, 2, 3)))
+set_why(struct target *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(t->why, sizeof(t->why), fmt, ap);
+	va_end(ap);
+}
 
 /* Parse the module arguments; every problem is logged and fails closed. */
 static int
@@ -147,27 +163,36 @@ find_target(pam_handle_t *pamh, const struct params *p, struct target *t)
 	const char *home = NULL;
 	int rc;
 
+	(void)pamh;	/* a failure is logged once, by the refusal (set_why) */
 	if (p->fixed_user) {
 		/* As the original: the file belongs to user=, and its home
 		 * is not looked up. */
 		if (getpwuid_r(p->fixed_uid, &pwbuf, buf, sizeof(buf), &pw) !=
 		    0 || pw == NULL) {
-			pam_syslog(pamh, LOG_ERR, "cannot look up user id %lu",
+			set_why(t, "cannot look up user id %lu",
 			    (unsigned long)p->fixed_uid);
 			return;
 		}
 		t->uid = p->fixed_uid;
 		t->gid = pw->pw_gid;
+		/* No account lookup vouches for the name (a RADIUS server
+		 * passes on what the network sent): it names a file only
+		 * when it is a plain login name, never a path. */
+		if (p->secret != NULL && strstr(p->secret, "${USER}") != NULL &&
+		    otp_user_check(t->user, NULL) != 0) {
+			pam_syslog(pamh, LOG_ERR, "user name \"%s\": %s",
+			    t->user, otp_strerror(OTP_EUSERNAME));
+			return;
+		}
 	} else {
 		if (getpwnam_r(t->user, &pwbuf, buf, sizeof(buf), &pw) != 0 ||
 		    pw == NULL) {
-			pam_syslog(pamh, LOG_ERR, "no such user \"%s\"",
-			    t->user);
+			set_why(t, "no such user");
 			return;
 		}
 		if (pw->pw_dir == NULL || pw->pw_dir[0] != '/') {
-			pam_syslog(pamh, LOG_ERR, "home directory of \"%s\" "
-			    "is not an absolute path", t->user);
+			set_why(t, "home directory is not an absolute "
+			    "path");
 			return;
 		}
 		home = pw->pw_dir;
@@ -177,14 +202,12 @@ find_target(pam_handle_t *pamh, const struct params *p, struct target *t)
 	rc = pamotp_expand_path(p->secret != NULL ? p->secret : DEFAULT_SECRET,
 	    t->user, home, t->path, sizeof(t->path));
 	if (rc == -2) {
-		pam_syslog(pamh, LOG_ERR, "secret=%s: ~ and ${HOME} cannot be "
-		    "used with user=", p->secret != NULL ? p->secret :
-		    DEFAULT_SECRET);
+		set_why(t, "secret=%s: ~ and ${HOME} cannot be used with "
+		    "user=", p->secret != NULL ? p->secret : DEFAULT_SECRET);
 		return;
 	}
 	if (rc != 0) {
-		pam_syslog(pamh, LOG_ERR, "secret file path for \"%s\" is too "
-		    "long", t->user);
+		set_why(t, "secret file path is too long");
 		return;
 	}
 	t->ok = 1;
@@ -220,7 +243,7 @@ ask(pam_handle_t *pamh, const struct params *p)
  */
 static int
 start_login(pam_handle_t *pamh, const struct params *p,
-    const struct target *t, struct sys_login *l,
+    struct target *t, struct sys_login *l,
     struct otp_state_result *r, int *error)
 {
 	int rc, e;
@@ -247,14 +270,14 @@ start_login(pam_handle_t *pamh, const struct params *p,
 				    t->path, t->user);
 			return -1;
 		}
-		pam_syslog(pamh, LOG_ERR, "no state file \"%s\" for \"%s\"",
-		    t->path, t->user);
+		set_why(t, "no state file \"%s\" (%s)", t->path,
+		    strerror(e));
 	} else if (rc == OTP_EIO || rc == OTP_ELOCK) {
-		pam_syslog(pamh, LOG_ERR, "cannot read state file \"%s\" for "
-		    "\"%s\": %s", t->path, t->user, strerror(e));
+		set_why(t, "cannot read state file \"%s\": %s", t->path,
+		    strerror(e));
 	} else {
-		pam_syslog(pamh, LOG_ERR, "state file \"%s\" for \"%s\": %s",
-		    t->path, t->user, otp_strerror(rc));
+		set_why(t, "state file \"%s\": %s", t->path,
+		    otp_strerror(rc));
 	}
 	return 0;
 }
@@ -362,9 +385,11 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t)
 			goto out;
 		}
 	}
-	if (!usable)
-		pam_syslog(pamh, LOG_WARNING, "no usable secret for \"%s\"; "
-		    "asking for a code anyway", t->user);
+	if (!usable && t->why[0] == '\0')
+		set_why(t, "no usable state file");
+	if (!usable && p->debug)
+		pam_syslog(pamh, LOG_DEBUG, "debug: no usable secret for "
+		    "\"%s\"; asking for a code anyway", t->user);
 	/* Decided before any question, as in the original: a recent login
 	 * from this host, too many attempts, an attempt that cannot be
 	 * recorded. */
@@ -392,8 +417,12 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t)
 			pam_syslog(pamh, LOG_DEBUG, "debug: code refused: %s",
 			    otp_state_why_text(r.why));
 	}
-	if (noanswer && error == 0)
+	if (noanswer && error == 0) {
+		if (!usable)
+			pam_syslog(pamh, LOG_ERR, "login of \"%s\" refused: "
+			    "%s", t->user, t->why);
 		goto out;
+	}
 
 	if (error != 0)
 		log_error(pamh, t, l, error);
@@ -420,8 +449,8 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t)
 		pam_syslog(pamh, LOG_ERR, "invalid verification code for "
 		    "\"%s\": %s", t->user, otp_state_why_text(r.why));
 	else if (error == 0)
-		pam_syslog(pamh, LOG_ERR, "invalid verification code for "
-		    "\"%s\"", t->user);
+		pam_syslog(pamh, LOG_ERR, "login of \"%s\" refused: %s",
+		    t->user, t->why);
 out:
 	pamotp_free_secret(prompted);
 	pamotp_free_secret(rest);
@@ -444,6 +473,8 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc,
 	for (rc = 0; rc < argc; rc++)
 		if (strncmp(argv[rc], "usersfile=", 10) == 0)
 			return pamotp_users(pamh, argc, argv);
+	if (pamotp_otpw_wanted(argc, argv))
+		return pamotp_otpw_authenticate(pamh, flags, argc, argv);
 	if (parse_args(pamh, argc, argv, &p) != 0)
 		return PAM_AUTH_ERR;
 	if (pam_get_user(pamh, &user, NULL) != PAM_SUCCESS || user == NULL ||

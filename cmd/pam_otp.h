@@ -43,6 +43,10 @@ void	pamotp_free_secret(char *s);
 
 /* pam_sm_authenticate for usersfile= (cmd/pam_users.c). */
 int	pamotp_users(pam_handle_t *pamh, int argc, const char **argv);
+/* The OTPW mode (pam_otpw.c): 1 when the arguments name it; its login. */
+int	pamotp_otpw_wanted(int argc, const char **argv);
+int	pamotp_otpw_authenticate(pam_handle_t *pamh, int flags, int argc,
+	    const char **argv);
 
 #pragma GCC visibility pop
 

@@ -137,7 +137,55 @@
 	    "users file") \
 	X(EUSERSMODE,	-118,	"users file permissions are too open") \
 	X(EUSERSLOCK,	-119,	"users file stays locked by another program") \
-	X(EUSERSTYPE,	-120,	"users file is not a regular file")
+	X(EUSERSTYPE,	-120,	"users file is not a regular file") \
+	/* OTPW password lists */ \
+	X(EOTPWMAGIC,	-150,	"not an OTPW file (no OTPW1 line)") \
+	X(EOTPWPARAM,	-151,	"bad OTPW parameters line") \
+	X(EOTPWENTRY,	-152,	"bad OTPW entry line") \
+	X(EOTPWSIZE,	-153,	"OTPW file larger than 400 KiB") \
+	X(EOTPWEMPTY,	-154,	"no unused one-time passwords left") \
+	X(EOTPWFEW,	-155,	"fewer than 10 unused one-time passwords: no " \
+	    "challenge while another login is in progress") \
+	X(EOTPWCHAL,	-156,	"malformed challenge (NNN or NNN/NNN/NNN)") \
+	X(EOTPWUNKNOWN,	-157,	"no unused entry has that number") \
+	X(EOTPWPREFIX,	-158,	"the prefix password is empty") \
+	X(EOTPWCOUNT,	-159,	"number of entries out of range 10..1000") \
+	X(EOTPWOWNER,	-160,	"OTPW file has the wrong owner") \
+	X(EOTPWMODE,	-161,	"OTPW file is writable by others") \
+	X(EOTPWTYPE,	-162,	"OTPW file is not a regular file") \
+	X(EOTPWLOCKED,	-163,	"another login holds the lock") \
+	X(EOTPWTRAIL,	-164,	"data after the last OTPW entry") \
+	/* RADIUS requests (lib/radius.c) */ \
+	X(EUSERNAME,	-170,	"user name unfit to name a file (letters, " \
+	    "digits, '.', '_', '-', '@', a final '$'; no leading '.' or '-')") \
+	X(ERADIUSVALUE,	-171,	"malformed attribute value (quotes or " \
+	    "backslash escapes)") \
+	/* PSKC containers */ \
+	X(EPSKC,	-130,	"malformed PSKC container") \
+	X(EPSKCDTD,	-131,	"PSKC file has a DTD or entity references " \
+	    "(refused: no entities are expanded)") \
+	X(EPSKCSIZE,	-132,	"PSKC file larger than 1 MiB") \
+	X(EPSKCTYPE,	-133,	"key type has no otpauth:// form (not HOTP or " \
+	    "TOTP with HMAC-SHA1/256/512 and decimal codes)") \
+	X(EPSKCTIME,	-134,	"key's start time is not 0: no otpauth:// form") \
+	X(EPSKCDRIFT,	-135,	"key has a time drift: no otpauth:// form") \
+	X(EPSKCNOKEY,	-136,	"the container is encrypted: a key or " \
+	    "password is needed") \
+	X(EPSKCWRONGKEY, -137,	"wrong key or password (the MAC key does not " \
+	    "decrypt)") \
+	X(EPSKCMAC,	-138,	"ValueMAC does not match: wrong key or " \
+	    "tampered value") \
+	X(EPSKCMETHOD,	-139,	"unknown encryption, MAC or key derivation " \
+	    "algorithm") \
+	X(EPSKCCIPHER,	-140,	"malformed encrypted value") \
+	X(EPSKCNOSECRET, -141,	"key has no secret") \
+	X(EPSKCVALUE,	-142,	"malformed value in key data") \
+	X(EPSKCKDF,	-143,	"malformed PBKDF2 parameters") \
+	X(EPSKCKEYLEN,	-144,	"key length does not fit the encryption " \
+	    "algorithm") \
+	X(EPSKCNOMAC,	-145,	"encrypted value without a MAC (a wrong key " \
+	    "could not be told)") \
+	X(EPSKCITER,	-146,	"PBKDF2 iteration count out of range")
 
 #define OTP_ERROR_ENUM_(name, value, text)	OTP_##name = (value),
 enum {
@@ -908,5 +956,193 @@ int otp_users_check(const char *img, size_t len, const char *user,
 int otp_users_set(const char *img, size_t len,
     const struct otp_users_token *t, int replace, char *out, size_t outsz,
     size_t *outlen);
+/* ---- OTPW printed password lists (lib/otpw.c) ------------------------ */
+
+/* The format is pam_otp(8)'s: "OTPW1", an optional "#" line, "ENTRIES
+ * CHALLEN 12 PWLEN", then one line per entry (number, 12-character hash)
+ * or as many dashes once used.  The engine works on an image in memory;
+ * lib/sys/otpwfile.c adds the file, the lock symlink and the rename. */
+
+#define OTP_OTPW_MAX		(400 * 1024)	/* largest file image */
+#define OTP_OTPW_ENTRIES_MAX	9999	/* the readers' limits */
+#define OTP_OTPW_CHALLEN_MAX	26	/* three numbers fit in 80 */
+#define OTP_OTPW_HASHLEN	12	/* characters: 72 bits */
+#define OTP_OTPW_PWLEN_MIN	4
+#define OTP_OTPW_PWLEN_MAX	999
+#define OTP_OTPW_MULTI		3	/* passwords while a lock is held */
+#define OTP_OTPW_MULTI_MIN	10	/* unused entries the triple needs */
+#define OTP_OTPW_CHAL_MAX	81	/* challenge text with NUL */
+#define OTP_OTPW_RESP_MAX	4096	/* longest response read */
+
+/* What the lists we make look like, as otpw-gen's default. */
+#define OTP_OTPW_GEN_PWCHARS	8	/* 48 bits, shown "xxxx xxxx" */
+#define OTP_OTPW_GEN_CHALLEN	3
+#define OTP_OTPW_GEN_DEFAULT	280	/* 56 rows of 5 on one page */
+#define OTP_OTPW_GEN_MIN	10
+#define OTP_OTPW_GEN_MAX	1000	/* three digits */
+#define OTP_OTPW_LIST_MAX	65536	/* printed list of _GEN_MAX */
+
+/* An image's parameters, as otp_otpw_parse() found them. */
+struct otp_otpw {
+	unsigned	entries;	/* entry lines */
+	unsigned	challen;	/* digits of an entry's number */
+	unsigned	pwlen;		/* password characters */
+	unsigned	remaining;	/* unused entries */
+	long		first;		/* index of the first unused, or -1 */
+	size_t		start;		/* offset of the first entry line */
+	size_t		linelen;	/* challen + 12 + 1 */
+};
+
+/* One challenge: one entry, or three while another login holds one. */
+struct otp_otpw_chal {
+	unsigned	n;			/* 1 or OTP_OTPW_MULTI */
+	unsigned	idx[OTP_OTPW_MULTI];	/* entry indexes */
+	char		text[OTP_OTPW_CHAL_MAX];	/* "017", "017/010/022" */
+};
+
+/* Parse and check an image; OTP_EOTPW*, *line (may be NULL) the 1-based
+ * line at fault. */
+int otp_otpw_parse(const char *img, size_t len, struct otp_otpw *w,
+    size_t *line);
+/* The 12-character hash (then NUL) of prefix and a normalised password. */
+void otp_otpw_hash(const char *prefix, size_t plen, const char *pw,
+    size_t pwlen, char out[OTP_OTPW_HASHLEN + 1]);
+/* The challenge for the first unused entry; OTP_EOTPWEMPTY. */
+int otp_otpw_first(const char *img, const struct otp_otpw *w,
+    struct otp_otpw_chal *c);
+/* Three random unused entries, none numbered locked (another login's);
+ * OTP_EOTPWFEW under 10 unused, fn's error. */
+int otp_otpw_multi(const char *img, const struct otp_otpw *w,
+    const char *locked, otp_word_fn fn, void *arg, struct otp_otpw_chal *c);
+/* Read challenge text "NNN" or "NNN/NNN/NNN" naming unused entries;
+ * OTP_EOTPWCHAL, OTP_EOTPWUNKNOWN. */
+int otp_otpw_chal_parse(const char *img, const struct otp_otpw *w,
+    const char *text, struct otp_otpw_chal *c);
+/* 1 if resp is the prefix and the challenged passwords (normalised, read
+ * from its end), else 0; compared in constant time. */
+int otp_otpw_check(const char *img, const struct otp_otpw *w,
+    const struct otp_otpw_chal *c, const char *resp);
+/* 1 if c's entries are all unused in img, else 0. */
+int otp_otpw_unused(const char *img, const struct otp_otpw *w,
+    const struct otp_otpw_chal *c);
+/* Overwrite c's entries with dashes in img, in place. */
+void otp_otpw_mark(char *img, struct otp_otpw *w,
+    const struct otp_otpw_chal *c);
+/* A new list of n entries: pw gets the n passwords (8 characters each, in
+ * number order), img the file image in random order; *imglen its length. */
+int otp_otpw_generate(const char *prefix, size_t plen, unsigned n,
+    otp_word_fn fn, void *arg, char *pw, size_t pwsz, char *img,
+    size_t imgsz, size_t *imglen);
+/* The printed list for n passwords pw as otpw-gen lays it out: header
+ * "OTPW list generated WHEN on HOST", columns, CRLF, pages; its length. */
+int otp_otpw_list(const char *pw, unsigned n, const char *when,
+    const char *host, char *out, size_t outsz);
+/* ---- RADIUS requests (lib/radius.c) ---------------------------------- */
+
+#define OTP_USERNAME_MAX	64	/* longest user name, without NUL */
+
+/* 0 if name, 1..OTP_USERNAME_MAX of [A-Za-z0-9._@-] (a final '$', no
+ * leading '.' or '-'), may name a file; OTP_EUSERNAME at *erroff (or NULL). */
+int otp_user_check(const char *name, size_t *erroff);
+/* An attribute's value as an exec'd program receives it ("alice", quotes
+ * and \\ \" \n \r \t \ooo escapes, or bare) into out; its length or OTP_E*. */
+int otp_radius_value(const char *env, char *out, size_t outsz);
+/* The reply line "ATTR := \"text\"\n", '"' and '\\' escaped, a control
+ * as '?', into out; its length or OTP_ENOSPACE. */
+int otp_radius_pair(const char *attr, const char *text, char *out,
+    size_t outsz);
+
+/* ---- PSKC key containers, RFC 6030 (lib/pskc.c) --------------------- */
+
+/* The format is described in otp-uri(1).  The XML is the system floor's
+ * (lib/sys/pskcxml.c, libxml2): it hands the core each element's text,
+ * and the core decides: key derivation, decryption, MAC checks, and what
+ * a Key becomes as an otpauth:// account.  Strings are NUL-ended; NULL
+ * stands for an element or attribute that is absent. */
+
+#define OTP_PSKC_MAX		(1024 * 1024)	/* largest file, bytes */
+#define OTP_PSKC_TEXT_MAX	4096	/* longest value text used */
+#define OTP_PSKC_AESKEY_MAX	32
+#define OTP_PSKC_MACKEY_MAX	64
+#define OTP_PSKC_SALT_LEN	16	/* salt of an export, bytes */
+#define OTP_PSKC_ITER_EXPORT	100000	/* PBKDF2 count of an export */
+#define OTP_PSKC_ITER_MAX	10000000	/* most a file may ask for */
+#define OTP_PSKC_SERIAL_LEN	12	/* 4 letters, 8 hex digits */
+
+#define OTP_PSKC_NS	"urn:ietf:params:xml:ns:keyprov:pskc"
+#define OTP_PSKC_HOTP	OTP_PSKC_NS ":hotp"
+#define OTP_PSKC_TOTP	OTP_PSKC_NS ":totp"
+#define OTP_PSKC_XENC	"http://www.w3.org/2001/04/xmlenc#"
+#define OTP_PSKC_HMACSHA1 "http://www.w3.org/2000/09/xmldsig#hmac-sha1"
+#define OTP_PSKC_PBKDF2	"http://www.rsasecurity.com/rsalabs/pkcs/" \
+			"schemas/pkcs-5v2-0#pbkdf2"
+
+/* One data element (Secret, Counter, ...) as the file spells it. */
+struct otp_pskc_value {
+	const char	*plain;		/* PlainValue */
+	const char	*method;	/* EncryptedValue's EncryptionMethod */
+	const char	*cipher;	/* its CipherValue, base64 */
+	const char	*mac;		/* ValueMAC, base64 */
+};
+
+/* The container's protection. */
+struct otp_pskc_doc {
+	int		encrypted;	/* an EncryptionKey element */
+	const char	*keyname;	/* its ds:KeyName */
+	const char	*kdf;		/* DerivedKey's KeyDerivationMethod */
+	const char	*salt;		/* PBKDF2-params: Salt/Specified, */
+	const char	*iterations;	/* IterationCount, */
+	const char	*keylength;	/* KeyLength, */
+	const char	*prf;		/* PRF's Algorithm ("" for none) */
+	const char	*macmethod;	/* MACMethod's Algorithm */
+	struct otp_pskc_value mackey;	/* its MACKey */
+};
+
+/* One Key element and its KeyPackage's DeviceInfo. */
+struct otp_pskc_keytext {
+	const char	*id, *algorithm;	/* Key's attributes */
+	const char	*suite;		/* AlgorithmParameters/Suite */
+	const char	*length, *encoding;	/* ResponseFormat's */
+	int		challenge;	/* a ChallengeFormat (OCRA and such) */
+	const char	*issuer, *userid, *friendly;
+	const char	*serial, *devuserid;	/* DeviceInfo's */
+	struct otp_pskc_value secret, counter, time, interval, drift;
+};
+
+/* The keys of an encrypted container; wipe it with otp_wipe. */
+struct otp_pskc_crypt {
+	uint8_t		key[OTP_PSKC_AESKEY_MAX];
+	size_t		keylen;
+	uint8_t		mackey[OTP_PSKC_MACKEY_MAX];
+	size_t		mackeylen;	/* 0: no MACMethod */
+	enum otp_alg	macalg;
+};
+
+/* PBKDF2-HMAC-SHA1 of the password into out[0..outlen) (RFC 8018 §5.2). */
+int otp_pskc_pbkdf2(const char *pw, size_t pwlen, const uint8_t *salt,
+    size_t saltlen, unsigned long iterations, uint8_t *out, size_t outlen);
+/* c->key from pw and d's PBKDF2 parameters (count at most itermax). */
+int otp_pskc_derive(const struct otp_pskc_doc *d, const char *pw,
+    size_t pwlen, unsigned long itermax, struct otp_pskc_crypt *c);
+/* With c->key set, decrypt d's MAC key into c; OTP_EPSKCWRONGKEY when it
+ * will not decrypt, OTP_EPSKCMETHOD, OTP_EPSKCKEYLEN, OTP_EPSKCCIPHER. */
+int otp_pskc_unlock(const struct otp_pskc_doc *d, struct otp_pskc_crypt *c);
+/* Key k as an account in u (c NULL: no key given); OTP_E* why not, which
+ * otp_pskc_skip() sorts into keys to skip and faults of the file. */
+int otp_pskc_key(const struct otp_pskc_crypt *c,
+    const struct otp_pskc_keytext *k, struct otp_uri *u);
+/* 1 for an otp_pskc_key() code that means "no otpauth:// form", else 0. */
+int otp_pskc_skip(int err);
+/* base64(iv || AES-CBC(c->key, in padded)) into cipher and, unless mac
+ * is NULL, base64(HMAC(c->mackey, iv || ciphertext)) into mac. */
+int otp_pskc_seal(const struct otp_pskc_crypt *c, const uint8_t iv[16],
+    const uint8_t *in, size_t n, char *cipher, size_t ciphersz, char *mac,
+    size_t macsz);
+/* The xmlenc Algorithm URI of AES-CBC for a keylen-byte key, or NULL. */
+const char *otp_pskc_aes_method(size_t keylen);
+/* A serial LinOTP's check accepts, "TOTP" or "HOTP" then rnd as 8 hex
+ * digits, into out (OTP_PSKC_SERIAL_LEN + 1 bytes). */
+void otp_pskc_serial(const struct otp_uri *u, const uint8_t rnd[4],
+    char *out);
 
 #endif /* OTP_H */

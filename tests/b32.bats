@@ -643,18 +643,3 @@ ptyeof() {
 	done
 }
 
-# That the completions offer every long option: hygiene.bats, every tool.
-@test "the bash completion is shellcheck clean and completes" {
-	shellcheck -s bash "$ROOT/completions/bash/b32"
-	# the bash completion really completes the options
-	run bash -c "source '$ROOT/completions/bash/b32'
-		COMP_WORDS=(b32 --no); COMP_CWORD=1; _b32
-		printf '%s\n' \"\${COMPREPLY[@]}\""
-	assert_output --partial -- --no-padding
-	run bash -c "source '$ROOT/completions/bash/b32'
-		for w in --li --ign -i; do
-			COMP_WORDS=(b32 -d \$w); COMP_CWORD=2; _b32
-			printf '%s\n' \"\${COMPREPLY[@]}\"
-		done"
-	assert_output "$(printf -- '--lines\n--ignore-garbage\n-i')"
-}

@@ -245,6 +245,9 @@ otp-verify | --state $F/st-perm 123456    | -                 | err
 otp-verify | --state $F/st-link 123456    | -                 | err
 otp-verify | --state $F/dir 123456        | -                 | err
 otp-verify | --state $F/nonexistent 123456 | -                | err
+otp-verify | --radius                     | -                 | usage
+otp-verify | --radius --state-dir=$F/dir 123456 | -           | usage
+otp-verify | --state-dir=$F/dir 00 123456 | -                 | usage
 otp-verify | --state /dev/zero 123456     | -                 | err
 otp-verify | --state /dev/null 123456     | -                 | err
 otp-verify | --state $F/st-good           | $F/nul            | err
@@ -328,6 +331,76 @@ otp-uri | --qr                          | $F/st-good        | err
 otp-uri | --get=type                    | $F/st-good        | err
 otp-uri | "$(cat $F/uri-dup)"           | -                 | err
 EOF
+}
+
+@test "otp-uri: PSKC containers, hostile and broken" {
+	# Containers of the secret: plain, and under a password.
+	printf 'qwerty12\n' > "$F/pskc-pw"
+	printf 'wrong-pw\n' > "$F/pskc-badpw"
+	otp-uri --to=pskc < "$F/uri-good" > "$F/pskc-plain"
+	otp-uri --to=pskc --pskc-password=@"$F/pskc-pw" < "$F/uri-good" \
+	    > "$F/pskc-enc"
+	grep -q '<pskc:ValueMAC>' "$F/pskc-enc"
+	head -c 400 "$F/pskc-plain" > "$F/pskc-trunc"
+	sed '1a <!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>' \
+	    "$F/pskc-plain" > "$F/pskc-xxe"
+	{ printf '<?xml version="1.0"?>\n<!DOCTYPE l [<!ENTITY a "aaaaaaaa">'
+	  printf '<!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
+	  printf '<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">'
+	  printf '<!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;">]>\n<x>&d;</x>\n'
+	} > "$F/pskc-bomb"
+	{ sed '$d' "$F/pskc-plain"; head -c 1100000 /dev/zero | tr '\0' ' '
+	  echo '</pskc:KeyContainer>'; } > "$F/pskc-big"
+	# One base64 character of the secret's ciphertext, then of its MAC.
+	awk '/<pskc:Secret>/ { s = 1 } s && /CipherValue>/ && !d {
+		sub(/CipherValue>./, "CipherValue>" (index($0, "CipherValue>A") ? "B" : "A")); d = 1 } 1' \
+	    "$F/pskc-enc" > "$F/pskc-tamper"
+	! cmp -s "$F/pskc-enc" "$F/pskc-tamper" || false
+	awk '/<pskc:ValueMAC>/ && !d {
+		sub(/ValueMAC>./, "ValueMAC>" (index($0, "ValueMAC>A") ? "B" : "A")); d = 1 } 1' \
+	    "$F/pskc-enc" > "$F/pskc-tmac"
+	! cmp -s "$F/pskc-enc" "$F/pskc-tmac" || false
+	grep -v '<pskc:PlainValue>[A-Za-z0-9+/]*=*</pskc:PlainValue>' \
+	    "$F/pskc-plain" | grep -v '<pskc:Secret>\|</pskc:Secret>' \
+	    > "$F/pskc-nosecret"
+	sed 's|aes128-cbc|kw-aes128|g' "$F/pskc-enc" > "$F/pskc-cipher"
+	sed 's|#hmac-sha1|#hmac-md5|' "$F/pskc-enc" > "$F/pskc-mac"
+	cp "$F/pskc-plain" "$F/pskc-nul"
+	printf '\0' >> "$F/pskc-nul"
+	run_table <<'EOF'
+otp-uri | --from=pskc $F/pskc-xxe          | -              | err
+otp-uri | --from=pskc                      | $F/pskc-xxe    | err
+otp-uri | --from=pskc $F/pskc-bomb         | -              | err
+otp-uri | --from=pskc $F/pskc-big          | -              | err
+otp-uri | --from=pskc $F/file10m           | -              | err
+otp-uri | --from=pskc /dev/zero            | -              | err
+otp-uri | --from=pskc                      | $F/file10m     | err
+otp-uri | --from=pskc $F/pskc-trunc        | -              | err
+otp-uri | --from=pskc $F/pskc-nul          | -              | err
+otp-uri | --from=pskc $F/line1m            | -              | err
+otp-uri | --from=pskc $F/dir               | -              | err
+otp-uri | --from=pskc $F/nonexistent       | -              | err
+otp-uri | --from=pskc $F/empty             | -              | err
+otp-uri | --from=pskc --pskc-password=@$F/pskc-badpw $F/pskc-enc | - | err
+otp-uri | --from=pskc $F/pskc-enc          | -              | err
+otp-uri | --from=pskc --pskc-key=$S_HEX $F/pskc-enc | -     | err
+otp-uri | --from=pskc --pskc-password=@$F/pskc-pw $F/pskc-tamper | - | err
+otp-uri | --from=pskc --pskc-password=@$F/pskc-pw $F/pskc-tmac | - | err
+otp-uri | --from=pskc --pskc-password=@$F/pskc-pw $F/pskc-cipher | - | err
+otp-uri | --from=pskc --pskc-password=@$F/pskc-pw $F/pskc-mac | - | err
+otp-uri | --from=pskc $F/pskc-nosecret     | -              | err
+otp-uri | --from=pskc --pskc-password=@$F/empty $F/pskc-enc | - | err
+otp-uri | --from=pskc --pskc-key=@$F/badchar $F/pskc-enc | - | err
+otp-uri | --to=pskc "$(cat $F/uri-trunc)"  | -              | err
+otp-uri | --to=pskc --pskc-key=$S_HEX      | $F/uri-good    | err
+otp-uri | --from=pskc --pskc-password="$S_HEX" $F/pskc-enc | - | usage
+otp-uri | --from=xml                       | -              | err
+EOF
+	# The good containers read back: the matrix's cases fail for cause.
+	run -0 otp-uri --from=pskc "$F/pskc-plain"
+	assert_output "$URI"
+	run -0 otp-uri --from=pskc --pskc-password=@"$F/pskc-pw" "$F/pskc-enc"
+	assert_output "$URI"
 }
 
 @test "otp-keygen: --print-state reads a state file safely" {
@@ -699,6 +772,60 @@ pad() { head -c "$1" /dev/zero | tr '\0' ' '; }
 		fi
 	done
 	[ "$fails" -eq 0 ]
+}
+
+@test "otp-verify --otpw and otp-keygen --otpw: OTPW files, responses and prefixes" {
+	printf 'OTPW1\n1 3 12 8\n000ROp:D7vJtPDB\n' > "$F/ow-good"
+	printf 'OTPW1\n2 3 12 8\n000ROp:D7vJtPDB\n' > "$F/ow-short"
+	printf 'OTPW1\n1 3 12 8\n000ROp:\0D7vJtPDB\n' > "$F/ow-nul"
+	printf 'OTPW1\n1 3 11 8\n000ROp:D7vJtPD\n' > "$F/ow-hlen"
+	printf '%s\n' "$S_HEX" > "$F/ow-key"
+	{ printf 'OTPW1\n9999 3 12 8\n'; head -c 500000 /dev/zero |
+	    tr '\0' '-'; } > "$F/ow-big"
+	: > "$F/ow-empty"
+	cp "$F/ow-good" "$F/ow-perm"
+	chmod 600 "$F"/ow-*
+	chmod 666 "$F/ow-perm"
+	ln -sf "$F/ow-good" "$F/ow-link"
+	run_table <<'EOF2'
+otp-verify | --otpw=$F/ow-short "$S_HEX"      | -            | err
+otp-verify | --otpw=$F/ow-nul "$S_HEX"        | -            | err
+otp-verify | --otpw=$F/ow-hlen "$S_HEX"       | -            | err
+otp-verify | --otpw=$F/ow-key "$S_HEX"        | -            | err
+otp-verify | --otpw=$F/ow-big "$S_HEX"        | -            | err
+otp-verify | --otpw=$F/ow-empty "$S_HEX"      | -            | err
+otp-verify | --otpw=$F/ow-perm "$S_HEX"       | -            | err
+otp-verify | --otpw=$F/ow-link "$S_HEX"       | -            | err
+otp-verify | --otpw=$F/dir "$S_HEX"           | -            | err
+otp-verify | --otpw=$F/nonexistent "$S_HEX"   | -            | err
+otp-verify | --otpw=/dev/zero "$S_HEX"        | -            | err
+otp-verify | --otpw=$F/fifo "$S_HEX"          | -            | err
+otp-verify | --otpw=$F/ow-good                | $F/nul       | err
+otp-verify | --otpw=$F/ow-good                | $F/line1m    | err
+otp-verify | --otpw=$F/ow-good                | /dev/zero    | err
+otp-verify | --otpw=$F/ow-good                | $F/empty     | err
+otp-verify | --otpw=$F/ow-good @$F/nul        | -            | err
+otp-verify | --otpw=$F/ow-good --challenge=00 "$S_HEX" | -   | err
+otp-verify | --otpw=$F/ow-good --challenge=0a0 "$S_HEX" | -  | err
+otp-verify | --otpw=$F/ow-good --challenge=000/000/000 "$S_HEX" | - | err
+otp-verify | --otpw=$F/ow-good --challenge "$S_HEX" | -      | usage
+otp-verify | --otpw=$F/ow-good "$S_HEX" "$S_HEX" | -        | usage
+otp-verify | --otpw= "$S_HEX"                | -            | usage
+otp-keygen | --otpw=$F/ow-new --prefix=@$F/nul      | -     | err
+otp-keygen | --otpw=$F/ow-new --prefix=@$F/line1m   | -     | err
+otp-keygen | --otpw=$F/ow-new --prefix=@$F/empty    | -     | err
+otp-keygen | --otpw=$F/ow-new --prefix=@$F/nonexistent | -  | err
+otp-keygen | --otpw=$F/ow-new --prefix=-            | /dev/zero | err
+otp-keygen | --otpw=$F/ow-new --prefix=-            | $F/blank | err
+otp-keygen | --otpw=$F/ow-new --prefix="$S_HEX"     | -     | usage
+otp-keygen | --otpw=$F/ow-new --entries=0           | -     | err
+otp-keygen | --otpw=$F/ow-new --entries=1e3         | -     | err
+otp-keygen | --otpw=$F/dir --prefix=@$F/ow-key      | -     | err
+otp-keygen | --otpw=$F/ow-good --prefix=@$F/ow-key  | -     | err
+otp-keygen | --otpw=/dev/null -f --prefix=@$F/ow-key | -    | err
+otp-keygen | --entries=50                           | -     | usage
+EOF2
+	[ ! -e "$F/ow-new" ]
 }
 
 @test "users file: hostile files and input for otp-verify and otp-keygen --usersfile" {

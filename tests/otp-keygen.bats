@@ -1097,7 +1097,7 @@ state_skeleton() {
 		[[ $status == 0 ]] || fail "example failed ($status): $cmd: $output"
 		[[ -n $output ]] || fail "example printed nothing: $cmd"
 	done <"$T/examples"
-	[[ $n == 8 ]] || fail "found $n examples, want 8"
+	[[ $n == 9 ]] || fail "found $n examples, want 9"
 	[[ $(mode "$T/.google_authenticator") == 400 ]]
 	[[ $(wc -l <"$T/codes.txt") == 10 ]]
 }
@@ -1116,30 +1116,6 @@ state_skeleton() {
 	assert_output "$(cat "$T/piped2")"
 }
 
-# --- completions -----------------------------------------------------
+# Completions: completions.bats (values, files, @FILE in every shell) and
+# hygiene.bats (every long option).
 
-# That they offer every long option: hygiene.bats, for every tool.
-
-@test "the bash completion completes options and their values" {
-	# shellcheck source=/dev/null
-	source "$BATS_TEST_DIRNAME/../completions/bash/otp-keygen"
-	compopt() { :; }
-	COMP_WORDS=(otp-keygen --scr)
-	COMP_CWORD=1
-	_otp_keygen
-	[[ "${COMPREPLY[*]}" == "--scratch= --scratch-out=" ]] ||
-	    fail "got ${COMPREPLY[*]}"
-	COMP_WORDS=(otp-keygen -a SHA2)
-	COMP_CWORD=2
-	_otp_keygen
-	[[ "${COMPREPLY[*]}" == SHA256 ]] || fail "got ${COMPREPLY[*]}"
-	COMP_WORDS=(otp-keygen --totp = SHA5)
-	COMP_CWORD=3
-	_otp_keygen
-	[[ "${COMPREPLY[*]}" == SHA512 ]] || fail "got ${COMPREPLY[*]}"
-	touch "$T/statefile"
-	COMP_WORDS=(otp-keygen "--state=$T/statef")
-	COMP_CWORD=1
-	_otp_keygen
-	[[ "${COMPREPLY[*]}" == "$T/statefile" ]] || fail "got ${COMPREPLY[*]}"
-}

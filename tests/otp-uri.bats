@@ -898,35 +898,6 @@ print(f.get(3, 0), f.get(4, 0), f.get(5, 0), n)
 	[ "$(head -n 1 "$T/.google_authenticator")" = "$secret" ]
 }
 
-# That the completions offer every long option: hygiene.bats, every tool.
-@test "the bash completion completes options and values" {
-	root=$BATS_TEST_DIRNAME/..
-	run bash -c '
-		source "$1"
-		COMP_WORDS=(otp-uri --qr=a); COMP_CWORD=1; _otp_uri
-		printf "%s\n" "${COMPREPLY[@]}"
-		COMP_WORDS=(otp-uri --get=s); COMP_CWORD=1; _otp_uri
-		printf "%s\n" "${COMPREPLY[@]}"
-		COMP_WORDS=(otp-uri -a S); COMP_CWORD=2; _otp_uri
-		printf "%s\n" "${COMPREPLY[@]}"
-		COMP_WORDS=(otp-uri --to); COMP_CWORD=1; _otp_uri
-		printf "%s\n" "${COMPREPLY[@]}"
-		COMP_WORDS=(otp-uri --qr=u); COMP_CWORD=1; _otp_uri
-		printf "%s\n" "${COMPREPLY[@]}"' _ "$root/completions/bash/otp-uri"
-	assert_success
-	assert_output "--qr=ansi
---qr=ascii
---get=secret
-SHA1
-SHA256
-SHA512
---totp
---totp=
---to-migration
---qr=utf8
---qr=utf8-inverted"
-}
-
 @test "zsh and fish complete every --qr style" {
 	root=$BATS_TEST_DIRNAME/..
 	grep -qF -- "::style:(utf8 utf8-inverted ansi ascii)'" "$root/completions/zsh/_otp-uri"

@@ -688,20 +688,6 @@ fi' 000000
 	assert_output ''
 }
 
-# That the completions offer every long option: hygiene.bats, every tool.
-@test "the bash completion is shellcheck clean and completes" {
-	run shellcheck -s bash "$ROOT/completions/bash/otp-verify"
-	assert_success
-	run bash -c 'source "$0"; COMP_WORDS=(otp-verify --find); COMP_CWORD=1
-	    _otp_verify; printf "%s\n" "${COMPREPLY[@]}"' \
-	    "$ROOT/completions/bash/otp-verify"
-	assert_output -- --find-skew
-	run bash -c 'source "$0"; COMP_WORDS=(otp-verify -a S); COMP_CWORD=2
-	    _otp_verify; printf "%s\n" "${COMPREPLY[@]}"' \
-	    "$ROOT/completions/bash/otp-verify"
-	assert_output $'SHA1\nSHA256\nSHA512'
-}
-
 @test "--find-skew: a HOTP run that ends at 2^64-1 has no next counter" {
 	run otp-verify --find-skew -c 18446744073709551610 "$BEEF" 773352 044040
 	assert_success

@@ -785,5 +785,6 @@ user_dir() {
 	# symbols.
 	run -0 nm -D --defined-only "$OTP_SO"
 	exports=$(awk '$2 ~ /^[TDBRVW]$/ { print $3 }' <<<"$output" | sort)
-	[[ $exports == $'pam_sm_authenticate\npam_sm_setcred' ]]
+	# (the sessions are the otpw mode's message of passwords left)
+	[[ $exports == $'pam_sm_authenticate\npam_sm_close_session\npam_sm_open_session\npam_sm_setcred' ]]
 }

@@ -28,6 +28,8 @@ make check    # the same, then run every test	the build itself, run by CI (.ci/r
 make                      # build into build/	the build itself, run by CI (.ci/run)
 make check                # install missing packages, build, run every test	the build itself, run by CI (.ci/run)
 make sanitize             # the suite again under AddressSanitizer and UBSan	the build itself, run by CI (.ci/run)
+make check-e2e            # as root: pam_otp.so in a real sshd and a threaded host	needs root; run by CI (.ci/run)
+sudo make check-e2e       # a real sshd, a threaded PAM host, FreeRADIUS	needs root; run by CI (.ci/run)
 make fuzz FUZZ_SECONDS=60 # every libFuzzer target	the build itself, run by CI (.ci/run)
 make bench                # speed side by side with oathtool and coreutils	minutes of benchmarks
 make lint                 # mandoc -Tlint, groff, shellcheck, cppcheck, clang-tidy	the build itself, run by CI (.ci/run)
@@ -38,11 +40,17 @@ otp-verify --state ~/.google_authenticator 123456 && echo welcome	needs the code
 otp-verify --dry-run -v -N '2024-05-01 12:00:00 UTC' --state ~/.google_authenticator 123456	needs a code from the phone for that time
 otp-keygen --state ~/.google_authenticator --confirm \	asks for a code from the phone on the terminal
 zbarimg --raw -q export.png | otp-uri --from-migration > accounts	needs a screenshot of the app's export (tests/otp-uri.bats makes one)
+otp-uri --from=pskc --pskc-key=@transport.hex vendor.pskc > accounts	needs a vendor's file and its transport key (tests/otp-uri-pskc.bats reads RFC 6030's)
 echo 'auth required pam_otp.so nullok' | sudo tee /etc/pam.d/otp-test	needs root; changes the system's PAM configuration
 pamtester otp-test "$USER" authenticate     # type a code from the phone	needs the service above and a code from the phone
 echo 'auth required pam_otp.so nullok' | sudo tee -a /etc/pam.d/sudo	needs root; changes the system's sudo
 mkdir svc && echo "auth required $PWD/build/lib/pam_otp.so secret=$PWD/state" >svc/otptest	run from the source tree; tests/pam.bats runs pam_otp.so this way
 echo 123456 | LD_PRELOAD=libpam_wrapper.so PAM_WRAPPER=1 \	needs the service above and a code from the phone; tests/pam.bats
+sudo apt-get build-dep ./                # debhelper and what the build and its tests need	needs root; installs packages (tests/deb/check-deb.sh builds the package)
+dpkg-buildpackage -us -uc -b             # runs the test suite; DEB_BUILD_OPTIONS=nocheck skips it	the package build, run by CI (make check-deb)
+sudo apt-get install ../otp-utils_*.deb	needs root; installs the package (make check-deb installs and purges it)
+sudo pam-auth-update --enable otp-utils     # auth required pam_otp.so nullok	needs root; changes the system's PAM configuration
+sudo pam-auth-update --disable otp-utils	needs root; changes the system's PAM configuration
 EOF
 }
 

@@ -26,5 +26,8 @@ complete -c otp-keygen -l usersfile -r -F -d 'Add a token to an OATH Toolkit use
 complete -c otp-keygen -l user -x -a '(__fish_complete_users)' -d 'Usersfile: the user name'
 complete -c otp-keygen -l pin -r -d 'Usersfile: the PIN, or @FILE'
 complete -c otp-keygen -l motp -d 'Usersfile: a Mobile-OTP token'
+complete -c otp-keygen -l otpw -r -F -d 'Print an OTPW password list, write its file (default ~/.otpw)'
+complete -c otp-keygen -l prefix -x -a '-' -d 'OTPW prefix password from @FILE or - (stdin)'
+complete -c otp-keygen -l entries -x -a '50 100 280 560 1000' -d 'OTPW passwords in the list'
 complete -c otp-keygen -s h -l help -d 'Show help'
 complete -c otp-keygen -s V -l version -d 'Show version'

@@ -142,7 +142,9 @@ sys_stage_owner(struct sys_file *f, unsigned long uid, unsigned long gid)
 		/* The owner is right; a group we are not in is kept where
 		 * we may, and does not stop the write (the mode gives it
 		 * nothing). */
-		(void)fchown(f->fd, (uid_t)-1, (gid_t)gid);
+		int given = fchown(f->fd, (uid_t)-1, (gid_t)gid);
+
+		(void)given;
 		return 0;
 	}
 	/* Another owner (root updating a user's file): keep it, or fail

@@ -84,3 +84,10 @@ sys_scratch_codes(uint32_t *codes, size_t n)
 	otp_wipe(&k, sizeof(k));
 	return rc;
 }
+
+int
+sys_random_word(void *arg, uint32_t *word)
+{
+	(void)arg;
+	return sys_random_bytes(word, sizeof(*word));
+}

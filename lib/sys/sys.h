@@ -25,6 +25,8 @@ int sys_random_bytes(void *buf, size_t n);
 int sys_keygen(struct otp_key *key, size_t n);
 /* n distinct scratch codes from the kernel's generator. */
 int sys_scratch_codes(uint32_t *codes, size_t n);
+/* An otp_word_fn over the kernel's generator (arg unused). */
+int sys_random_word(void *arg, uint32_t *word);
 
 /* ---- key and line input (lib/sys/input.c) ---------------------------- */
 
@@ -145,11 +147,73 @@ int sys_users_set(const char *path, const struct otp_users_token *t,
     int replace);
 /* 1 if path has a token line for user, 0 if not, OTP_E* (no lock taken). */
 int sys_users_has_user(const char *path, const char *user);
+/* ---- OTPW files and their lock symlink (lib/sys/otpwfile.c) ---------- */
+
+#define SYS_OTPW_LOCK_AGE	(24 * 60 * 60)	/* seconds a lock holds */
+#define SYS_OTPW_ANYUID		((unsigned long)-1)	/* skip owner check */
+
+/* Read the OTPW file at path (no symlink, a regular file owned by uid and
+ * writable by nobody else) into img; *len its length.  OTP_EOTPW*, EIO. */
+int sys_otpw_load(const char *path, unsigned long uid, char *img,
+    size_t imgsz, size_t *len);
+/* Take the lock symlink path.lock -> chal as a login does: 0 taken, 1 held
+ * by another login (its target in held), a lock older than a day removed. */
+int sys_otpw_lock(const char *path, const char *chal, char *held,
+    size_t heldsz);
+/* Remove path.lock; 0, or OTP_EIO with errno (ENOENT: there was none). */
+int sys_otpw_unlock(const char *path);
+/* Under a flock, read path again, check resp against chal's entries and
+ * mark them used by an atomic rename; 1 accepted, 0 not, or OTP_E*. */
+int sys_otpw_consume(const char *path, unsigned long uid,
+    const struct otp_otpw_chal *chal, const char *resp, struct otp_otpw *w);
+/* Create path with img, mode 0600, atomically (OTP_ESTATEEXIST unless
+ * force) and remove a lock left for the old list: *unlocked says so. */
+int sys_otpw_create(const char *path, const char *img, size_t len,
+    int force, int *unlocked);
 
 /* ---- the local time zone (lib/sys/tz.c) ------------------------------ */
 
 /* The zone TZ names (else /etc/localtime) as localtime_r() reads it, read
  * afresh by each call, for otp_time_parse(). */
 const struct otp_zone *sys_zone_local(void);
+
+/* ---- RADIUS requests (lib/sys/radius.c) ----------------------------- */
+
+/* The attribute rlm_exec put in the environment variable var, unquoted
+ * into out (otp_radius_value); its length, or OTP_EEMPTY when unset. */
+int sys_radius_attr(const char *var, char *out, size_t outsz);
+
+/* ---- PSKC containers, RFC 6030 (lib/sys/pskcxml.c, libxml2) --------- */
+
+/* All of the file at path (NULL or "-": standard input) into buf (bufsz
+ * > OTP_PSKC_MAX), *len its length; OTP_EPSKCSIZE, OTP_EIO with errno. */
+int sys_pskc_read(const char *path, char *buf, size_t bufsz, size_t *len);
+
+/* Called per Key in document order with the container's protection d;
+ * the texts are wiped after the call.  Non-zero stops the walk. */
+typedef int sys_pskc_fn(void *arg, const struct otp_pskc_doc *d,
+    const struct otp_pskc_keytext *k);
+/* Parse the container buf[0..len) (no DTD, no entity, no network) and
+ * call fn per Key; OTP_EPSKC* or fn's code, *line where (0 unknown). */
+int sys_pskc_parse(const char *buf, size_t len, sys_pskc_fn *fn, void *arg,
+    size_t *line);
+
+/* How an export is protected: plain (both NULL), a pre-shared key of
+ * 16, 24 or 32 bytes, or a password (PBKDF2, a fresh 16-byte salt). */
+struct sys_pskc_out {
+	const uint8_t	*key;
+	size_t		 keylen;
+	const char	*keyname;	/* ds:KeyName, NULL: "Pre-shared-key" */
+	const char	*password;
+	size_t		 passwordlen;
+	unsigned long	 iterations;	/* PBKDF2 count */
+};
+/* Receives the finished document; returns 0 or an OTP_E* code. */
+typedef int sys_pskc_emit(void *arg, const char *text, size_t n);
+/* Write accounts u[0..n) as one container (fresh IVs, MAC key and
+ * serials from the kernel's generator) and hand it to emit;
+ * OTP_EPSKCSIZE for one past OTP_PSKC_MAX bytes, which nothing reads. */
+int sys_pskc_write(const struct otp_uri *u, size_t n,
+    const struct sys_pskc_out *o, sys_pskc_emit *emit, void *arg);
 
 #endif /* OTP_SYS_H */

@@ -12,12 +12,51 @@
  * pam_wrapper names its per-process configuration directory /tmp/pam.X
  * with a single character X and cleans "stale" ones, which races when
  * dozens of processes start at once; this driver has no such limit.
+ *
+ * With PAM_DRIVE_ANSWER set, each prompt is answered instead by the first
+ * line that the shell command in it prints, run with the prompt as $1 (an
+ * OTPW challenge names the passwords to give).  With PAM_DRIVE_SESSION=1
+ * a successful login also opens and closes a session, whose messages go
+ * to stderr as the prompts do.
  */
 #include <security/pam_appl.h>
+
+#include <sys/wait.h>
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+/* The first line the command prints for the prompt, into line. */
+static int
+answer(const char *cmd, const char *prompt, char *line, size_t size)
+{
+	FILE *f;
+	pid_t pid;
+	int fd[2], st;
+
+	if (pipe(fd) != 0 || (pid = fork()) < 0)
+		return -1;
+	if (pid == 0) {
+		(void)dup2(fd[1], STDOUT_FILENO);
+		(void)close(fd[0]);
+		(void)close(fd[1]);
+		execl("/bin/sh", "sh", "-c", cmd, "sh", prompt, (char *)NULL);
+		_exit(127);
+	}
+	(void)close(fd[1]);
+	line[0] = '\0';
+	if ((f = fdopen(fd[0], "r")) != NULL) {
+		if (fgets(line, (int)size, f) == NULL)
+			line[0] = '\0';
+		while (fgetc(f) != EOF)
+			;
+		(void)fclose(f);
+	}
+	(void)waitpid(pid, &st, 0);
+	return 0;
+}
 
 static int
 conv(int n, const struct pam_message **msg, struct pam_response **resp,
@@ -38,7 +77,11 @@ conv(int n, const struct pam_message **msg, struct pam_response **resp,
 			fprintf(stderr, "[echo %s] %s\n",
 			    msg[i]->msg_style == PAM_PROMPT_ECHO_ON ? "on" :
 			    "off", msg[i]->msg);
-			if (fgets(line, sizeof(line), stdin) == NULL)
+			if (getenv("PAM_DRIVE_ANSWER") != NULL) {
+				if (answer(getenv("PAM_DRIVE_ANSWER"),
+				    msg[i]->msg, line, sizeof(line)) != 0)
+					goto fail;
+			} else if (fgets(line, sizeof(line), stdin) == NULL)
 				line[0] = '\0';
 			line[strcspn(line, "\r\n")] = '\0';
 			if ((r[i].resp = strdup(line)) == NULL)
@@ -81,6 +124,12 @@ main(int argc, char *argv[])
 	if (argc == 5)
 		(void)pam_set_item(pamh, PAM_RHOST, argv[4]);
 	rc = pam_authenticate(pamh, 0);
+	if (rc == PAM_SUCCESS && getenv("PAM_DRIVE_SESSION") != NULL &&
+	    strcmp(getenv("PAM_DRIVE_SESSION"), "1") == 0) {
+		rc = pam_open_session(pamh, 0);
+		if (rc == PAM_SUCCESS)
+			rc = pam_close_session(pamh, 0);
+	}
 	if (rc != PAM_SUCCESS)
 		fprintf(stderr, "pam-drive: %d: %s\n", rc,
 		    pam_strerror(pamh, rc));

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# bench-radius.sh - RADIUS accepts per second through FreeRADIUS: rlm_exec
+# running otp-verify --radius (a process per request), rlm_pam running
+# pam_otp.so in the server's threads, and rlm_pam running
+# pam_google_authenticator.so the same way; each with one request at a
+# time and with 20 in flight (radclient -p).  Every request is a right
+# code of a user of its own (DISALLOW_REUSE, so each accept writes its
+# state file), as a fleet's logins are.  Figures, not assertions.
+#
+# As root only (a new /etc/pam.d service each for the two modules, removed
+# on exit); skipped in one line without root or a package.
+set -eu
+# shellcheck disable=SC1091
+. "$(dirname "$0")/lib.sh"
+# shellcheck disable=SC1091
+. "$(dirname "$0")/../e2e/radius.bash"
+
+N=${BENCH_RADIUS_N:-200}
+OTP_LIBDIR=${OTP_LIBDIR:-$OTP_BIN/../lib}
+
+printf '\n== %s\n' "FreeRADIUS: accepts per second ($N requests, each a user's right code)"
+if [ "$(id -u)" != 0 ]; then
+	echo "skipped: needs root (a server account, /etc/pam.d services)"
+	exit 0
+fi
+for p in freeradius freeradius-utils libpam-google-authenticator; do
+	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+	    grep -q 'install ok installed'; then
+		echo "skipped: package $p is not installed (make deps)"
+		exit 0
+	fi
+done
+[ -f "$OTP_LIBDIR/pam_otp.so" ] || { echo "skipped: no pam_otp.so"; exit 0; }
+
+tag=otpbench-$$
+tmp=$(mktemp -d "/tmp/$tag.XXXXXX")
+chmod 0755 "$tmp"
+R=$tmp/radius
+RAD_PAM_SVC=$tag-otp
+RAD_GA_SVC=$tag-ga
+server=
+cleanup() {
+	if [ -n "$server" ]; then
+		kill -TERM "$server" 2>/dev/null || true
+		wait "$server" 2>/dev/null || true
+	fi
+	rm -f "/etc/pam.d/$RAD_PAM_SVC" "/etc/pam.d/$RAD_GA_SVC"
+	[ -n "${BENCH_RADIUS_KEEP:-}" ] || rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# free_port: a 127.0.0.1 port nothing has open.
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+		ss -Hlnu "sport = :$p" | grep -q . || { echo "$p"; return; }
+	done
+}
+
+rad_tree "$R" "$OTP_BIN" "$OTP_LIBDIR"
+pe=$(free_port)
+pp=$(free_port)
+pg=$(free_port)
+for f in "$RAD_PAM_SVC" "$RAD_GA_SVC"; do
+	[ ! -e "/etc/pam.d/$f" ] || { echo "skipped: /etc/pam.d/$f exists"; exit 0; }
+done
+{ rad_pam_line "$R"; echo "account required pam_permit.so"; } \
+    >"/etc/pam.d/$RAD_PAM_SVC"
+{ rad_ga_line "$R"; echo "account required pam_permit.so"; } \
+    >"/etc/pam.d/$RAD_GA_SVC"
+rad_conf "$R" "$pe" "$pp" "$pg"
+rad_check "$R" >/dev/null
+# setpriv execs the server: $! is the server's own PID.
+setpriv --reuid="$RAD_ACCOUNT" --regid="$RAD_ACCOUNT" --clear-groups -- \
+    "$RAD_SBIN" -f -d "$R" -n radiusd </dev/null >"$tmp/server.out" 2>&1 &
+server=$!
+for p in "$pe" "$pp" "$pg"; do
+	for ((i = 0; i < 200; i++)); do
+		ss -Hlnu "sport = :$p" | grep -q . && break
+		sleep 0.05
+	done
+done
+
+# run KIND PORT PARALLEL: enrol N users, send each its code, print
+# "ACCEPTED SECONDS".
+run() {
+	local kind=$1 port=$2 par=$3 run_id=$4 i u keys=() t0 t1 acc
+	: >"$tmp/reqs"
+	for ((i = 1; i <= N; i++)); do
+		keys+=("$(rad_enrol "$R" "$kind" "b$run_id-$i" --disallow-reuse)")
+	done
+	# A fresh step: every code stays good for the whole run.
+	if (($(date +%s) % 30 > 15)); then
+		sleep $((30 - $(date +%s) % 30))
+	fi
+	for ((i = 1; i <= N; i++)); do
+		u=b$run_id-$i
+		printf 'User-Name = "%s"\nUser-Password = "%s"\n\n' "$u" \
+		    "$(rad_code "${keys[$((i - 1))]}")" >>"$tmp/reqs"
+	done
+	t0=$(now_ns)
+	radclient -s -q -p "$par" -r 1 -t 20 -f "$tmp/reqs" \
+	    "127.0.0.1:$port" auth "$RAD_SECRET" >"$tmp/out" 2>&1 || true
+	t1=$(now_ns)
+	acc=$(sed -n 's/.*Accepted *: *\([0-9]*\).*/\1/p' "$tmp/out" | head -n 1)
+	echo "${acc:-0} $(((t1 - t0) / 1000))"
+}
+
+printf '%-44s %14s %14s\n' "path" "1 at a time" "20 in flight"
+id=0
+for spec in "rlm_exec: otp-verify --radius|exec|$pe" \
+    "rlm_pam: pam_otp.so|pam|$pp" \
+    "rlm_pam: pam_google_authenticator.so|ga|$pg"; do
+	name=${spec%%|*}
+	rest=${spec#*|}
+	kind=${rest%%|*}
+	port=${rest#*|}
+	cols=()
+	for par in 1 20; do
+		id=$((id + 1))
+		read -r acc us < <(run "$kind" "$port" "$par" "$id")
+		cols+=("$(awk -v a="$acc" -v u="$us" -v n="$N" 'BEGIN {
+		    s = sprintf("%.0f/s", u > 0 ? a / (u / 1e6) : 0)
+		    if (a != n) s = s " (" a " ok)"
+		    print s }')")
+	done
+	printf '%-44s %14s %14s\n' "$name" "${cols[0]}" "${cols[1]}"
+done

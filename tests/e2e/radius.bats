@@ -1,0 +1,302 @@
+#!/usr/bin/env bats
+# FreeRADIUS as the one verifier of many hosts (root; make check-e2e).
+#
+# One server, started unprivileged as the freerad account from one config
+# tree in the suite's directory (tests/e2e/radius.bash), answers on two
+# 127.0.0.1 ports: through rlm_exec running otp-verify --radius, and
+# through rlm_pam running pam_otp.so in its threads from a new
+# /etc/pam.d service.  radclient plays the hosts; one host runs
+# pam_radius_auth.so from a second new /etc/pam.d service.  Both service
+# files, the server and its ports are gone at the end (the last test
+# checks).
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	load ../common
+	load lib
+	load radius
+	e2e_setup_file freeradius freeradius-utils libpam-radius-auth pamtester
+	R=$E2E_DIR/radius
+	RAD_PAM_SVC=$E2E_TAG-radius
+	HOST_SVC=$E2E_TAG-host
+	rad_tree "$R" "$OTP_BIN" "$OTP_LIBDIR" || fail "cannot make $R"
+	P_EXEC=$(e2e_port)
+	P_PAM=$(e2e_port)
+	export R RAD_PAM_SVC HOST_SVC P_EXEC P_PAM
+	{
+		rad_pam_line "$R"
+		echo "account required pam_permit.so"
+	} | e2e_pam_service "$RAD_PAM_SVC"
+	# The host: pam_radius_auth asks the server on the pam_otp port.
+	printf '127.0.0.1:%s %s 10\n' "$P_PAM" "$RAD_SECRET" >"$R/host.conf"
+	chmod 0600 "$R/host.conf"
+	printf 'auth required pam_radius_auth.so conf=%s\naccount required pam_permit.so\n' \
+	    "$R/host.conf" | e2e_pam_service "$HOST_SVC"
+	rad_conf "$R" "$P_EXEC" "$P_PAM"
+	run rad_check "$R"
+	[[ $status == 0 ]] || fail "freeradius -C: $output"
+	# pam_otp.so's log lines (syslog) go to a file of ours.
+	e2e_daemon_start syslog "$R/log/syslogd.out" bash -c \
+	    "source '$BATS_TEST_DIRNAME/radius.bash'; rad_syslogd '$R'" \
+	    >/dev/null
+	rad_wait_file "$R/syslog.sock" || fail "no syslog socket"
+	e2e_daemon_start radius "$R/log/daemon.out" bash -c \
+	    "source '$BATS_TEST_DIRNAME/radius.bash'; rad_server '$R'" \
+	    >/dev/null
+	e2e_wait_port "$P_EXEC"
+	e2e_wait_port "$P_PAM"
+}
+
+teardown_file() {
+	load ../common
+	load lib
+	e2e_teardown_file
+}
+
+setup() {
+	load ../common
+	load lib
+	load radius
+}
+
+# need_syslog: skip a check of pam_otp.so's log lines where the server
+# could not get a /dev/log of ours (no mount namespace).
+need_syslog() {
+	rad_can_unshare ||
+	    skip "no mount namespace here: pam_otp.so's log lines are not read back"
+}
+
+# new_user KIND NAME [OPTION...]: enrol NAME for KIND (exec or pam) with
+# DISALLOW_REUSE; sets KEY.  A fresh step, so a scenario stays in one.
+new_user() {
+	local kind=$1 u=$2
+	shift 2
+	KEY=$(rad_enrol "$R" "$kind" "$u" --disallow-reuse "$@") ||
+	    fail "otp-keygen for $u failed"
+	e2e_fresh_step 8
+}
+
+scratch() {
+	sed -n "${3:-1}p" "$R/$1/.$2.scratch"
+}
+
+port_of() {
+	case $1 in
+	exec) echo "$P_EXEC" ;;
+	pam) echo "$P_PAM" ;;
+	esac
+}
+
+# One scenario on both paths: right, reused, wrong, scratch codes.
+codes_scenario() {
+	local kind=$1 u=$1-alice p
+	p=$(port_of "$kind")
+	new_user "$kind" "$u"
+	run rad_auth "$p" "$u" "$(rad_code "$KEY")"
+	assert_success
+	assert_line --index 0 --partial 'Access-Accept'
+	run rad_auth "$p" "$u" "$(rad_code "$KEY")"
+	assert_failure 1
+	assert_line --index 0 --partial 'Access-Reject'
+	# A code from ten minutes ahead is not in the window.
+	run rad_auth "$p" "$u" "$(rad_code "$KEY" 600)"
+	assert_failure 1
+	run rad_auth "$p" "$u" "$(scratch "$kind" "$u")"
+	assert_success
+	run rad_auth "$p" "$u" "$(scratch "$kind" "$u")"
+	assert_failure 1
+	run rad_auth "$p" "$u" "$(scratch "$kind" "$u" 2)"
+	assert_success
+	# The state file stays the account's, mode 0400.
+	run stat -c '%U %a' "$R/$kind/$u"
+	assert_output "$RAD_ACCOUNT 400"
+}
+
+@test "rlm_exec: right code, reuse, wrong code, scratch codes once" {
+	codes_scenario exec
+}
+
+@test "rlm_pam: right code, reuse, wrong code, scratch codes once" {
+	codes_scenario pam
+}
+
+@test "rlm_exec: the Reply-Message says accepted or not, never why" {
+	new_user exec exec-rm
+	run rad_auth "$P_EXEC" exec-rm "$(rad_code "$KEY")"
+	assert_success
+	assert_line --index 1 --partial '"OTP accepted"'
+	run rad_auth "$P_EXEC" exec-rm "$(rad_code "$KEY")"
+	assert_failure 1
+	assert_line --index 1 --partial '"OTP not accepted"'
+	refute_output --partial 'already used'
+	# The reason is in the server's log, the code is not.
+	run grep -F '[exec-rm]' "$R/log/radius.log"
+	assert_output --partial 'code already used (DISALLOW_REUSE)'
+	refute_output --partial "$(rad_code "$KEY")"
+}
+
+@test "rlm_exec and rlm_pam: a user name with a path in it names no file" {
+	local p name
+	for kind in exec pam; do
+		p=$(port_of "$kind")
+		new_user "$kind" "$kind-path"
+		# A valid file outside the state directory, the account's.
+		rad_as "$R/bin/otp-keygen" --totp --disallow-reuse \
+		    --state="$R/$kind-outside" >/dev/null ||
+		    fail "otp-keygen outside"
+		[[ -f $R/$kind-outside ]]
+		for name in "../$kind-outside" "$R/$kind-outside" \
+		    "x/../../$kind-outside" "./$kind-path" ".$kind-path" \
+		    "-$kind-path"; do
+			run rad_auth "$p" "$name" "$(rad_code "$KEY")"
+			assert_failure 1
+		done
+		run rad_auth "$p" "$kind-path" "$(rad_code "$KEY")"
+		assert_success
+	done
+	run grep -F 'User-Name: character' "$R/log/radius.log"
+	assert_success
+	need_syslog
+	# The pam path refuses the names in pam_otp.so itself.
+	run grep -F 'unfit to name a file' "$R/log/syslog"
+	assert_success
+}
+
+@test "rlm_exec and rlm_pam: RATE_LIMIT refuses even the right code" {
+	local kind p
+	for kind in exec pam; do
+		p=$(port_of "$kind")
+		new_user "$kind" "$kind-rate" --rate-limit=2/30
+		run rad_auth "$p" "$kind-rate" 000000
+		run rad_auth "$p" "$kind-rate" 000000
+		run rad_auth "$p" "$kind-rate" "$(rad_code "$KEY")"
+		assert_failure 1
+	done
+	need_syslog
+	run grep -F 'too many attempts' "$R/log/syslog"
+	assert_success
+}
+
+# 20 hosts send one code at once: exactly one accept, the others refused
+# as reused; the file is whole.
+one_code_at_once() {
+	local kind=$1 u=$1-burst p ok=0 no=0 f
+	p=$(port_of "$kind")
+	new_user "$kind" "$u"
+	rad_burst "$p" 20 "$BATS_TEST_TMPDIR/$kind" "$u" "$(rad_code "$KEY")"
+	for f in "$BATS_TEST_TMPDIR/$kind"/*; do
+		case $(cat "$f") in
+		0) ok=$((ok + 1)) ;;
+		1) no=$((no + 1)) ;;
+		esac
+	done
+	echo "$kind: $ok accepted, $no refused" >&3
+	[ "$ok" -eq 1 ]
+	[ "$no" -eq 19 ]
+	run rad_as "$R/bin/otp-keygen" --print-state="$R/$kind/$u"
+	assert_success
+}
+
+@test "rlm_exec: 20 hosts send one code at once: exactly one accept" {
+	one_code_at_once exec
+}
+
+@test "rlm_pam: 20 requests with one code at once: exactly one accept" {
+	one_code_at_once pam
+	need_syslog
+	run grep -c "accepted verification code for \"pam-burst\"" "$R/log/syslog"
+	assert_output 1
+	run grep -c "invalid verification code for \"pam-burst\": code already used" \
+	    "$R/log/syslog"
+	assert_output 19
+}
+
+@test "rlm_pam: two users at once are both accepted, 20 times over" {
+	local i ok=0 f
+	new_user pam pam-two-a
+	KEY_A=$KEY
+	KEY=$(rad_enrol "$R" pam pam-two-b --disallow-reuse) || fail keygen
+	KEY_B=$KEY
+	rad_burst "$P_PAM" 1 "$BATS_TEST_TMPDIR/a" pam-two-a \
+	    "$(rad_code "$KEY_A")" &
+	rad_burst "$P_PAM" 1 "$BATS_TEST_TMPDIR/b" pam-two-b \
+	    "$(rad_code "$KEY_B")" &
+	wait
+	[ "$(cat "$BATS_TEST_TMPDIR/a/1")" = 0 ]
+	[ "$(cat "$BATS_TEST_TMPDIR/b/1")" = 0 ]
+	# 20 users, each with its own code, all at once: no update lost.
+	for i in $(seq 20); do
+		rad_enrol "$R" pam "pam-many-$i" --disallow-reuse \
+		    >"$BATS_TEST_TMPDIR/key.$i" || fail keygen
+	done
+	e2e_fresh_step 8
+	for i in $(seq 20); do
+		rad_code "$(cat "$BATS_TEST_TMPDIR/key.$i")" \
+		    >"$BATS_TEST_TMPDIR/code.$i"
+	done
+	for i in $(seq 20); do
+		rad_burst "$P_PAM" 1 "$BATS_TEST_TMPDIR/m$i" "pam-many-$i" \
+		    "$(cat "$BATS_TEST_TMPDIR/code.$i")" &
+	done
+	wait
+	for f in "$BATS_TEST_TMPDIR"/m*/1; do
+		[ "$(cat "$f")" = 0 ] && ok=$((ok + 1))
+	done
+	[ "$ok" -eq 20 ]
+	# Each file recorded its step: the same codes are refused now.
+	for i in 1 7 20; do
+		run rad_auth "$P_PAM" "pam-many-$i" \
+		    "$(cat "$BATS_TEST_TMPDIR/code.$i")"
+		assert_failure 1
+	done
+}
+
+@test "rlm_pam: log lines name the user and the reason, never the code" {
+	local c
+	new_user pam pam-log
+	c=$(rad_code "$KEY")
+	rad_auth "$P_PAM" pam-log "$c"
+	run rad_auth "$P_PAM" pam-log "$c"
+	assert_failure 1
+	need_syslog
+	run grep -F '"pam-log"' "$R/log/syslog"
+	assert_line --partial 'accepted verification code for "pam-log"'
+	assert_line --partial 'invalid verification code for "pam-log": code already used'
+	run grep -rF -e "$c" "$R/log"
+	assert_failure
+}
+
+@test "a host with pam_radius_auth.so -> FreeRADIUS -> pam_otp.so, end to end" {
+	local c
+	new_user pam host-alice
+	c=$(rad_code "$KEY")
+	run pamtester "$HOST_SVC" host-alice authenticate <<<"$c"
+	assert_success
+	run pamtester "$HOST_SVC" host-alice authenticate <<<"$c"
+	assert_failure
+	run pamtester "$HOST_SVC" host-alice authenticate <<<000000
+	assert_failure
+	run pamtester "$HOST_SVC" nobody-here authenticate <<<"$c"
+	assert_failure
+}
+
+@test "a host with pam_radius_auth.so -> FreeRADIUS -> otp-verify, end to end" {
+	local c
+	new_user exec host-bob
+	# The host's second configuration names the rlm_exec port.
+	printf '127.0.0.1:%s %s 10\n' "$P_EXEC" "$RAD_SECRET" >"$R/host.conf"
+	c=$(rad_code "$KEY")
+	run pamtester "$HOST_SVC" host-bob authenticate <<<"$c"
+	assert_success
+	run pamtester "$HOST_SVC" host-bob authenticate <<<"$c"
+	assert_failure
+	printf '127.0.0.1:%s %s 10\n' "$P_PAM" "$RAD_SECRET" >"$R/host.conf"
+}
+
+@test "the server stops on SIGTERM; nothing is left behind" {
+	e2e_daemon_stop radius
+	e2e_cleanup
+	e2e_check_clean
+	[[ ! -e /etc/pam.d/$RAD_PAM_SVC && ! -e /etc/pam.d/$HOST_SVC ]]
+}

@@ -1,0 +1,209 @@
+#!/usr/bin/env bats
+# otp-verify --radius --state-dir: a request as FreeRADIUS's rlm_exec
+# hands it over (attributes in the environment, values quoted), without a
+# server: exit codes, reply lines, user names that must not name a file,
+# quoting, and 20 requests with one code at once.  tests/e2e/radius.bats
+# runs the same through a real FreeRADIUS.
+
+bats_require_minimum_version 1.5.0
+load common
+
+setup() {
+	T=$BATS_TEST_TMPDIR
+	ROOT=$BATS_TEST_DIRNAME/..
+	S=$T/state
+	mkdir -p "$S"
+}
+
+# enrol NAME LINE...: the state file S/NAME with the RFC 4226 key, mode
+# 0400.  At -N @59 the TOTP code is 287082 (step 1).
+enrol() {
+	local f=$S/$1
+	shift
+	rm -f "$f"
+	printf '%s\n' "$RFC_B32" "$@" >"$f"
+	chmod 400 "$f"
+}
+
+# req USER CODE [OPTION]...: one request, the values quoted as rlm_exec
+# quotes them, nothing else in the environment.
+req() {
+	local user=$1 code=$2
+	shift 2
+	run --separate-stderr env -i USER_NAME="\"$user\"" \
+	    USER_PASSWORD="\"$code\"" "$OTP_BIN/otp-verify" -N @59 "$@" \
+	    --radius --state-dir="$S"
+}
+
+@test "--radius: the right code is accepted once, then refused as reused" {
+	enrol alice '" DISALLOW_REUSE' '" TOTP_AUTH' 12345678
+	req alice 287082
+	assert_success
+	assert_output 'Reply-Message := "OTP accepted"'
+	[ -z "$stderr" ]
+	req alice 287082
+	assert_failure 1
+	assert_line --index 0 'Reply-Message := "OTP not accepted"'
+	assert_line --index 1 --partial 'Module-Failure-Message := "code already used'
+	[[ $stderr == "otp-verify: alice: code not accepted: code already used"* ]]
+	[[ $output$stderr != *287082* ]]
+}
+
+@test "--radius: a wrong code, a malformed one, a scratch code once" {
+	enrol alice '" TOTP_AUTH' 12345678
+	req alice 000000
+	assert_failure 1
+	assert_line --index 0 'Reply-Message := "OTP not accepted"'
+	[[ $output$stderr != *000000* ]]
+	req alice 12ab
+	assert_failure 1
+	assert_line --index 1 --partial 'not a 6-digit code'
+	req alice 12345678
+	assert_success
+	req alice 12345678
+	assert_failure 1
+	run cat "$S/alice"
+	refute_line 12345678
+}
+
+@test "--radius: RATE_LIMIT refuses even the right code" {
+	enrol alice '" RATE_LIMIT 2 30' '" TOTP_AUTH'
+	req alice 000000
+	req alice 000000
+	req alice 287082
+	assert_failure 1
+	assert_line --index 1 --partial 'RATE_LIMIT'
+}
+
+@test "--radius: a user without a state file is refused, not an error" {
+	req bob 287082
+	assert_failure 1
+	assert_output - <<'OUT'
+Reply-Message := "OTP not accepted"
+Module-Failure-Message := "no state file"
+OUT
+}
+
+@test "--radius: a user name that is not a plain login name names no file" {
+	enrol alice '" TOTP_AUTH'
+	mkdir "$T/state/sub"
+	cp -p "$S/alice" "$S/sub/alice"
+	printf '%s\n' "$RFC_B32" '" TOTP_AUTH' >"$T/outside"
+	chmod 400 "$T/outside"
+	for name in ../outside sub/alice /etc/passwd . .. .alice -alice \
+	    'al ice' 'a:b' '' 'é' "$(printf '%065d' 1)"; do
+		req "$name" 287082
+		assert_failure 2
+		assert_line --index 0 'Reply-Message := "OTP check failed"'
+		assert_line --index 1 --partial 'Module-Failure-Message := "User-Name: '
+		[[ $stderr == "otp-verify: User-Name: "* ]]
+	done
+	# The files the names pointed at are untouched.
+	run cat "$S/sub/alice" "$T/outside"
+	refute_output --partial LAST
+	# Names a login may have work.
+	for name in alice.smith a_b-c user@example.org host\$; do
+		enrol "$name" '" TOTP_AUTH'
+		req "$name" 287082
+		assert_success
+	done
+}
+
+@test "--radius: rlm_exec's quoting is undone; an unquoted value is taken as it is" {
+	enrol 'a.b' '" TOTP_AUTH'
+	run --separate-stderr env -i 'USER_NAME="a\056b"' \
+	    'USER_PASSWORD="287082"' "$OTP_BIN/otp-verify" -N @59 --radius \
+	    --state-dir="$S"
+	assert_success
+	run --separate-stderr env -i 'USER_NAME=a.b' 'USER_PASSWORD=287082' \
+	    "$OTP_BIN/otp-verify" -N @59 --radius --state-dir="$S"
+	assert_success
+	# An escaped '/' is still a '/'.
+	run --separate-stderr env -i 'USER_NAME="..\057a.b"' \
+	    'USER_PASSWORD="287082"' "$OTP_BIN/otp-verify" -N @59 --radius \
+	    --state-dir="$S"
+	assert_failure 2
+	run --separate-stderr env -i 'USER_NAME="a.b' \
+	    'USER_PASSWORD="287082"' "$OTP_BIN/otp-verify" -N @59 --radius \
+	    --state-dir="$S"
+	assert_failure 2
+	[[ $stderr == *"User-Name: malformed attribute value"* ]]
+}
+
+@test "--radius: a missing attribute, directory or a bad file is an error" {
+	enrol alice '" TOTP_AUTH'
+	run --separate-stderr env -i USER_NAME='"alice"' \
+	    "$OTP_BIN/otp-verify" --radius --state-dir="$S"
+	assert_failure 2
+	[[ $stderr == *"User-Password: not in the request"* ]]
+	run --separate-stderr env -i USER_PASSWORD='"287082"' \
+	    "$OTP_BIN/otp-verify" --radius --state-dir="$S"
+	assert_failure 2
+	[[ $stderr == *"User-Name: not in the request"* ]]
+	run --separate-stderr env -i USER_NAME='"alice"' \
+	    USER_PASSWORD='"287082"' "$OTP_BIN/otp-verify" --radius \
+	    --state-dir="$T/none"
+	assert_failure 2
+	[[ $stderr == *"--state-dir '$T/none': No such file or directory" ]]
+	chmod 644 "$S/alice"
+	req alice 287082
+	assert_failure 2
+	assert_line --index 1 --partial 'permissions are too open'
+}
+
+@test "--radius: options and operands that do not fit are usage errors" {
+	run --separate-stderr otp-verify --radius
+	assert_failure 2
+	[[ $stderr == *"--radius needs --state-dir=DIR"* ]]
+	run --separate-stderr otp-verify --radius --state-dir="$S" 123456
+	assert_failure 2
+	[[ $stderr == *"takes no operands"* ]]
+	run --separate-stderr otp-verify --state-dir="$S" --state x
+	assert_failure 2
+	run --separate-stderr otp-verify --state-dir="$S" 00 123456
+	assert_failure 2
+	[[ $stderr == *"--state-dir needs --radius"* ]]
+	run --separate-stderr otp-verify --radius --state x --state-dir="$S"
+	assert_failure 2
+	[[ $stderr == *"exclude each other"* ]]
+	run --separate-stderr otp-verify --radius --totp --state-dir="$S"
+	assert_failure 2
+	[[ $stderr == *"with --radius the file sets the parameters"* ]]
+}
+
+@test "--radius: --dry-run and --allowed-perm apply to the state files" {
+	enrol alice '" DISALLOW_REUSE' '" TOTP_AUTH'
+	req alice 287082 --dry-run
+	assert_success
+	req alice 287082
+	assert_success
+	chmod 440 "$S/alice"
+	req alice 287082 --allowed-perm=0640
+	assert_failure 1
+	assert_line --index 1 --partial 'code already used'
+}
+
+@test "--radius: 20 requests with one code at once: exactly one accept" {
+	enrol alice '" DISALLOW_REUSE' '" TOTP_AUTH'
+	for i in $(seq 20); do
+		env -i USER_NAME='"alice"' USER_PASSWORD='"287082"' \
+		    "$OTP_BIN/otp-verify" -N @59 --radius --state-dir="$S" \
+		    >"$T/out.$i" 2>/dev/null &
+	done
+	wait
+	run grep -l 'OTP accepted' "$T"/out.*
+	[ "${#lines[@]}" -eq 1 ]
+	run grep -l 'code already used' "$T"/out.*
+	[ "${#lines[@]}" -eq 19 ]
+}
+
+@test "--radius and --state-dir are in --help, the man page and the completions" {
+	run otp-verify --help
+	assert_output --partial '--radius'
+	assert_output --partial '--state-dir=DIR'
+	run grep -c 'Fl -radius\|Fl -state-dir' "$ROOT/man/otp-verify.1"
+	[ "$output" -ge 2 ]
+	grep -q -- '--state-dir' "$ROOT/completions/bash/otp-verify"
+	grep -q -- '--radius' "$ROOT/completions/zsh/_otp-verify"
+	grep -q -- 'state-dir' "$ROOT/completions/fish/otp-verify.fish"
+}
