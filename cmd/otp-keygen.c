@@ -48,9 +48,15 @@ enum {
 	OPT_OTPW,
 	OPT_PREFIX,
 	OPT_ENTRIES,
+	OPT_USERSFILE,
+	OPT_USER,
+	OPT_UTOTP,
 };
 
 static const struct option longopts[] = {
+	/* Before the shared --totp: with --usersfile it also takes 30 or 60
+	 * (getopt_long takes the first entry that matches). */
+	{ "totp",		optional_argument, NULL, OPT_UTOTP },
 	CLI_STD_LONGOPTS,
 	CLI_URI_LONGOPTS,
 	{ "bytes",		required_argument, NULL, OPT_BYTES },
@@ -65,6 +71,10 @@ static const struct option longopts[] = {
 	{ "step-size",		required_argument, NULL, OPT_STEP_SIZE },
 	{ "uri",		no_argument,	   NULL, OPT_URI },
 	{ "window-size",	required_argument, NULL, OPT_WINDOW_SIZE },
+	{ "usersfile",		required_argument, NULL, OPT_USERSFILE },
+	{ "user",		required_argument, NULL, OPT_USER },
+	{ "motp",		no_argument,	   NULL, CLI_OPT_MOTP },
+	{ "pin",		required_argument, NULL, CLI_OPT_PIN },
 	{ "otpw",		optional_argument, NULL, OPT_OTPW },
 	{ "prefix",		required_argument, NULL, OPT_PREFIX },
 	{ "entries",		required_argument, NULL, OPT_ENTRIES },
@@ -85,6 +95,9 @@ struct keygen {
 	const char	*state;
 	const char	*print_state;
 	unsigned	 window, step, rate_n, rate_secs;
+	const char	*usersfile;	/* --usersfile */
+	const char	*user;		/* --user */
+	unsigned	 users_period;	/* --totp=30|60, 0 otherwise */
 	int		 disallow_reuse;
 	int		 force;
 	int		 confirm;
@@ -106,6 +119,7 @@ static struct {
 	char		answer[64];		/* --confirm's code */
 	struct otp_hmac	h;
 	struct sys_lines tty;
+	struct otp_users_token tok;	/* --usersfile's line */
 } sec;
 
 static void
@@ -132,6 +146,10 @@ usage(void)
 	    "       otp-keygen [-fx] [--uri [-i ISSUER] [-A ACCOUNT]] "
 	    "[--scratch-out=FILE|-]\n"
 	    "                  --print-state=FILE\n"
+	    "       otp-keygen [-bfx] [--bytes=N] [--totp[=30|60] | --motp] "
+	    "[-d DIGITS]\n"
+	    "                  [--pin=PIN|@FILE] --usersfile=FILE "
+	    "--user=NAME\n"
 	    "       otp-keygen [-f] [--prefix=@FILE|-] [--entries=N] "
 	    "--otpw[=FILE]\n"
 	    "\n"
@@ -177,6 +195,16 @@ usage(void)
 	    "for a code from\n"
 	    "                         the app before writing anything (3 "
 	    "tries; exit 1)\n"
+	    "      --usersfile=FILE   add NAME's token to an OATH Toolkit "
+	    "users file (-f:\n"
+	    "                         replace NAME's tokens); HOTP unless "
+	    "--totp=30|60\n"
+	    "      --user=NAME        usersfile: the user name\n"
+	    "      --pin=PIN|@FILE    usersfile: the PIN typed before the "
+	    "code (mOTP: the\n"
+	    "                         app's PIN); @FILE reads it from FILE\n"
+	    "      --motp             usersfile: a Mobile-OTP token; prints "
+	    "its init-secret\n"
 	    "      --print-state=FILE show the key and remaining scratch codes "
 	    "of FILE\n"
 	    "      --otpw[=FILE]      print a new OTPW password list and "
@@ -883,6 +911,117 @@ otpw_generate(struct keygen *k)
 		    path);
 }
 
+/* --totp[=ALG] as everywhere, and --totp=30|60 for --usersfile; word is
+ * the option as typed (an optional argument is always after its '='). */
+static void
+totp_option(struct keygen *k, const char *word)
+{
+	const char *eq = strchr(word, '=');
+
+	if (eq != NULL && (strcmp(eq + 1, "30") == 0 ||
+	    strcmp(eq + 1, "60") == 0)) {
+		k->users_period = eq[1] == '3' ? 30 : 60;
+		eq = NULL;
+	}
+	(void)cli_otp_option(&k->o, CLI_OPT_TOTP, eq != NULL ? eq + 1 :
+	    NULL);
+}
+
+/* --usersfile: a new token line for --user, added (or with -f put in
+ * place of the user's lines) atomically, every other byte kept. */
+static void
+users_options(struct keygen *k)
+{
+	const struct cli_otp *o = &k->o;
+
+	if (k->user == NULL)
+		cli_usage_error("--usersfile needs --user=NAME");
+	if (k->state != NULL || k->print_state != NULL || k->uri ||
+	    k->confirm || k->nscratch >= 0 || k->scratch_out != NULL ||
+	    k->scratch_stdout || k->window || k->step || k->rate_n ||
+	    k->disallow_reuse || k->issuer != NULL || k->account != NULL ||
+	    k->have_period || o->have_counter || k->otpw ||
+	    k->prefix != NULL || k->entries != 0)
+		cli_usage_error("--usersfile takes only --user, --totp, "
+		    "--hotp, --motp, --pin, -d, --bytes, -b, -x and -f");
+	if (o->have_alg && o->alg != OTP_ALG_SHA1)
+		cli_usage_error("--usersfile: users-file tokens are SHA1; "
+		    "--algorithm %s does not apply", otp_alg_name(o->alg));
+	if (o->have_digits && (o->digits < 6 || o->digits > 8))
+		cli_usage_error("--usersfile: --digits must be 6, 7 or 8");
+	if (o->motp && (o->have_type || o->have_digits || k->have_bytes))
+		cli_usage_error("--motp: the token is Mobile-OTP's (6 hex "
+		    "digits, a 16-character secret); --totp, --hotp, -d and "
+		    "--bytes do not apply");
+	if (o->motp && o->pin == NULL)
+		cli_usage_error("--motp needs --pin=PIN|@FILE (the app's "
+		    "PIN)");
+}
+
+static void
+do_usersfile(struct keygen *k)
+{
+	struct otp_users_token *t = &sec.tok;
+	char pin[OTP_USERS_FIELD_MAX];
+	uint8_t raw[8];
+	int rc;
+
+	users_options(k);
+	memset(t, 0, sizeof(*t));
+	if (strlen(k->user) >= sizeof(t->user))
+		errx(CLI_EXIT_ERR, "--user: %s", otp_strerror(OTP_EUSERSFIELD));
+	memcpy(t->user, k->user, strlen(k->user) + 1);
+	memcpy(t->password, "-", 2);
+	if (k->o.pin != NULL) {
+		rc = sys_key_read(k->o.pin, STDIN_FILENO, pin, sizeof(pin));
+		if (rc == OTP_EIO)
+			err(CLI_EXIT_ERR, "--pin");
+		if (rc != 0)
+			errx(CLI_EXIT_ERR, "--pin: %s", otp_strerror(rc));
+		memcpy(t->password, pin, strlen(pin) + 1);
+		otp_wipe(pin, sizeof(pin));
+		if (strcmp(t->password, "-") == 0 ||
+		    strcmp(t->password, "+") == 0)
+			errx(CLI_EXIT_ERR, "--pin: '-' and '+' are not PINs in "
+			    "a users file");
+	}
+	if (k->o.motp) {
+		/* The init-secret as the app shows it: 16 hex characters. */
+		t->kind = OTP_USERS_MOTP;
+		t->digits = 6;
+		t->period = 10;
+		if (sys_random_bytes(raw, sizeof(raw)) != 0)
+			err(CLI_EXIT_ERR, "random");
+		rc = otp_hex_encode(raw, sizeof(raw), sec.text,
+		    sizeof(sec.text));
+		otp_wipe(raw, sizeof(raw));
+		if (rc < 0)
+			errx(CLI_EXIT_ERR, "key: %s", otp_strerror(rc));
+		t->key.len = 2 * sizeof(raw);
+		memcpy(t->key.buf, sec.text, t->key.len);
+	} else {
+		t->kind = k->o.have_type && k->o.type == OTP_TYPE_TOTP ?
+		    OTP_USERS_TOTP : OTP_USERS_HOTP;
+		t->digits = k->o.have_digits ? k->o.digits : 6;
+		t->period = t->kind == OTP_USERS_TOTP ? (k->users_period ?
+		    k->users_period : 30) : 0;
+		if (sys_keygen(&t->key, k->bytes) != 0)
+			err(CLI_EXIT_ERR, "random");
+		otp_uri_init(&sec.u);
+		sec.u.key = t->key;
+		render_key(k, &sec.u);
+	}
+	rc = sys_users_set(k->usersfile, t, k->force);
+	if (rc == OTP_EUSERSEXIST)
+		errx(CLI_EXIT_ERR, "%s: '%s': %s (use -f to replace it)",
+		    k->usersfile, k->user, otp_strerror(rc));
+	if (rc == OTP_EIO || rc == OTP_ELOCK)
+		err(CLI_EXIT_ERR, "%s", k->usersfile);
+	if (rc != 0)
+		errx(CLI_EXIT_ERR, "%s: %s", k->usersfile, otp_strerror(rc));
+	(void)show_key();	/* an error shows at exit */
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -969,12 +1108,30 @@ main(int argc, char *argv[])
 			k.entries = parse_range("--entries", optarg,
 			    OTP_OTPW_GEN_MIN, OTP_OTPW_GEN_MAX);
 			break;
+		case OPT_USERSFILE:
+			k.usersfile = optarg;
+			break;
+		case OPT_USER:
+			k.user = optarg;
+			break;
+		case OPT_UTOTP:
+			totp_option(&k, argv[optind - 1]);
+			break;
 		}
 	}
 	argc -= optind;
 	/* Not echoed: a stray operand may be a secret typed by mistake. */
 	if (argc > 0)
 		cli_usage_error("no operands are taken");
+	if (k.usersfile != NULL) {
+		do_usersfile(&k);
+		wipe_secrets();
+		cli_exit(0);
+	}
+	if (k.user != NULL || k.users_period != 0 || k.o.motp ||
+	    k.o.pin != NULL)
+		cli_usage_error("--user, --totp=30|60, --motp and --pin need "
+		    "--usersfile");
 	if (k.otpw || k.prefix != NULL || k.entries != 0) {
 		otpw_options(&k);
 		otpw_generate(&k);

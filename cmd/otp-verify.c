@@ -8,6 +8,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -21,6 +22,8 @@
 #include "cli.h"
 
 enum {
+	OPT_USERSFILE,
+	OPT_USER,
 	OPT_FINDSKEW = CLI_OPT_TOOL_BASE,
 	OPT_DIAGNOSE,
 	OPT_STATE,
@@ -41,6 +44,8 @@ static const struct option longopts[] = {
 	CLI_STD_LONGOPTS,
 	CLI_OTP_LONGOPTS,
 	{ "allow-readonly",	no_argument,	   NULL, OPT_ALLOWRO },
+	{ "user",		required_argument, NULL, OPT_USER },
+	{ "usersfile",		required_argument, NULL, OPT_USERSFILE },
 	{ "allowed-perm",	required_argument, NULL, OPT_ALLOWEDPERM },
 	{ "diagnose",		no_argument,	   NULL, OPT_DIAGNOSE },
 	{ "dry-run",		no_argument,	   NULL, OPT_DRYRUN },
@@ -65,6 +70,7 @@ enum mode {
 	MODE_STATE,
 	MODE_OTPW,
 	MODE_RADIUS,
+	MODE_USERS,
 };
 
 struct verify {
@@ -81,6 +87,8 @@ struct verify {
 	int		 challenge;	/* --challenge given */
 	const char	*chal;		/* its NNN[/NNN/NNN], or NULL */
 	const char	*state_dir;	/* --radius: DIR/USER state files */
+	const char	*usersfile;	/* --usersfile */
+	const char	*user;		/* --user */
 };
 
 static void __attribute__((noreturn))
@@ -104,6 +112,9 @@ usage(void)
 	    "[RESPONSE]\n"
 	    "       otp-verify [-qv] [-N TIME] [STATE OPTION]... --radius "
 	    "--state-dir=DIR\n"
+	    "       otp-verify [-qv] [-N TIME] [-w WINDOW] [--user=NAME] "
+	    "[--dry-run]\n"
+	    "                  --usersfile FILE [OTP]\n"
 	    "\n"
 	    "Check OTP (from the operand, or one line of standard input) "
 	    "against KEY (hex,\n"
@@ -161,6 +172,10 @@ usage(void)
 	    "stdout\n"
 	    "      --state-dir=DIR    radius: the user's state file is "
 	    "DIR/USER\n"
+	    "      --usersfile=FILE   check against an OATH Toolkit users "
+	    "file\n"
+	    "      --user=NAME        usersfile: whose token (default: "
+	    "the invoking user)\n"
 	    "  -h, --help             show this help\n"
 	    "  -V, --version          show the version\n");
 	cli_exit(0);
@@ -1082,12 +1097,79 @@ do_radius(const struct verify *v, int argc, char *argv[])
 	return 1;
 }
 
+/* --usersfile: the user's tokens in OATH Toolkit's users file, decided
+ * and recorded as pam_oath does (see otp-users(5)). */
+static int
+do_users(const struct verify *v, int argc, char *argv[])
+{
+	struct otp_users_result r;
+	struct passwd *pw;
+	const char *user = v->user;
+	char code[OTP_CODE_MAX + 2];
+	unsigned window = OTP_USERS_WINDOW;
+	size_t i;
+	int rc;
+
+	if (argc > 1)
+		cli_usage_error("--usersfile takes at most one OTP operand");
+	if (user == NULL) {
+		if ((pw = getpwuid(getuid())) == NULL)
+			errx(CLI_EXIT_ERR, "cannot name the invoking user; "
+			    "give --user");
+		user = pw->pw_name;
+	}
+	if (*user == '\0' || strpbrk(user, " \t\r\n") != NULL ||
+	    strlen(user) >= OTP_USERS_FIELD_MAX)
+		errx(CLI_EXIT_ERR, "--user: '%s': %s", user,
+		    otp_strerror(OTP_EUSERSFIELD));
+	if (v->o.have_window) {
+		if (v->o.window > 1000)
+			errx(CLI_EXIT_ERR, "--window: '%" PRIu64 "': at most "
+			    "1000 with --usersfile", v->o.window);
+		window = (unsigned)v->o.window;
+	}
+	read_code(argc == 1 ? argv[0] : NULL, code, sizeof(code));
+	for (i = 0; code[i] != '\0'; i++)
+		if (!((code[i] >= '0' && code[i] <= '9') ||
+		    (code[i] >= 'a' && code[i] <= 'f') ||
+		    (code[i] >= 'A' && code[i] <= 'F')))
+			break;
+	if (code[i] != '\0' || i < 6 || i > 8) {
+		otp_wipe(code, sizeof(code));
+		errx(CLI_EXIT_ERR, "OTP: %s (want 6 to 8 digits, or 6 hex "
+		    "digits for Mobile-OTP)", otp_strerror(OTP_ECODE));
+	}
+	rc = sys_users_check(v->usersfile, user, "", code, v->o.have_now ?
+	    v->o.now : SYS_NOW_REAL, window, v->dry_run, &r);
+	otp_wipe(code, sizeof(code));
+	if (rc == OTP_EIO || rc == OTP_ELOCK)
+		err(CLI_EXIT_ERR, "%s", v->usersfile);
+	if (rc != 0 && r.line != 0)
+		errx(CLI_EXIT_ERR, "%s: line %zu: %s", v->usersfile, r.line,
+		    otp_strerror(rc));
+	if (rc != 0)
+		errx(CLI_EXIT_ERR, "%s: %s", v->usersfile, otp_strerror(rc));
+	if (!r.accepted && r.why == OTP_USERS_WHY_UNKNOWN)
+		errx(CLI_EXIT_ERR, "%s: '%s': %s", v->usersfile, user,
+		    otp_strerror(OTP_EUSERSUNKNOWN));
+	if (v->verbose && r.accepted)
+		fprintf(stderr, "Accepted by line %zu, counter %" PRIu64
+		    "; users file %s.\n", r.line, r.counter, v->dry_run ?
+		    "not written (dry run)" : "updated");
+	if (!r.accepted) {
+		not_accepted(v, otp_users_why_text(r.why));
+		return 1;
+	}
+	print_signed(r.offset);
+	return 0;
+}
+
 static void
 set_mode(struct verify *v, enum mode m)
 {
 	if (v->mode != MODE_VERIFY && v->mode != m)
-		cli_usage_error("--find-skew, --diagnose, --state, --otpw and "
-		    "--radius exclude each other");
+		cli_usage_error("--find-skew, --diagnose, --state, --otpw, "
+		    "--radius and --usersfile exclude each other");
 	v->mode = m;
 }
 
@@ -1121,10 +1203,20 @@ check_options(const struct verify *v)
 			cli_usage_error("with %s the file sets the "
 			    "parameters; only --now applies",
 			    v->mode == MODE_STATE ? "--state" : "--radius");
+	} else if (v->mode == MODE_USERS) {
+		if (o->have_type || o->have_alg || o->have_digits ||
+		    o->have_counter || o->have_step || o->have_start ||
+		    o->strict || o->enc != OTP_KEYENC_HEX ||
+		    v->state_flags != 0 || v->have_perm)
+			cli_usage_error("with --usersfile the file sets the "
+			    "parameters; only --now, --window, --user and "
+			    "--dry-run apply");
 	} else if (v->state_flags != 0 || v->have_perm || v->dry_run)
 		cli_usage_error("--no-skew-adjust, --no-increment-hotp, "
 		    "--no-strict-owner, --allowed-perm, --allow-readonly and "
 		    "--dry-run need --state or --radius");
+	if (v->user != NULL && v->mode != MODE_USERS)
+		cli_usage_error("--user needs --usersfile");
 }
 
 int
@@ -1161,6 +1253,13 @@ main(int argc, char *argv[])
 			break;
 		case OPT_STATEDIR:
 			v.state_dir = optarg;
+			break;
+		case OPT_USERSFILE:
+			set_mode(&v, MODE_USERS);
+			v.usersfile = optarg;
+			break;
+		case OPT_USER:
+			v.user = optarg;
 			break;
 		case 'h':
 			usage();
@@ -1206,6 +1305,9 @@ main(int argc, char *argv[])
 		break;
 	case MODE_RADIUS:
 		status = do_radius(&v, argc, argv);
+		break;
+	case MODE_USERS:
+		status = do_users(&v, argc, argv);
 		break;
 	case MODE_VERIFY:
 	default:

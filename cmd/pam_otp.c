@@ -470,6 +470,9 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc,
 	int rc;
 
 	(void)flags;
+	for (rc = 0; rc < argc; rc++)
+		if (strncmp(argv[rc], "usersfile=", 10) == 0)
+			return pamotp_users(pamh, argc, argv);
 	if (pamotp_otpw_wanted(argc, argv))
 		return pamotp_otpw_authenticate(pamh, flags, argc, argv);
 	if (parse_args(pamh, argc, argv, &p) != 0)

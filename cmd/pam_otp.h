@@ -41,6 +41,8 @@ int	pamotp_unbecome(pam_handle_t *pamh, uid_t old_uid, gid_t old_gid);
 /* Wipe and free a string that held an answer (NULL is fine). */
 void	pamotp_free_secret(char *s);
 
+/* pam_sm_authenticate for usersfile= (cmd/pam_users.c). */
+int	pamotp_users(pam_handle_t *pamh, int argc, const char **argv);
 /* The OTPW mode (pam_otpw.c): 1 when the arguments name it; its login. */
 int	pamotp_otpw_wanted(int argc, const char **argv);
 int	pamotp_otpw_authenticate(pam_handle_t *pamh, int flags, int argc,

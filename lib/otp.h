@@ -125,6 +125,19 @@
 	    "15..600 seconds") \
 	X(ESTATEHOTP,	-106,	"step size and reuse refusal do not apply to " \
 	    "HOTP") \
+	/* users file (OATH Toolkit's, otp-users(5)) */ \
+	X(EUSERSLINE,	-110,	"malformed token line in users file") \
+	X(EUSERSKEY,	-111,	"bad key in users file") \
+	X(EUSERSCOUNTER, -112,	"bad counter in users file") \
+	X(EUSERSTIME,	-113,	"bad last-login time in users file") \
+	X(EUSERSSIZE,	-114,	"users file larger than 16 MiB") \
+	X(EUSERSUNKNOWN, -115,	"no such user in users file") \
+	X(EUSERSEXIST,	-116,	"user already has a token in users file") \
+	X(EUSERSFIELD,	-117,	"user name or PIN cannot be written in a " \
+	    "users file") \
+	X(EUSERSMODE,	-118,	"users file permissions are too open") \
+	X(EUSERSLOCK,	-119,	"users file stays locked by another program") \
+	X(EUSERSTYPE,	-120,	"users file is not a regular file") \
 	/* OTPW password lists */ \
 	X(EOTPWMAGIC,	-150,	"not an OTPW file (no OTPW1 line)") \
 	X(EOTPWPARAM,	-151,	"bad OTPW parameters line") \
@@ -867,6 +880,82 @@ struct otp_state_new {
 int otp_state_build(const uint8_t *key, size_t keylen,
     const struct otp_state_new *n, char *out, size_t outsz, size_t *outlen);
 
+/* ---- OATH Toolkit users file (lib/users.c) -------------------------- */
+
+/* The format is man/otp-users.5's: one token a line, TYPE USER PASSWORD
+ * KEY [COUNTER [LASTOTP [LASTTIME]]].  The engine works on a file image
+ * in memory, a clock and a zone; lib/sys/usersfile.c adds files and locks. */
+
+#define OTP_USERS_MAX		(16u << 20)	/* largest users file */
+#define OTP_USERS_FIELD_MAX	256	/* user, PIN, last code, with NUL */
+#define OTP_USERS_LINE_MAX	2048	/* room for one rebuilt line */
+#define OTP_USERS_WINDOW	5	/* default HOTP/TOTP window */
+#define OTP_USERS_MOTP_WINDOW	18	/* mOTP: +-18 ticks of 10 s */
+
+enum otp_users_kind {
+	OTP_USERS_HOTP,		/* HOTP, HOTP/E[/D] */
+	OTP_USERS_TOTP,		/* HOTP/T30[/D], HOTP/T60[/D] */
+	OTP_USERS_MOTP,		/* MOTP: ours, Mobile-OTP */
+};
+
+/* One token line. */
+struct otp_users_token {
+	enum otp_users_kind kind;
+	unsigned	digits;		/* 6..8 (mOTP: 6 hex) */
+	unsigned	period;		/* TOTP 30 or 60, mOTP 10, HOTP 0 */
+	char		type[16];	/* TYPE as written, "" to spell it */
+	char		user[OTP_USERS_FIELD_MAX];
+	char		password[OTP_USERS_FIELD_MAX];	/* "-", "+" or a PIN */
+	struct otp_key	key;		/* mOTP: the init-secret's text */
+	uint64_t	counter;	/* COUNTER, 0 when absent */
+	char		lastotp[OTP_USERS_FIELD_MAX];	/* "" when absent */
+	char		lasttime[32];	/* "" when absent */
+};
+
+/* Why a check was refused. */
+enum otp_users_why {
+	OTP_USERS_WHY_NONE,
+	OTP_USERS_WHY_UNKNOWN,	/* no token line for the user */
+	OTP_USERS_WHY_PASSWORD,	/* the typed prefix is not the PASSWORD */
+	OTP_USERS_WHY_WRONG,	/* no token takes the code */
+	OTP_USERS_WHY_REPLAYED,	/* the last code again, or an older one */
+};
+
+struct otp_users_result {
+	int		accepted;
+	enum otp_users_why why;
+	size_t		line;		/* 1-based: the token's, or the fault's */
+	enum otp_users_kind kind;
+	int64_t		offset;		/* steps (ticks) from now; HOTP:
+					 * matched counter - COUNTER */
+	uint64_t	counter;	/* COUNTER written */
+};
+
+/* Parse one line (no newline): 1 and *t for a token line, 0 for a line
+ * kept as it is (comment, blank, unknown TYPE), else OTP_EUSERS*. */
+int otp_users_line_parse(const char *line, size_t len,
+    struct otp_users_token *t);
+/* Format *t as a TAB-joined line with '\n' (TYPE spelt from kind, digits
+ * and period when t->type is ""); its length, OTP_EUSERSFIELD, OTP_ENOSPACE. */
+int otp_users_line_format(const struct otp_users_token *t, char *out,
+    size_t outsz);
+/* Short text for a refusal reason; never NULL. */
+const char *otp_users_why_text(enum otp_users_why why);
+/* 1 if user has a token line in img[0..len), else 0 (OTP_E* for a bad
+ * image). */
+int otp_users_has_user(const char *img, size_t len, const char *user);
+/* Check code for user with the typed prefix password at now ("" none), as
+ * pam_oath decides; accepted: out (outsz >= len + OTP_USERS_LINE_MAX)
+ * gets the edited image, LASTTIME in zone's local time; else *outlen 0. */
+int otp_users_check(const char *img, size_t len, const char *user,
+    const char *password, const char *code, int64_t now,
+    const struct otp_zone *zone, unsigned window,
+    struct otp_users_result *r, char *out, size_t outsz, size_t *outlen);
+/* Put t's line in img: appended, or with replace in place of the user's
+ * token lines (OTP_EUSERSEXIST without replace); out as otp_users_check. */
+int otp_users_set(const char *img, size_t len,
+    const struct otp_users_token *t, int replace, char *out, size_t outsz,
+    size_t *outlen);
 /* ---- OTPW printed password lists (lib/otpw.c) ------------------------ */
 
 /* The format is pam_otp(8)'s: "OTPW1", an optional "#" line, "ENTRIES

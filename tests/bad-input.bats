@@ -829,3 +829,58 @@ otp-keygen | --entries=50                           | -     | usage
 EOF2
 	[ ! -e "$F/ow-new" ]
 }
+
+@test "users file: hostile files and input for otp-verify and otp-keygen --usersfile" {
+	local u=$F/users
+	mkdir -p "$u"
+	printf 'HOTP alice - %s\n' "$S_HEX" >"$u/good"
+	printf 'HOTP alice - %szz\n' "$S_HEX" >"$u/badkey"
+	printf 'HOTP alice - %s 1x\n' "$S_HEX" >"$u/badcnt"
+	printf 'HOTP alice - %s 1 123456 yesterday\n' "$S_HEX" >"$u/badtime"
+	printf 'HOTP alice - %s\n\0\n' "$S_HEX" >"$u/nul"
+	{ printf 'HOTP alice - %s\n' "$S_HEX"; head -c 17000000 /dev/zero |
+	    tr '\0' '#'; } >"$u/big"
+	cp "$u/good" "$u/perm"
+	chmod 0600 "$u"/*
+	chmod 0666 "$u/perm"
+	ln -sf "$u/good" "$u/link"
+	cp -p "$u/good" "$u/before"
+	run_table <<'EOF'
+otp-verify | --usersfile=$F/users/badkey --user=alice 123456  | - | err
+otp-verify | --usersfile=$F/users/badcnt --user=alice 123456  | - | err
+otp-verify | --usersfile=$F/users/badtime --user=alice 123456 | - | err
+otp-verify | --usersfile=$F/users/nul --user=alice 123456     | - | err
+otp-verify | --usersfile=$F/users/big --user=alice 123456     | - | err
+otp-verify | --usersfile=$F/users/perm --user=alice 123456    | - | err
+otp-verify | --usersfile=$F/users/link --user=alice 123456    | - | err
+otp-verify | --usersfile=$F/dir --user=alice 123456           | - | err
+otp-verify | --usersfile=$F/fifo --user=alice 123456          | - | err
+otp-verify | --usersfile=/dev/zero --user=alice 123456        | - | err
+otp-verify | --usersfile=$F/dangling --user=alice 123456      | - | err
+otp-verify | --usersfile=$F/users/good --user=nobody 123456   | - | err
+otp-verify | --usersfile=$F/users/good --user=alice 12345     | - | err
+otp-verify | --usersfile=$F/users/good --user=alice "$S_HEX"  | - | err
+otp-verify | --usersfile=$F/users/good --user=alice           | $F/nul | err
+otp-verify | --usersfile=$F/users/good --user=alice           | $F/line1m | err
+otp-verify | --usersfile=$F/users/good --user="a b" 123456    | - | err
+otp-verify | --usersfile=$F/users/good -d 8 123456            | - | usage
+otp-verify | --user=alice "$S_HEX" 123456                     | - | usage
+otp-keygen | --usersfile=$F/users/perm --user=bob             | - | err
+otp-keygen | --usersfile=$F/users/nul --user=bob              | - | err
+otp-keygen | --usersfile=$F/users/big --user=bob              | - | err
+otp-keygen | --usersfile=$F/users/link --user=bob             | - | err
+otp-keygen | --usersfile=$F/dir --user=bob                    | - | err
+otp-keygen | --usersfile=$F/fifo --user=bob                   | - | err
+otp-keygen | --usersfile=$F/nonexistent/x --user=bob          | - | err
+otp-keygen | --usersfile=$F/users/good --user=alice           | - | err
+otp-keygen | --usersfile=$F/users/good --user=bob --pin=@$F/empty | - | err
+otp-keygen | --usersfile=$F/users/good --user=bob --pin=@$F/nul | - | err
+otp-keygen | --usersfile=$F/users/good --user=bob -d 9        | - | usage
+otp-keygen | --usersfile=$F/users/good --user=bob --motp      | - | usage
+otp-keygen | --usersfile=$F/users/good                        | - | usage
+EOF
+	# Refusals leave the file as it was and nothing beside it.
+	cmp "$u/good" "$u/before"
+	[ ! -e "$F/nonexistent" ]
+	[ -z "$(find "$u" -name '*~otp-*' -o -name '*.lock' -o -name '*.new')" ]
+}

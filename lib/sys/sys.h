@@ -133,6 +133,20 @@ int sys_statefile_load(const char *path, const struct otp_state_opts *o,
  * OTP_ESTATEEXIST unless force, which replaces only a regular file. */
 int sys_statefile_create(const char *path, const char *img, size_t len,
     int force);
+/* ---- OATH Toolkit's users file (lib/sys/usersfile.c) ---------------- */
+
+/* Check code for user (typed prefix password) against the users file at
+ * path as pam_oath does, under both locks, and record an accept (not when
+ * dry); now may be SYS_NOW_REAL.  0 and r, or OTP_E* (errno for EIO). */
+int sys_users_check(const char *path, const char *user, const char *password,
+    const char *code, int64_t now, unsigned window, int dry,
+    struct otp_users_result *r);
+/* Add t's line to path (a new file is 0600), or replace the user's lines;
+ * every other byte, the owner and the mode kept. */
+int sys_users_set(const char *path, const struct otp_users_token *t,
+    int replace);
+/* 1 if path has a token line for user, 0 if not, OTP_E* (no lock taken). */
+int sys_users_has_user(const char *path, const char *user);
 /* ---- OTPW files and their lock symlink (lib/sys/otpwfile.c) ---------- */
 
 #define SYS_OTPW_LOCK_AGE	(24 * 60 * 60)	/* seconds a lock holds */

@@ -1,0 +1,423 @@
+/*
+ * usersfile.c - OATH Toolkit's users file on disk: read it, decide with
+ * the engine (lib/users.c), and replace it atomically, owner and mode
+ * kept, under locks that serve everyone.
+ *
+ * Two locks, always in this order, so that nothing can wait in a circle:
+ *
+ *  1. flock(2) on the users file itself: runs of ours (and logins in other
+ *     threads of one host) wait for each other instead of failing, and
+ *     read the file only once they hold it.  An update replaces the file
+ *     by rename, so a run that waited checks that the name still is the
+ *     file it locked, else starts again.
+ *  2. FILE.lock, the lock file of pam_oath (OATH Toolkit's module), made
+ *     with O_EXCL as it makes it, and held with an fcntl lock as it holds
+ *     it: while it exists pam_oath refuses to write, so it cannot record
+ *     a code between our reading and our writing.  pam_oath never waits
+ *     for us (it fails at once); we wait for it a bounded time.  A FILE.lock
+ *     that nobody holds a lock on for LOCK_STALE_MS is a crash's leftover
+ *     and is removed, and so is a FILE.new (pam_oath's staging file, made
+ *     only by a holder of FILE.lock) found while we hold FILE.lock.
+ *
+ * pam_oath reads the file before it takes FILE.lock, so a pam_oath login
+ * that read the file just before our rename could take FILE.lock after we
+ * drop it and record the same code again.  Its read and its lock are well
+ * under a millisecond apart, so after a write we keep FILE.lock LINGER_MS
+ * longer: such a login finds it and fails.  No locking on our side can
+ * reach back into its read; this makes the gap one that a login would
+ * have to be stalled in for LINGER_MS.
+ */
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "otp.h"
+#include "sys.h"
+
+#define RETRIES		20	/* replaced underneath: again */
+#define LOCK_WAIT_MS	10000	/* most we wait for pam_oath's FILE.lock */
+#define LOCK_STALE_MS	200	/* unheld this long: a crash's leftover */
+#define POLL_MS		5
+#define LINGER_MS	10	/* FILE.lock kept after a write (see above) */
+
+static int
+close_keep(int fd, int rc)
+{
+	int e = errno;
+
+	(void)close(fd);
+	errno = e;
+	return rc;
+}
+
+static void
+sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+static int
+check_stat(const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode))
+		return OTP_EUSERSTYPE;
+	/* Secrets: no one but the owner writes, no stranger reads. */
+	if ((st->st_mode & 0027) != 0)
+		return OTP_EUSERSMODE;
+	if ((unsigned long long)st->st_size > OTP_USERS_MAX)
+		return OTP_EUSERSSIZE;
+	return 0;
+}
+
+/* Open name in dirfd (no symlink, no FIFO block); with lock, flock it and
+ * make sure the name still is the file locked. */
+static int
+open_users(int dirfd, const char *name, int lock, int *fdp, struct stat *st)
+{
+	struct stat now;
+	int fd, r, i;
+
+	for (i = 0; i < RETRIES; i++) {
+		fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+		    O_CLOEXEC | O_NOCTTY);
+		if (fd < 0)
+			return errno == ELOOP ? OTP_EUSERSTYPE : OTP_EIO;
+		if (fstat(fd, st) < 0)
+			return close_keep(fd, OTP_EIO);
+		if ((r = check_stat(st)) < 0)
+			return close_keep(fd, r);
+		if (!lock) {
+			*fdp = fd;
+			return 0;
+		}
+		while (flock(fd, LOCK_EX) < 0)
+			if (errno != EINTR)
+				return close_keep(fd, OTP_ELOCK);
+		if (fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    now.st_dev == st->st_dev && now.st_ino == st->st_ino) {
+			if (fstat(fd, st) < 0)
+				return close_keep(fd, OTP_EIO);
+			if ((r = check_stat(st)) < 0)
+				return close_keep(fd, r);
+			*fdp = fd;
+			return 0;
+		}
+		(void)close(fd);
+	}
+	return OTP_ESTATECHANGED;
+}
+
+static int
+read_all(int fd, char *buf, size_t size)
+{
+	size_t got = 0;
+	ssize_t n;
+	char extra;
+
+	while (got < size) {
+		n = read(fd, buf + got, size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return OTP_EIO;
+		if (n == 0)
+			return OTP_ESTATECHANGED;
+		got += (size_t)n;
+	}
+	do
+		n = read(fd, &extra, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 0)
+		return n < 0 ? OTP_EIO : OTP_ESTATECHANGED;
+	return 0;
+}
+
+/* fcntl lock (open file description: per login, also across threads) on
+ * the whole of fd, without waiting; 1 taken, 0 held by another, -1. */
+static int
+try_lock(int fd, short type)
+{
+	struct flock fl;
+
+	memset(&fl, 0, sizeof(fl));
+	fl.l_type = type;
+	fl.l_whence = SEEK_SET;
+	if (fcntl(fd, F_OFD_SETLK, &fl) == 0)
+		return 1;
+	return errno == EAGAIN || errno == EACCES ? 0 : -1;
+}
+
+/* Take pam_oath's lock file, name.lock in dirfd: *fdp holds it. */
+static int
+take_foreign(int dirfd, const char *name, int *fdp)
+{
+	char lock[NAME_MAX + 1], stale[NAME_MAX + 1];
+	struct stat st, again;
+	dev_t dev = 0;
+	ino_t ino = 0;
+	long waited = 0, unheld = 0;
+	int fd;
+
+	if ((size_t)snprintf(lock, sizeof(lock), "%s.lock", name) >=
+	    sizeof(lock) || (size_t)snprintf(stale, sizeof(stale), "%s.new",
+	    name) >= sizeof(stale)) {
+		errno = ENAMETOOLONG;
+		return OTP_EIO;
+	}
+	for (;;) {
+		fd = openat(dirfd, lock, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			if (try_lock(fd, F_WRLCK) != 1) {
+				/* Nobody can hold a file we just made. */
+				(void)unlinkat(dirfd, lock, 0);
+				return close_keep(fd, OTP_ELOCK);
+			}
+			/* No pam_oath is writing now: a FILE.new is a
+			 * leftover that would make it fail for ever. */
+			(void)unlinkat(dirfd, stale, 0);
+			*fdp = fd;
+			return 0;
+		}
+		if (errno != EEXIST)
+			return OTP_EIO;
+		fd = openat(dirfd, lock, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+		    O_CLOEXEC);
+		if (fd >= 0 && fstat(fd, &st) == 0) {
+			/* A read lock: the descriptor is read-only, and
+			 * pam_oath's write lock stops it all the same. */
+			if (try_lock(fd, F_RDLCK) != 1)
+				unheld = 0;
+			else if (unheld > 0 && st.st_dev == dev &&
+			    st.st_ino == ino)
+				unheld += POLL_MS;
+			else {
+				dev = st.st_dev;
+				ino = st.st_ino;
+				unheld = 1;
+			}
+			if (unheld >= LOCK_STALE_MS) {
+				/* The same file, held by nobody all along:
+				 * remove it if it is still there. */
+				if (fstatat(dirfd, lock, &again,
+				    AT_SYMLINK_NOFOLLOW) == 0 &&
+				    again.st_dev == dev && again.st_ino == ino)
+					(void)unlinkat(dirfd, lock, 0);
+				(void)close(fd);
+				unheld = 0;
+				continue;
+			}
+		}
+		if (fd >= 0)
+			(void)close(fd);	/* drops a lock we took */
+		if (waited >= LOCK_WAIT_MS)
+			return OTP_EUSERSLOCK;
+		sleep_ms(POLL_MS);
+		waited += POLL_MS;
+	}
+}
+
+static void
+drop_foreign(int dirfd, const char *name, int fd)
+{
+	char lock[NAME_MAX + 1];
+
+	if (fd < 0)
+		return;
+	if ((size_t)snprintf(lock, sizeof(lock), "%s.lock", name) <
+	    sizeof(lock))
+		(void)unlinkat(dirfd, lock, 0);
+	(void)close(fd);
+}
+
+static int
+write_image(int dirfd, const char *name, const struct stat *st,
+    const char *img, size_t len, int replace)
+{
+	struct sys_file f;
+	int r;
+
+	if ((r = sys_stage(&f, dirfd, name, st == NULL ? 0600 :
+	    (unsigned)(st->st_mode & 07777))) != 0)
+		return r;
+	if ((st != NULL && (r = sys_stage_owner(&f,
+	    (unsigned long)st->st_uid, (unsigned long)st->st_gid)) != 0) ||
+	    (r = sys_stage_write(&f, img, len)) != 0) {
+		sys_discard(&f);
+		return r;
+	}
+	return sys_commit(&f, replace);
+}
+
+/* What one locked cycle does with the image. */
+struct job {
+	const char		*user;
+	const char		*password;
+	const char		*code;
+	int64_t			 now;
+	unsigned		 window;
+	int			 dry;
+	const struct otp_users_token *token;	/* set, not check */
+	int			 replace;
+	struct otp_users_result	*r;
+};
+
+static int
+cycle(int dirfd, const char *name, struct job *j)
+{
+	struct stat st, again;
+	char *in = NULL, *out = NULL;
+	size_t inlen, outsz, outlen = 0;
+	int fd, lfd = -1, ret, e;
+	int64_t now;
+
+	if ((ret = open_users(dirfd, name, 1, &fd, &st)) < 0) {
+		if (ret == OTP_EIO && errno == ENOENT && j->token != NULL) {
+			/* A new file: the link in sys_commit refuses to
+			 * clobber one made meanwhile. */
+			out = malloc(OTP_USERS_LINE_MAX);
+			if (out == NULL)
+				return OTP_ENOMEM;
+			ret = otp_users_set("", 0, j->token, j->replace, out,
+			    OTP_USERS_LINE_MAX, &outlen);
+			if (ret == 0)
+				ret = write_image(dirfd, name, NULL, out,
+				    outlen, 0);
+			if (ret == OTP_ESTATEEXIST)
+				ret = OTP_ESTATECHANGED;
+			otp_wipe(out, OTP_USERS_LINE_MAX);
+			free(out);
+		}
+		return ret;
+	}
+	inlen = (size_t)st.st_size;
+	outsz = inlen + OTP_USERS_LINE_MAX;
+	if ((in = malloc(inlen + 1)) == NULL ||
+	    (out = malloc(outsz)) == NULL) {
+		ret = OTP_ENOMEM;
+		goto out;
+	}
+	if (!j->dry) {
+		if ((ret = take_foreign(dirfd, name, &lfd)) < 0)
+			goto out;
+		/* pam_oath may have replaced the file while we waited. */
+		if (fstatat(dirfd, name, &again, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    again.st_dev != st.st_dev || again.st_ino != st.st_ino) {
+			ret = OTP_ESTATECHANGED;
+			goto out;
+		}
+	}
+	if ((ret = read_all(fd, in, inlen)) < 0)
+		goto out;
+	if (j->token != NULL) {
+		ret = otp_users_set(in, inlen, j->token, j->replace, out, outsz,
+		    &outlen);
+		if (ret == 0)
+			ret = write_image(dirfd, name, &st, out, outlen, 1);
+		goto out;
+	}
+	if (j->r == NULL) {
+		ret = OTP_EINVAL;
+		goto out;
+	}
+	/* The clock is read with the file locked, so that logins that waited
+	 * for each other judge in the order they wrote. */
+	now = j->now == SYS_NOW_REAL ? (int64_t)time(NULL) : j->now;
+	ret = otp_users_check(in, inlen, j->user, j->password, j->code, now,
+	    sys_zone_local(), j->window, j->r, out, outsz, &outlen);
+	if (ret == 0 && j->r->accepted && !j->dry) {
+		ret = write_image(dirfd, name, &st, out, outlen, 1);
+		if (ret < 0)
+			j->r->accepted = 0;	/* unrecorded: replayable */
+		else
+			sleep_ms(LINGER_MS);
+	}
+out:
+	e = errno;
+	if (in != NULL)
+		otp_wipe(in, inlen);
+	if (out != NULL)
+		otp_wipe(out, outsz);
+	free(in);
+	free(out);
+	drop_foreign(dirfd, name, lfd);
+	(void)close(fd);	/* drops the flock */
+	errno = e;
+	return ret;
+}
+
+static int
+run(const char *path, struct job *j)
+{
+	char name[NAME_MAX + 1];
+	int dirfd, ret = OTP_ESTATECHANGED, i, e;
+
+	if ((ret = sys_dir_open(path, &dirfd, name, sizeof(name))) < 0)
+		return ret;
+	ret = OTP_ESTATECHANGED;
+	for (i = 0; i < RETRIES && ret == OTP_ESTATECHANGED; i++) {
+		if (j->r != NULL)
+			memset(j->r, 0, sizeof(*j->r));
+		ret = cycle(dirfd, name, j);
+	}
+	e = errno;
+	(void)close(dirfd);
+	errno = e;
+	return ret;
+}
+
+int
+sys_users_check(const char *path, const char *user, const char *password,
+    const char *code, int64_t now, unsigned window, int dry,
+    struct otp_users_result *r)
+{
+	struct job j = { user, password, code, now, window, dry, NULL, 0, r };
+
+	memset(r, 0, sizeof(*r));
+	return run(path, &j);
+}
+
+int
+sys_users_set(const char *path, const struct otp_users_token *t, int replace)
+{
+	struct job j = { NULL, NULL, NULL, 0, 0, 0, t, replace, NULL };
+
+	return run(path, &j);
+}
+
+int
+sys_users_has_user(const char *path, const char *user)
+{
+	char name[NAME_MAX + 1];
+	struct stat st;
+	char *in;
+	size_t len;
+	int dirfd, fd, ret;
+
+	if ((ret = sys_dir_open(path, &dirfd, name, sizeof(name))) < 0)
+		return ret;
+	ret = open_users(dirfd, name, 0, &fd, &st);
+	(void)close(dirfd);
+	if (ret < 0)
+		return ret;
+	len = (size_t)st.st_size;
+	if ((in = malloc(len + 1)) == NULL)
+		return close_keep(fd, OTP_ENOMEM);
+	if ((ret = read_all(fd, in, len)) == 0)
+		ret = otp_users_has_user(in, len, user);
+	otp_wipe(in, len);
+	free(in);
+	(void)close(fd);
+	return ret;
+}

@@ -1,0 +1,822 @@
+/*
+ * users.c - OATH Toolkit's users file (/etc/users.oath) as a pure engine:
+ * parse an image, decide one user's code as pam_oath decides it, and edit
+ * the image as pam_oath edits it, so that both leave byte-identical files;
+ * plus Mobile-OTP lines, our extension.  No I/O: the files, locks and
+ * clock are lib/sys/usersfile.c's.  The format is man/otp-users.5.
+ *
+ * Where pam_oath is wrong we are stricter: a token's digits are enforced
+ * (it takes any length of 6 to 8 digits), and the accepted line is the one
+ * that matched even when an earlier line of the user is malformed.
+ */
+#include <string.h>
+
+#include "otp.h"
+
+#define FIELDS_MAX	7	/* TYPE USER PASSWORD KEY COUNTER LAST TIME */
+#define MOTP_SECRET_MAX	OTP_KEY_MAX
+#define TIME_LEN	20	/* "YYYY-MM-DDTHH:MM:SSL" */
+
+struct field {
+	const char	*p;
+	size_t		 n;
+};
+
+/* Split s[0..n) into fields at runs of space, TAB, CR and LF; the count
+ * (at most max, the rest ignored as the original ignores it). */
+static size_t
+split(const char *s, size_t n, struct field *f, size_t max)
+{
+	size_t i = 0, k = 0, start;
+
+	while (k < max) {
+		while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' ||
+		    s[i] == '\n'))
+			i++;
+		if (i == n)
+			break;
+		start = i;
+		while (i < n && s[i] != ' ' && s[i] != '\t' && s[i] != '\r' &&
+		    s[i] != '\n')
+			i++;
+		f[k].p = s + start;
+		f[k].n = i - start;
+		k++;
+	}
+	return k;
+}
+
+static int
+feq(const struct field *f, const char *s)
+{
+	size_t n = strlen(s);
+
+	return f->n == n && memcmp(f->p, s, n) == 0;
+}
+
+/* The TYPE field: kind, digits and period; 0 when it is no type we know. */
+static int
+parse_type(const struct field *f, enum otp_users_kind *kind,
+    unsigned *digits, unsigned *period)
+{
+	static const struct {
+		const char		*name;
+		enum otp_users_kind	 kind;
+		unsigned		 digits, period;
+	} types[] = {
+		{ "HOTP", OTP_USERS_HOTP, 6, 0 },
+		{ "HOTP/E", OTP_USERS_HOTP, 6, 0 },
+		{ "HOTP/E/6", OTP_USERS_HOTP, 6, 0 },
+		{ "HOTP/E/7", OTP_USERS_HOTP, 7, 0 },
+		{ "HOTP/E/8", OTP_USERS_HOTP, 8, 0 },
+		{ "HOTP/T30", OTP_USERS_TOTP, 6, 30 },
+		{ "HOTP/T30/6", OTP_USERS_TOTP, 6, 30 },
+		{ "HOTP/T30/7", OTP_USERS_TOTP, 7, 30 },
+		{ "HOTP/T30/8", OTP_USERS_TOTP, 8, 30 },
+		{ "HOTP/T60", OTP_USERS_TOTP, 6, 60 },
+		{ "HOTP/T60/6", OTP_USERS_TOTP, 6, 60 },
+		{ "HOTP/T60/7", OTP_USERS_TOTP, 7, 60 },
+		{ "HOTP/T60/8", OTP_USERS_TOTP, 8, 60 },
+		{ "MOTP", OTP_USERS_MOTP, 6, 10 },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (feq(f, types[i].name)) {
+			*kind = types[i].kind;
+			*digits = types[i].digits;
+			*period = types[i].period;
+			return 1;
+		}
+	return 0;
+}
+
+/* LASTTIME as strptime("%Y-%m-%dT%H:%M:%SL") takes it: 1-4 digit year,
+ * 1-2 digit fields in range, the literal L, nothing after. */
+static int
+check_time(const struct field *f)
+{
+	static const struct {
+		unsigned	maxdig, lo, hi;
+		char		sep;
+	} part[] = {
+		{ 4, 0, 9999, '-' }, { 2, 1, 12, '-' }, { 2, 1, 31, 'T' },
+		{ 2, 0, 23, ':' }, { 2, 0, 59, ':' }, { 2, 0, 61, 'L' },
+	};
+	size_t i = 0, k, d;
+	unsigned v;
+
+	for (k = 0; k < sizeof(part) / sizeof(part[0]); k++) {
+		for (v = 0, d = 0; i < f->n && d < part[k].maxdig &&
+		    f->p[i] >= '0' && f->p[i] <= '9'; i++, d++)
+			v = v * 10 + (unsigned)(f->p[i] - '0');
+		if (d == 0 || v < part[k].lo || v > part[k].hi ||
+		    i >= f->n || f->p[i] != part[k].sep)
+			return OTP_EUSERSTIME;
+		i++;
+	}
+	return i == f->n ? 0 : OTP_EUSERSTIME;
+}
+
+static int
+parse_counter(const struct field *f, uint64_t *c)
+{
+	char buf[24];
+
+	if (f->n == 0 || f->n >= sizeof(buf))
+		return OTP_EUSERSCOUNTER;
+	memcpy(buf, f->p, f->n);
+	buf[f->n] = '\0';
+	return otp_parse_u64(buf, 0, UINT64_MAX, c) == 0 ? 0 :
+	    OTP_EUSERSCOUNTER;
+}
+
+/* The key: hex bytes, or (mOTP) the init-secret's text. */
+static int
+parse_key(const struct field *f, enum otp_users_kind kind, struct otp_key *k)
+{
+	if (kind == OTP_USERS_MOTP) {
+		if (f->n == 0 || f->n > MOTP_SECRET_MAX)
+			return OTP_EUSERSKEY;
+		memcpy(k->buf, f->p, f->n);
+		k->len = f->n;
+		return 0;
+	}
+	if (otp_hex_decode(f->p, f->n, k->buf, sizeof(k->buf), &k->len,
+	    NULL) != 0 || k->len == 0) {
+		otp_wipe(k, sizeof(*k));
+		return OTP_EUSERSKEY;
+	}
+	return 0;
+}
+
+static int
+copy_field(const struct field *f, char *out, size_t outsz)
+{
+	if (f->n >= outsz)
+		return OTP_EUSERSLINE;
+	memcpy(out, f->p, f->n);
+	out[f->n] = '\0';
+	return 0;
+}
+
+int
+otp_users_line_parse(const char *line, size_t len, struct otp_users_token *t)
+{
+	struct field f[FIELDS_MAX];
+	size_t n;
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	if (memchr(line, '\0', len) != NULL)
+		return OTP_ENUL;
+	n = split(line, len, f, FIELDS_MAX);
+	if (n == 0 || !parse_type(&f[0], &t->kind, &t->digits, &t->period))
+		return 0;
+	if (n < 4)
+		return OTP_EUSERSLINE;
+	if ((r = copy_field(&f[0], t->type, sizeof(t->type))) < 0 ||
+	    (r = copy_field(&f[1], t->user, sizeof(t->user))) < 0 ||
+	    (r = copy_field(&f[2], t->password, sizeof(t->password))) < 0 ||
+	    (r = parse_key(&f[3], t->kind, &t->key)) < 0 ||
+	    (n > 4 && (r = parse_counter(&f[4], &t->counter)) < 0) ||
+	    (n > 5 && (r = copy_field(&f[5], t->lastotp,
+	    sizeof(t->lastotp))) < 0) ||
+	    (n > 6 && ((r = check_time(&f[6])) < 0 ||
+	    (r = copy_field(&f[6], t->lasttime, sizeof(t->lasttime))) < 0))) {
+		otp_wipe(t, sizeof(*t));
+		return r;
+	}
+	return 1;
+}
+
+/* A field we write must read back as one field. */
+static int
+field_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n >= OTP_USERS_FIELD_MAX)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' ||
+		    s[i] == '\n')
+			return 0;
+	return 1;
+}
+
+/* Appends to a bounded buffer; ok drops to 0 when it overflows. */
+struct out {
+	char	*p;
+	size_t	 len, cap;
+	int	 ok;
+};
+
+static void
+put(struct out *o, const void *s, size_t n)
+{
+	if (!o->ok || n > o->cap - o->len) {
+		o->ok = 0;
+		return;
+	}
+	memcpy(o->p + o->len, s, n);
+	o->len += n;
+}
+
+static void
+puts_(struct out *o, const char *s)
+{
+	put(o, s, strlen(s));
+}
+
+static void
+put_u64(struct out *o, uint64_t v)
+{
+	char buf[21], *p = buf + sizeof(buf);
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	put(o, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+static void
+put_hex(struct out *o, const uint8_t *b, size_t n)
+{
+	static const char hx[] = "0123456789abcdef";
+	size_t i;
+	char c[2];
+
+	for (i = 0; i < n; i++) {
+		c[0] = hx[b[i] >> 4];
+		c[1] = hx[b[i] & 15];
+		put(o, c, 2);
+	}
+}
+
+static void
+type_name(const struct otp_users_token *t, char *out, size_t outsz)
+{
+	struct out o = { out, 0, outsz - 1, 1 };
+
+	if (t->kind == OTP_USERS_MOTP)
+		puts_(&o, "MOTP");
+	else if (t->kind == OTP_USERS_TOTP) {
+		puts_(&o, t->period == 60 ? "HOTP/T60" : "HOTP/T30");
+		if (t->digits != 6) {
+			puts_(&o, "/");
+			put_u64(&o, t->digits);
+		}
+	} else if (t->digits != 6) {
+		puts_(&o, "HOTP/E/");
+		put_u64(&o, t->digits);
+	} else
+		puts_(&o, "HOTP");
+	out[o.len] = '\0';
+}
+
+int
+otp_users_line_format(const struct otp_users_token *t, char *out,
+    size_t outsz)
+{
+	struct out o = { out, 0, outsz, 1 };
+	char type[16];
+	size_t i;
+
+	if (t->type[0] != '\0') {
+		if (!field_ok(t->type) || strlen(t->type) >= sizeof(type))
+			return OTP_EUSERSFIELD;
+		memcpy(type, t->type, strlen(t->type) + 1);
+	} else {
+		if (t->digits < 6 || t->digits > 8 ||
+		    (t->kind == OTP_USERS_TOTP && t->period != 30 &&
+		    t->period != 60) ||
+		    (t->kind == OTP_USERS_MOTP && t->digits != 6))
+			return OTP_EINVAL;
+		type_name(t, type, sizeof(type));
+	}
+	if (!field_ok(t->user) || !field_ok(t->password) ||
+	    (t->lastotp[0] != '\0' && !field_ok(t->lastotp)) ||
+	    (t->lasttime[0] != '\0' && !field_ok(t->lasttime)))
+		return OTP_EUSERSFIELD;
+	if (t->key.len == 0 || t->key.len > OTP_KEY_MAX)
+		return OTP_EKEYEMPTY;
+	if (t->kind == OTP_USERS_MOTP) {
+		for (i = 0; i < t->key.len; i++)
+			if (t->key.buf[i] <= ' ' || t->key.buf[i] == 0x7f)
+				return OTP_EUSERSKEY;
+	}
+	puts_(&o, type);
+	puts_(&o, "\t");
+	puts_(&o, t->user);
+	puts_(&o, "\t");
+	puts_(&o, t->password);
+	puts_(&o, "\t");
+	if (t->kind == OTP_USERS_MOTP)
+		put(&o, t->key.buf, t->key.len);
+	else
+		put_hex(&o, t->key.buf, t->key.len);
+	if (t->counter != 0 || t->lastotp[0] != '\0' ||
+	    t->lasttime[0] != '\0') {
+		puts_(&o, "\t");
+		put_u64(&o, t->counter);
+	}
+	if (t->lastotp[0] != '\0' || t->lasttime[0] != '\0') {
+		puts_(&o, "\t");
+		puts_(&o, t->lastotp[0] != '\0' ? t->lastotp : "-");
+	}
+	if (t->lasttime[0] != '\0') {
+		puts_(&o, "\t");
+		puts_(&o, t->lasttime);
+	}
+	puts_(&o, "\n");
+	if (!o.ok || o.len >= outsz) {
+		if (o.len > 0)
+			otp_wipe(out, o.len);
+		return OTP_ENOSPACE;
+	}
+	out[o.len] = '\0';
+	return (int)o.len;
+}
+
+const char *
+otp_users_why_text(enum otp_users_why why)
+{
+	switch (why) {
+	case OTP_USERS_WHY_UNKNOWN:
+		return "no token for this user";
+	case OTP_USERS_WHY_PASSWORD:
+		return "wrong password before the code";
+	case OTP_USERS_WHY_WRONG:
+		return "code not accepted";
+	case OTP_USERS_WHY_REPLAYED:
+		return "code already used";
+	case OTP_USERS_WHY_NONE:
+	default:
+		return "accepted";
+	}
+}
+
+/* Lines of an image: [start, end) the text, next after its '\n'. */
+struct cursor {
+	const char	*img;
+	size_t		 len, pos, lineno;
+	size_t		 start, end, next;
+};
+
+static int
+next_line(struct cursor *c)
+{
+	const char *nl;
+
+	if (c->pos >= c->len)
+		return 0;
+	c->start = c->pos;
+	nl = memchr(c->img + c->pos, '\n', c->len - c->pos);
+	c->end = nl == NULL ? c->len : (size_t)(nl - c->img);
+	c->next = nl == NULL ? c->len : c->end + 1;
+	c->pos = c->next;
+	c->lineno++;
+	return 1;
+}
+
+static int
+image_ok(const char *img, size_t len)
+{
+	if (len > OTP_USERS_MAX)
+		return OTP_EUSERSSIZE;
+	if (len > 0 && memchr(img, '\0', len) != NULL)
+		return OTP_ENUL;
+	return 0;
+}
+
+int
+otp_users_has_user(const char *img, size_t len, const char *user)
+{
+	struct cursor c = { img, len, 0, 0, 0, 0, 0 };
+	struct field f[4];
+	enum otp_users_kind kind;
+	unsigned digits, period;
+	int r;
+
+	if ((r = image_ok(img, len)) < 0)
+		return r;
+	while (next_line(&c))
+		if (split(img + c.start, c.end - c.start, f, 4) == 4 &&
+		    parse_type(&f[0], &kind, &digits, &period) &&
+		    feq(&f[1], user))
+			return 1;
+	return 0;
+}
+
+/* 1 if the typed prefix pw passes the PASSWORD field f ("-": nothing
+ * typed; "+": another module's; else the PIN itself; mOTP: nothing). */
+static int
+password_ok(const struct field *f, enum otp_users_kind kind, const char *pw)
+{
+	size_t n = strlen(pw);
+
+	if (kind == OTP_USERS_MOTP || feq(f, "-"))
+		return n == 0;
+	if (feq(f, "+"))
+		return 1;
+	return f->n == n && otp_ct_equal(f->p, pw, n);
+}
+
+/* code as a decimal of exactly digits characters. */
+static int
+code_shape(const char *code, unsigned digits)
+{
+	size_t i, n = strlen(code);
+
+	if (n != digits)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (code[i] < '0' || code[i] > '9')
+			return 0;
+	return 1;
+}
+
+/* HOTP/TOTP: is code (digits long) the code of step? */
+static int
+step_is(struct otp_hmac *h, uint64_t step, const char *code, unsigned digits)
+{
+	char c[OTP_CODE_MAX];
+	int eq;
+
+	(void)otp_code_decimal(otp_hotp_value(h, step), digits, c, sizeof(c));
+	eq = otp_ct_equal(c, code, digits);
+	otp_wipe(c, sizeof(c));
+	return eq;
+}
+
+/* TOTP position of code around now_step as the original searches: 0, +1,
+ * -1, +2, -2 ...; 1 and *pos when found.  Every candidate is compared. */
+static int
+totp_pos(struct otp_hmac *h, uint64_t now_step, unsigned window,
+    const char *code, unsigned digits, int64_t *pos)
+{
+	int found = 0, eq;
+	unsigned i;
+
+	for (i = 0; i <= window; i++) {
+		eq = step_is(h, now_step + i, code, digits);
+		if (eq && !found) {
+			found = 1;
+			*pos = (int64_t)i;
+		}
+		if (i > 0 && i <= now_step) {
+			eq = step_is(h, now_step - i, code, digits);
+			if (eq && !found) {
+				found = 1;
+				*pos = -(int64_t)i;
+			}
+		}
+	}
+	return found;
+}
+
+/* A last code as the original reads it back: 6 to 8 digits, its length. */
+static unsigned
+last_digits(const struct field *f)
+{
+	size_t i;
+
+	if (f->n < 6 || f->n > 8)
+		return 0;
+	for (i = 0; i < f->n; i++)
+		if (f->p[i] < '0' || f->p[i] > '9')
+			return 0;
+	return (unsigned)f->n;
+}
+
+/* The decision on one token of the user.  1 accepted (*counter, *offset),
+ * 0 not this token, 2 replayed. */
+static int
+decide(enum otp_users_kind kind, unsigned digits, unsigned period,
+    const struct otp_key *key, const struct field *pin, uint64_t counter,
+    const struct field *last, const char *code, int64_t now,
+    unsigned window, uint64_t *newc, int64_t *offset)
+{
+	struct otp_hmac h;
+	char lastcode[16];
+	int64_t pos = 0, ppos = 0;
+	uint64_t step, i, w;
+	unsigned ld;
+	int found = 0, eq;
+
+	if (kind == OTP_USERS_MOTP) {
+		char pinz[OTP_USERS_FIELD_MAX], c[7], lc[7];
+		int64_t tick = now / 10 - (now % 10 < 0), d, best = 0;
+		int64_t rel;
+
+		if (strlen(code) != 6 || pin->n >= sizeof(pinz))
+			return 0;
+		for (i = 0; i < 6; i++)
+			lc[i] = (char)otp_ascii_lower((unsigned char)code[i]);
+		lc[6] = '\0';
+		memcpy(pinz, pin->p, pin->n);
+		pinz[pin->n] = '\0';
+		for (d = -OTP_USERS_MOTP_WINDOW; d <= OTP_USERS_MOTP_WINDOW;
+		    d++) {
+			if (otp_motp((const char *)key->buf, key->len, pinz,
+			    (tick + d) * 10, c) != 0)
+				continue;
+			eq = otp_ct_equal(c, lc, 6);
+			rel = d < 0 ? -d : d;
+			if (eq && (!found || rel < (best < 0 ? -best : best))) {
+				found = 1;
+				best = d;
+			}
+		}
+		otp_wipe(pinz, sizeof(pinz));
+		otp_wipe(c, sizeof(c));
+		otp_wipe(lc, sizeof(lc));
+		if (!found)
+			return 0;
+		/* A tick at or before the last accepted one is refused. */
+		if (last->n > 0 && tick + best >= 0 &&
+		    (uint64_t)(tick + best) <= counter)
+			return 2;
+		*newc = (uint64_t)(tick + best);
+		*offset = best;
+		return 1;
+	}
+	if (!code_shape(code, digits))
+		return 0;
+	if (otp_hmac_init(&h, OTP_ALG_SHA1, key->buf, key->len) != 0)
+		return 0;
+	if (kind == OTP_USERS_HOTP) {
+		/* Counters C..C+window; the first match wins. */
+		w = UINT64_MAX - counter < window ? UINT64_MAX - counter :
+		    window;
+		for (i = 0; i <= w; i++) {
+			eq = step_is(&h, counter + i, code, digits);
+			if (eq && !found) {
+				found = 1;
+				pos = (int64_t)i;
+			}
+		}
+		otp_hmac_wipe(&h);
+		if (!found)
+			return 0;
+		*newc = counter + (uint64_t)pos;
+		*offset = pos;
+		return 1;
+	}
+	step = now < 0 ? 0 : (uint64_t)now / period;
+	found = totp_pos(&h, step, window, code, digits, &pos);
+	if (found && last->n > 0 && (ld = last_digits(last)) != 0) {
+		/* Replayed: at or before the step of the last code. */
+		memcpy(lastcode, last->p, last->n);
+		lastcode[last->n] = '\0';
+		if (totp_pos(&h, step, window, lastcode, ld, &ppos) &&
+		    ppos >= pos) {
+			otp_hmac_wipe(&h);
+			otp_wipe(lastcode, sizeof(lastcode));
+			return 2;
+		}
+		otp_wipe(lastcode, sizeof(lastcode));
+	}
+	otp_hmac_wipe(&h);
+	if (!found)
+		return 0;
+	*newc = counter + (uint64_t)(pos < 0 ? -pos : pos);
+	*offset = pos;
+	return 1;
+}
+
+/* Days since 1970-01-01 to a civil date (proleptic Gregorian). */
+static void
+civil(int64_t z, int64_t *y, unsigned *m, unsigned *d)
+{
+	int64_t era, yoe, doy, mp;
+
+	z += 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	yoe = z - era * 146097;
+	yoe = (yoe - yoe / 1460 + yoe / 36524 - yoe / 146096) / 365;
+	doy = z - era * 146097 - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	*d = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
+	*m = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
+	*y = yoe + era * 400 + (*m <= 2);
+}
+
+static void
+put_2(struct out *o, unsigned v)
+{
+	char c[2] = { (char)('0' + v / 10 % 10), (char)('0' + v % 10) };
+
+	put(o, c, 2);
+}
+
+/* now in zone as "%Y-%m-%dT%H:%M:%SL". */
+static int
+local_stamp(int64_t now, const struct otp_zone *zone, char *out,
+    size_t outsz)
+{
+	struct out o = { out, 0, outsz - 1, 1 };
+	int32_t off = 0;
+	int64_t t, days, secs, y;
+	unsigned m, d;
+	int r;
+
+	if (zone != NULL && (r = zone->offset(zone->arg, now, &off)) != 0)
+		return r;
+	if (now > INT64_MAX / 2 || now < INT64_MIN / 2)
+		return OTP_ETIMERANGE;
+	t = now + off;
+	days = t / 86400 - (t % 86400 < 0);
+	secs = t - days * 86400;
+	civil(days, &y, &m, &d);
+	if (y < 0 || y > 9999)
+		return OTP_ETIMERANGE;
+	put_2(&o, (unsigned)(y / 100));
+	put_2(&o, (unsigned)(y % 100));
+	puts_(&o, "-");
+	put_2(&o, m);
+	puts_(&o, "-");
+	put_2(&o, d);
+	puts_(&o, "T");
+	put_2(&o, (unsigned)(secs / 3600));
+	puts_(&o, ":");
+	put_2(&o, (unsigned)(secs / 60 % 60));
+	puts_(&o, ":");
+	put_2(&o, (unsigned)(secs % 60));
+	puts_(&o, "L");
+	out[o.len] = '\0';
+	return o.ok ? 0 : OTP_ENOSPACE;
+}
+
+/* out = img with [start, next) replaced by line[0..n). */
+static int
+splice(const char *img, size_t len, size_t start, size_t next,
+    const char *line, size_t n, char *out, size_t outsz, size_t *outlen)
+{
+	struct out o = { out, 0, outsz, 1 };
+
+	put(&o, img, start);
+	put(&o, line, n);
+	put(&o, img + next, len - next);
+	if (!o.ok) {
+		otp_wipe(out, o.len);
+		return OTP_ENOSPACE;
+	}
+	*outlen = o.len;
+	return 0;
+}
+
+int
+otp_users_check(const char *img, size_t len, const char *user,
+    const char *password, const char *code, int64_t now,
+    const struct otp_zone *zone, unsigned window,
+    struct otp_users_result *r, char *out, size_t outsz, size_t *outlen)
+{
+	struct cursor c = { img, len, 0, 0, 0, 0, 0 };
+	struct field f[FIELDS_MAX], none = { "", 0 };
+	struct otp_key key;
+	enum otp_users_kind kind;
+	unsigned digits, period;
+	uint64_t counter, newc = 0;
+	int64_t offset = 0;
+	size_t n, skipped = 0;
+	int bad_password = 0, ret, d;
+	char line[OTP_USERS_LINE_MAX], stamp[32];
+	struct out o;
+
+	memset(r, 0, sizeof(*r));
+	*outlen = 0;
+	if ((ret = image_ok(img, len)) < 0)
+		return ret;
+	while (next_line(&c)) {
+		n = split(img + c.start, c.end - c.start, f, FIELDS_MAX);
+		if (n < 2 || !parse_type(&f[0], &kind, &digits, &period) ||
+		    !feq(&f[1], user))
+			continue;
+		if (n < 4)	/* the original passes over it, as we do */
+			continue;
+		r->line = c.lineno;
+		if (!password_ok(&f[2], kind, password)) {
+			bad_password = 1;
+			skipped++;
+			continue;
+		}
+		bad_password = 0;
+		if ((ret = parse_key(&f[3], kind, &key)) < 0)
+			return ret;
+		counter = 0;
+		if (n > 4 && (ret = parse_counter(&f[4], &counter)) < 0)
+			goto fail;
+		if (n > 6 && (ret = check_time(&f[6])) < 0)
+			goto fail;
+		/* The last code again: refused at once (not for mOTP, whose
+		 * rule is the tick). */
+		if (kind != OTP_USERS_MOTP && n > 5 && feq(&f[5], code)) {
+			r->why = OTP_USERS_WHY_REPLAYED;
+			r->kind = kind;
+			otp_wipe(&key, sizeof(key));
+			return 0;
+		}
+		d = decide(kind, digits, period, &key, &f[2], counter,
+		    n > 5 ? &f[5] : &none, code, now, window, &newc, &offset);
+		otp_wipe(&key, sizeof(key));
+		if (d == 0) {
+			skipped++;
+			continue;
+		}
+		r->kind = kind;
+		if (d == 2) {
+			r->why = OTP_USERS_WHY_REPLAYED;
+			return 0;
+		}
+		/* Rebuild the line: the fields as written, the new
+		 * COUNTER, the code as typed and the local time. */
+		if ((ret = local_stamp(now, zone, stamp, sizeof(stamp))) < 0)
+			return ret;
+		o = (struct out){ line, 0, sizeof(line), 1 };
+		put(&o, f[0].p, f[0].n);
+		puts_(&o, "\t");
+		put(&o, f[1].p, f[1].n);
+		puts_(&o, "\t");
+		put(&o, f[2].p, f[2].n);
+		puts_(&o, "\t");
+		put(&o, f[3].p, f[3].n);
+		puts_(&o, "\t");
+		put_u64(&o, newc);
+		puts_(&o, "\t");
+		puts_(&o, code);
+		puts_(&o, "\t");
+		puts_(&o, stamp);
+		puts_(&o, "\n");
+		if (!o.ok) {
+			otp_wipe(line, sizeof(line));
+			return OTP_ENOSPACE;
+		}
+		ret = splice(img, len, c.start, c.next, line, o.len, out,
+		    outsz, outlen);
+		otp_wipe(line, sizeof(line));
+		if (ret < 0)
+			return ret;
+		r->accepted = 1;
+		r->offset = offset;
+		r->counter = newc;
+		return 0;
+	}
+	r->line = 0;
+	r->why = skipped == 0 ? OTP_USERS_WHY_UNKNOWN : bad_password ?
+	    OTP_USERS_WHY_PASSWORD : OTP_USERS_WHY_WRONG;
+	return 0;
+fail:
+	otp_wipe(&key, sizeof(key));
+	return ret;
+}
+
+int
+otp_users_set(const char *img, size_t len, const struct otp_users_token *t,
+    int replace, char *out, size_t outsz, size_t *outlen)
+{
+	struct cursor c = { img, len, 0, 0, 0, 0, 0 };
+	struct field f[4];
+	enum otp_users_kind kind;
+	unsigned digits, period;
+	char line[OTP_USERS_LINE_MAX];
+	struct out o = { out, 0, outsz, 1 };
+	int n, ret = 0, placed = 0;
+
+	*outlen = 0;
+	if ((ret = image_ok(img, len)) < 0)
+		return ret;
+	if ((n = otp_users_line_format(t, line, sizeof(line))) < 0)
+		return n;
+	while (next_line(&c)) {
+		if (split(img + c.start, c.end - c.start, f, 4) >= 2 &&
+		    parse_type(&f[0], &kind, &digits, &period) &&
+		    feq(&f[1], t->user)) {
+			if (!replace) {
+				ret = OTP_EUSERSEXIST;
+				goto out;
+			}
+			if (!placed)
+				put(&o, line, (size_t)n);
+			placed = 1;
+			continue;
+		}
+		put(&o, img + c.start, c.next - c.start);
+	}
+	if (!placed) {
+		if (len > 0 && img[len - 1] != '\n')
+			puts_(&o, "\n");
+		put(&o, line, (size_t)n);
+	}
+	if (!o.ok)
+		ret = OTP_ENOSPACE;
+	else
+		*outlen = o.len;
+out:
+	otp_wipe(line, sizeof(line));
+	if (ret < 0)
+		otp_wipe(out, o.len);
+	return ret;
+}

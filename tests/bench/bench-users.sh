@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# bench-users.sh - one login against a users file of 10,000 users, the
+# user on the last line (both modules read up to it), accepted and
+# recorded on every run: pam_otp.so usersfile= against Debian's
+# pam_oath.so, both through pamtester under pam_wrapper, and the same
+# check by otp-verify --usersfile.  A fresh copy of the file before each
+# run (untimed).  Skipped when pam_oath.so, pamtester or pam_wrapper is
+# missing.
+set -u
+# shellcheck disable=SC1091
+. "$(dirname "$0")/lib.sh"
+
+OATH_SO=/lib/x86_64-linux-gnu/security/pam_oath.so
+OTP_SO=${OTP_LIBDIR:-$OTP_BIN/../lib}/pam_otp.so
+K=3132333435363738393031323334353637383930
+USERS=10000
+
+if [ ! -f "$OATH_SO" ] || [ ! -f "$OTP_SO" ] ||
+    ! command -v pamtester >/dev/null; then
+	echo "bench-users: pam_oath.so, pam_otp.so or pamtester missing;" \
+	    "skipped" >&2
+	exit 0
+fi
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+mkdir "$dir/svc"
+awk -v n=$USERS -v k=$K 'BEGIN {
+	for (i = 1; i <= n; i++)
+		printf "HOTP/T30\tuser%05d\t-\t%s\t0\t000000\t2026-01-01T00:00:00L\n", i, k
+	printf "HOTP\tlast\t-\t%s\n", k }' >"$dir/users.orig"
+chmod 600 "$dir/users.orig"
+code=$(oathtool -c 1 $K)
+for m in oath otp; do
+	so=$OATH_SO
+	[ $m = otp ] && so=$OTP_SO
+	echo "auth required $so usersfile=$dir/users.$m" >"$dir/svc/$m"
+done
+pam() {
+	echo "echo $code | LD_PRELOAD=libpam_wrapper.so PAM_WRAPPER=1" \
+	    "PAM_WRAPPER_SERVICE_DIR=$dir/svc pamtester $1 last authenticate"
+}
+prep() {
+	echo "cp -p $dir/users.orig $dir/users.$1.tmp &&" \
+	    "mv -f $dir/users.$1.tmp $dir/users.$1"
+}
+for m in oath otp; do
+	sh -c "$(prep $m)"
+	sh -c "$(pam $m)" >/dev/null 2>&1 || {
+		echo "bench-users: the $m login failed" >&2
+		exit 1
+	}
+done
+runs=${USERS_RUNS:-21}
+bench_header "one login, users file of $USERS users (median of $runs)"
+ours=$(BENCH_RUNS=$runs median_ns "$(pam otp)" "$(prep otp)")
+theirs=$(BENCH_RUNS=$runs median_ns "$(pam oath)" "$(prep oath)")
+row "pam_otp.so usersfile= vs pam_oath.so" "$ours" "$theirs"
+tool=$(BENCH_RUNS=$runs median_ns \
+    "otp-verify -q --usersfile=$dir/users.otp --user=last $code" \
+    "$(prep otp)")
+row "otp-verify --usersfile vs pam_oath.so" "$tool" "$theirs"
+echo "(pam_otp.so holds pam_oath's lock file 10 ms after a write; see" \
+    "lib/sys/usersfile.c)"

@@ -1,0 +1,433 @@
+#!/usr/bin/env bats
+# pam-users.bats - pam_otp.so usersfile= against Debian's pam_oath.so
+# (libpam-oath), step by step: each step runs the same input at the same
+# frozen time through both modules, each on its own copy of the same
+# users file, and asserts the same PAM result, the same prompts AND
+# byte-identical files afterwards.  Where pam_oath has a documented fault
+# we differ on purpose; such a test says so and asserts the difference.
+
+bats_require_minimum_version 1.5.0
+
+OATH_SO=/lib/x86_64-linux-gnu/security/pam_oath.so
+# RFC 4226's key, as the users file spells it (hex).
+HEX=3132333435363738393031323334353637383930
+
+setup_file() {
+	load common
+	load pam/lib
+	pam_setup_file
+	[[ -f $OATH_SO ]] || fail "$OATH_SO missing (libpam-oath)"
+	command -v oathtool >/dev/null || fail "oathtool missing"
+}
+
+setup() {
+	load common
+	load pam/lib
+	pam_setup
+	mkdir -p "$D/oath"
+	PAM_ENV=()
+	U=$PAM_USER
+}
+
+# hcode C [DIGITS]: the HOTP code of counter C, from oathtool and otp-gen.
+hcode() {
+	local ref ours
+	ref=$(oathtool --hotp -d "${2:-6}" -c "$1" "$HEX") || fail "oathtool"
+	ours=$("$OTP_BIN/otp-gen" --hotp -d "${2:-6}" -c "$1" "$HEX") ||
+	    fail "otp-gen"
+	[[ $ref == "$ours" ]] || fail "otp-gen $ours, oathtool $ref"
+	printf '%s\n' "$ref"
+}
+
+# tcode T STEP [DIGITS]: the TOTP code at Unix time T.
+tcode() {
+	local ref ours
+	ref=$(oathtool --totp -s "$2s" -d "${3:-6}" -N "@$1" "$HEX") ||
+	    fail "oathtool"
+	ours=$("$OTP_BIN/otp-gen" --totp -s "$2" -d "${3:-6}" -N "@$1" \
+	    "$HEX") || fail "otp-gen"
+	[[ $ref == "$ours" ]] || fail "otp-gen $ours, oathtool $ref"
+	printf '%s\n' "$ref"
+}
+
+# users LINE...: the same users file (mode 0600) for both modules.
+users() {
+	local m
+	for m in oath otp; do
+		rm -f "$D/$m/users"
+		printf '%s\n' "$@" >"$D/$m/users"
+		chmod 0600 "$D/$m/users"
+	done
+}
+
+# uservice ARGS...: services "oath" and "otp", one auth line each with
+# the module's own copy of the users file; PRE lines go first.
+uservice() {
+	printf '%s\n' "${PRE[@]}" \
+	    "auth required $OATH_SO usersfile=$D/oath/users $*" \
+	    >"$D/svc/oath"
+	printf '%s\n' "${PRE[@]}" \
+	    "auth required $OTP_SO usersfile=$D/otp/users $*" \
+	    >"$D/svc/otp"
+}
+
+verdict() {
+	grep '^pamtester: ' <<<"$output" | tail -n 1
+}
+
+prompts() {
+	grep -o "One-time password (OATH) for \`$U': " <<<"$output" | wc -l
+}
+
+# ustep INPUT: one step at $NOW through both modules; same result, same
+# prompts, same file (bytes and mode), nothing left beside it.
+ustep() {
+	local input=$1 ov pv op
+	PAM_RUN_USER=$U pam_run oath "$input"
+	O_STATUS=$status
+	O_PROMPTS=$(prompts)
+	ov=$(verdict)
+	PAM_RUN_USER=$U pam_run otp "$input"
+	no_sanitizer_errors
+	pv=$(verdict)
+	op=$(prompts)
+	echo "# step at $NOW, '$input': oath $O_STATUS ($ov, $O_PROMPTS), otp $status ($pv, $op)"
+	[[ $status == "$O_STATUS" && $pv == "$ov" ]] ||
+	    fail "results differ: oath $O_STATUS '$ov', otp $status '$pv'"
+	[[ $op == "$O_PROMPTS" ]] || fail "prompts differ: $O_PROMPTS, $op"
+	if ! cmp -s "$D/oath/users" "$D/otp/users"; then
+		diff -u "$D/oath/users" "$D/otp/users" | sed 's/^/# /'
+		fail "users files differ"
+	fi
+	[[ $(stat -c %a "$D/oath/users") == $(stat -c %a "$D/otp/users") ]] ||
+	    fail "modes differ"
+	local f
+	for f in "$D"/otp/users?* "$D"/oath/users?*; do
+		[[ ! -e $f ]] || fail "left behind: $f"
+	done
+}
+
+# want STATUS: the last step's agreed result.
+want() {
+	[[ $O_STATUS == "$1" ]] || fail "expected status $1, got $O_STATUS"
+}
+
+@test "HOTP: right, replayed, old, future and wrong codes as pam_oath" {
+	users "# users file" "HOTP $U - $HEX" "HOTP/T30 someone - $HEX 0"
+	PRE=()
+	uservice
+	ustep 000000
+	want 1
+	ustep "$(hcode 1)"
+	want 0
+	grep -q "^HOTP	$U	-	$HEX	1	$(hcode 1)	1970-01-04T11:20:00L$" \
+	    "$D/otp/users" || fail "line not rebuilt: $(cat "$D/otp/users")"
+	ustep "$(hcode 1)"
+	want 1
+	ustep "$(hcode 0)"
+	want 1
+	ustep "$(hcode 3)"
+	want 0
+	NOW=$((NOW + 100))
+	ustep "$(hcode 10)"
+	want 1
+	ustep "$(hcode 8)"
+	want 0
+	ustep "$(hcode 8)"
+	want 1
+	ustep "$(hcode 9)"
+	want 0
+	ustep 12345
+	want 1
+	ustep 123456789
+	want 1
+}
+
+@test "HOTP/T30: now, replay, older step, later steps, drift as pam_oath" {
+	users "HOTP/T30 $U - $HEX" "# tail comment, no newline after"
+	PRE=()
+	uservice
+	ustep "$(tcode $NOW 30)"
+	want 0
+	ustep "$(tcode $NOW 30)"
+	want 1
+	ustep "$(tcode $((NOW - 30)) 30)"
+	want 1
+	ustep "$(tcode $((NOW + 30)) 30)"
+	want 0
+	ustep "$(tcode $NOW 30)"
+	want 1
+	NOW=$((NOW + 60))
+	ustep "$(tcode $NOW 30)"
+	want 0
+	ustep "$(tcode $((NOW + 300)) 30)"
+	want 1
+	ustep 000000
+	want 1
+	NOW=$((NOW + 1000))
+	# The last code has left the window: no order is enforced.
+	ustep "$(tcode $((NOW - 60)) 30)"
+	want 0
+	ustep "$(tcode $((NOW + 150)) 30)"
+	want 0
+	ustep "$(tcode $((NOW + 120)) 30)"
+	want 1
+}
+
+@test "HOTP/T60/8 with window=2: 8-digit codes as pam_oath" {
+	users "HOTP/T60/8 $U - $HEX 7"
+	PRE=()
+	uservice window=2
+	ustep "$(tcode $NOW 60 8)"
+	want 0
+	ustep "$(tcode $NOW 60 8)"
+	want 1
+	ustep "$(tcode $((NOW + 180)) 60 8)"
+	want 1
+	ustep "$(tcode $((NOW + 120)) 60 8)"
+	want 0
+	ustep "$(tcode $((NOW + 60)) 60 8)"
+	want 1
+	NOW=$((NOW + 600))
+	ustep "$(tcode $((NOW - 120)) 60 8)"
+	want 0
+	ustep 00000000
+	want 1
+}
+
+@test "several tokens of one user: the one that takes the code changes" {
+	users "HOTP $U - 3132333435363738393031323334353637383931 0" \
+	    "unknown line kept as it is" "" \
+	    "HOTP/T30 $U - $HEX" "HOTP $U - $HEX 4"
+	PRE=()
+	uservice
+	ustep "$(hcode 5)"
+	want 0
+	ustep "$(tcode $NOW 30)"
+	want 0
+	ustep "$(hcode 5)"
+	want 1
+}
+
+@test "PIN before the code with digits=, and the PIN handed on in PAM_AUTHTOK" {
+	users "HOTP $U 1234 $HEX" "HOTP/T30 other + $HEX"
+	PRE=()
+	uservice digits=6
+	printf '%s\n' \
+	    "auth required $OATH_SO usersfile=$D/oath/users digits=6" \
+	    "auth required pam_exec.so expose_authtok $BATS_TEST_DIRNAME/pam/record-authtok.sh $D/oath/fwd" \
+	    >"$D/svc/oath"
+	printf '%s\n' \
+	    "auth required $OTP_SO usersfile=$D/otp/users digits=6" \
+	    "auth required pam_exec.so expose_authtok $BATS_TEST_DIRNAME/pam/record-authtok.sh $D/otp/fwd" \
+	    >"$D/svc/otp"
+	ustep "9999$(hcode 1)"
+	want 1
+	ustep "$(hcode 1)"
+	want 1
+	ustep "1234$(hcode 1)"
+	want 0
+	[[ $(cat "$D/otp/fwd") == 1234 && $(cat "$D/oath/fwd") == 1234 ]] ||
+	    fail "PAM_AUTHTOK: oath '$(cat "$D/oath/fwd")', otp '$(cat "$D/otp/fwd")'"
+	U=other
+	ustep "anything$(tcode $NOW 30)"
+	want 0
+}
+
+@test "unknown user: PAM_USER_UNKNOWN before any prompt, as pam_oath" {
+	users "HOTP someone - $HEX"
+	PRE=()
+	uservice
+	ustep "$(hcode 1)"
+	want 1
+	assert_output --partial "User not known"
+	[[ $O_PROMPTS == 0 ]] || fail "pam_oath prompted"
+}
+
+@test "use_first_pass and try_first_pass take PAM_AUTHTOK as pam_oath" {
+	users "HOTP $U - $HEX"
+	PRE=("auth required $PWRAP_MODDIR/pam_set_items.so")
+	uservice use_first_pass
+	PAM_ENV=("PAM_AUTHTOK=$(hcode 1)")
+	ustep ""
+	want 0
+	PAM_ENV=("PAM_AUTHTOK=$(hcode 1)")
+	ustep ""
+	want 1
+	uservice try_first_pass
+	PAM_ENV=("PAM_AUTHTOK=$(hcode 2)")
+	ustep ""
+	want 0
+	PAM_ENV=()
+	ustep "$(hcode 3)"
+	want 0
+	[[ $O_PROMPTS == 1 ]] || fail "try_first_pass did not ask"
+}
+
+@test "on purpose: HOTP/E/8 refuses a 6-digit code that pam_oath takes" {
+	users "HOTP/E/8 $U - $HEX"
+	PRE=()
+	uservice
+	PAM_RUN_USER=$U pam_run oath "$(hcode 1)"
+	[[ $status == 0 ]] || fail "pam_oath no longer takes it: $output"
+	PAM_RUN_USER=$U pam_run otp "$(hcode 1)"
+	refused
+	PAM_RUN_USER=$U pam_run otp "$(hcode 1 8)"
+	accepted
+}
+
+@test "on purpose: a stale FILE.lock and FILE.new lock nobody out" {
+	users "HOTP $U - $HEX"
+	PRE=()
+	uservice
+	for m in oath otp; do
+		: >"$D/$m/users.lock"
+		: >"$D/$m/users.new"
+	done
+	PAM_RUN_USER=$U pam_run oath "$(hcode 1)"
+	[[ $status != 0 ]] || fail "pam_oath now survives a stale lock"
+	PAM_RUN_USER=$U pam_run otp "$(hcode 1)"
+	accepted
+	[[ ! -e $D/otp/users.lock && ! -e $D/otp/users.new ]] ||
+	    fail "leftovers not cleared"
+	# pam_oath works again on the file we cleared.
+	cp "$D/otp/users" "$D/oath/users"
+	rm -f "$D/oath/users.lock" "$D/oath/users.new"
+	PAM_RUN_USER=$U pam_run oath "$(hcode 2)"
+	[[ $status == 0 ]] || fail "pam_oath after us: $output"
+}
+
+@test "on purpose: alwaysok is logged and not honoured" {
+	users "HOTP $U - $HEX"
+	PRE=()
+	uservice alwaysok
+	PAM_RUN_USER=$U pam_run otp 000000
+	refused
+	assert_output --partial 'option "alwaysok" is not honoured'
+	PAM_RUN_USER=nobody-here pam_run otp 000000
+	[[ $status != 0 ]] || fail "unknown user let in"
+}
+
+@test "pam_oath accepts a code for a line otp-keygen wrote" {
+	local key
+	rm -f "$D/oath/users"
+	key=$("$OTP_BIN/otp-keygen" -x --usersfile="$D/oath/users" --user="$U")
+	[[ $(stat -c %a "$D/oath/users") == 600 ]] || fail "not 0600"
+	printf '%s\n' "auth required $OATH_SO usersfile=$D/oath/users" \
+	    >"$D/svc/oath"
+	PAM_RUN_USER=$U pam_run oath "$(oathtool --hotp -c 1 "$key")"
+	[[ $status == 0 ]] || fail "pam_oath refused: $output"
+	key=$("$OTP_BIN/otp-keygen" -f --totp=60 -d 8 \
+	    --usersfile="$D/oath/users" --user="$U")
+	PAM_RUN_USER=$U pam_run oath \
+	    "$(oathtool --totp -b -s 60s -d 8 -N "@$NOW" "$key")"
+	[[ $status == 0 ]] || fail "pam_oath refused TOTP: $output"
+}
+
+# bg_login SVC USER CODE OUT: one pam-drive login in the background.
+bg_login() {
+	(r=0
+	env LD_PRELOAD="$(preload 0)" \
+	    ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
+	    FAKETIME="$(faketime_of "$NOW")" DONT_FAKE_MONOTONIC=1 \
+	    NO_FAKE_STAT=1 TZ=UTC "$PAM_DRIVE" "$D/svc" "$1" "$2" \
+	    <<<"$3" >"$4" 2>&1 || r=$?
+	echo $r >"$4.rc") &
+}
+
+# rcs PREFIX N: the exit statuses of N background logins, all present.
+rcs() {
+	local i
+	for i in $(seq 1 "$2"); do
+		[[ -s $D/$1$i.rc ]] || fail "login $i left no status"
+		cat "$D/$1$i.rc"
+	done
+}
+
+@test "on purpose: 10 users logging in at once all succeed" {
+	local i lines=() ok=0
+	for i in $(seq 1 10); do
+		lines+=("HOTP/T30 user$i - $HEX")
+	done
+	users "${lines[@]}"
+	PRE=()
+	uservice
+	for i in $(seq 1 10); do
+		bg_login otp "user$i" "$(tcode $NOW 30)" "$D/r$i"
+	done
+	wait
+	rcs r 10 >/dev/null
+	ok=$(rcs r 10 | grep -c '^0$' || true)
+	[[ $ok == 10 ]] || fail "$ok of 10 logins succeeded"
+	[[ $(grep -c "	0	$(tcode $NOW 30)	" "$D/otp/users") == 10 ]] ||
+	    fail "not every login recorded: $(cat "$D/otp/users")"
+}
+
+@test "on purpose: 30 logins with one code at once, exactly one succeeds" {
+	local i ok=0
+	users "HOTP $U - $HEX"
+	PRE=()
+	uservice
+	for i in $(seq 1 30); do
+		bg_login otp "$U" "$(hcode 1)" "$D/r$i"
+	done
+	wait
+	rcs r 30 >/dev/null
+	ok=$(rcs r 30 | grep -c '^0$' || true)
+	[[ $ok == 1 ]] || fail "$ok of 30 logins succeeded"
+}
+
+@test "ours and pam_oath at once never both accept one code" {
+	local i c both=0 n=0
+	users "HOTP $U - $HEX"
+	PRE=()
+	uservice
+	# Both modules on one file.
+	printf '%s\n' "auth required $OATH_SO usersfile=$D/otp/users" \
+	    >"$D/svc/oath"
+	for i in $(seq 1 15); do
+		c=$(hcode "$i")
+		bg_login otp "$U" "$c" "$D/a$i"
+		bg_login oath "$U" "$c" "$D/b$i"
+		wait
+		[[ -s $D/a$i.rc && -s $D/b$i.rc ]] || fail "no status"
+		if [[ $(cat "$D/a$i.rc") == 0 && $(cat "$D/b$i.rc") == 0 ]]; then
+			both=$((both + 1))
+		fi
+		[[ $(cat "$D/a$i.rc") == 0 || $(cat "$D/b$i.rc") == 0 ]] &&
+		    n=$((n + 1))
+	done
+	echo "# $n of 15 codes accepted by one of the two"
+	[[ $both == 0 ]] || fail "$both codes accepted by both"
+}
+
+@test "usersfile=... \${USER} is the user's name, as pam_oath expands it" {
+	local m
+	for m in oath otp; do
+		printf 'HOTP\t%s\t-\t%s\n' "$U" "$HEX" >"$D/$m/$U.oath"
+		chmod 0600 "$D/$m/$U.oath"
+	done
+	printf '%s\n' "auth required $OATH_SO usersfile=$D/oath/\${USER}.oath" \
+	    >"$D/svc/oath"
+	printf '%s\n' "auth required $OTP_SO usersfile=$D/otp/\${USER}.oath" \
+	    >"$D/svc/otp"
+	for m in oath otp; do
+		PAM_RUN_USER=$U pam_run $m "$(hcode 1)"
+		[[ $status == 0 ]] || fail "$m: $output"
+	done
+	cmp "$D/oath/$U.oath" "$D/otp/$U.oath"
+}
+
+@test "Mobile-OTP through the module: once, not twice; pam_oath does not know it" {
+	local secret=e3152afee62599c8 c
+	users "MOTP $U 1234 $secret"
+	PRE=()
+	uservice
+	c=$("$OTP_BIN/otp-gen" --motp --pin=1234 -N "@$NOW" "$secret")
+	PAM_RUN_USER=$U pam_run otp "$c"
+	accepted
+	PAM_RUN_USER=$U pam_run otp "$c"
+	refused
+	PAM_RUN_USER=$U pam_run oath "$c"
+	assert_output --partial "User not known"
+}

@@ -1,0 +1,214 @@
+/*
+ * test-users.c - the users-file engine (lib/users.c) without a disk:
+ * decisions and rebuilt images (tests/vectors/users-check.txt), one line
+ * parsed and formatted (users-line.txt), adding and replacing a user's
+ * line, and the limits.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "otp.h"
+#include "unit.h"
+
+static char in[8192], want[8192], out[8192 + OTP_USERS_LINE_MAX];
+
+/* Undo the \n, \t and \\ escapes of the vector files. */
+static size_t
+unescape(const char *s, char *buf, size_t sz)
+{
+	size_t n = 0;
+
+	for (; *s != '\0' && n < sz; s++) {
+		if (*s != '\\' || s[1] == '\0') {
+			buf[n++] = *s;
+			continue;
+		}
+		s++;
+		buf[n++] = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s;
+	}
+	return n;
+}
+
+static int
+fixed_offset(void *arg, int64_t t, int32_t *off)
+{
+	(void)t;
+	*off = *(const int32_t *)arg;
+	return 0;
+}
+
+static const char *
+result_name(const struct otp_users_result *r)
+{
+	if (r->accepted)
+		return "accepted";
+	switch (r->why) {
+	case OTP_USERS_WHY_WRONG:
+		return "wrong";
+	case OTP_USERS_WHY_REPLAYED:
+		return "replayed";
+	case OTP_USERS_WHY_UNKNOWN:
+		return "unknown";
+	case OTP_USERS_WHY_PASSWORD:
+		return "password";
+	default:
+		return "?";
+	}
+}
+
+static void
+check_case(const struct unit_line *l, void *arg)
+{
+	struct otp_users_result r;
+	struct otp_zone zone;
+	int32_t off;
+	size_t inlen, wantlen, outlen;
+	const char *pw;
+	int rc, err;
+
+	(void)arg;
+	if (l->nfields != 10) {
+		CHECK(0, "%s:%u: want 10 fields", l->file, l->lineno);
+		return;
+	}
+	inlen = unescape(l->field[0], in, sizeof(in));
+	pw = strcmp(l->field[2], "~") == 0 ? "" : l->field[2];
+	off = (int32_t)atol(l->field[6]);
+	zone.offset = fixed_offset;
+	zone.arg = &off;
+	rc = otp_users_check(in, inlen, l->field[1], pw, l->field[3],
+	    atoll(l->field[4]), &zone, (unsigned)atoi(l->field[5]), &r, out,
+	    sizeof(out), &outlen);
+	err = unit_errcode(l->field[7]);
+	if (err != 1) {
+		CHECK_EQ_INT(rc, err, l->field[7]);
+		CHECK(r.line == (size_t)atoi(l->field[8]), "%s:%u: fault at "
+		    "line %zu", l->file, l->lineno, r.line);
+		return;
+	}
+	CHECK(rc == 0, "%s:%u: %s", l->file, l->lineno, otp_strerror(rc));
+	if (rc != 0)
+		return;
+	CHECK(strcmp(result_name(&r), l->field[7]) == 0, "%s:%u: got %s",
+	    l->file, l->lineno, result_name(&r));
+	if (strcmp(l->field[9], "-") == 0) {
+		CHECK(outlen == 0, "%s:%u: image written", l->file, l->lineno);
+		return;
+	}
+	CHECK(r.offset == atoll(l->field[8]), "%s:%u: offset %lld",
+	    l->file, l->lineno, (long long)r.offset);
+	wantlen = unescape(l->field[9], want, sizeof(want));
+	CHECK(outlen == wantlen && memcmp(out, want, wantlen) == 0,
+	    "%s:%u: image \"%.*s\"", l->file, l->lineno, (int)outlen, out);
+}
+
+static void
+line_case(const struct unit_line *l, void *arg)
+{
+	struct otp_users_token t;
+	char line[1024], fmt[1024];
+	size_t n, wn;
+	int rc, err;
+
+	(void)arg;
+	n = unescape(l->field[0], line, sizeof(line));
+	rc = otp_users_line_parse(line, n, &t);
+	err = unit_errcode(l->field[1]);
+	CHECK_EQ_INT(rc, err == 1 ? atoi(l->field[1]) : err, l->field[0]);
+	if (rc != 1)
+		return;
+	wn = unescape(l->field[2], fmt, sizeof(fmt) - 1);
+	fmt[wn++] = '\n';
+	rc = otp_users_line_format(&t, line, sizeof(line));
+	CHECK(rc == (int)wn && memcmp(line, fmt, wn) == 0, "%s:%u: format "
+	    "\"%s\"", l->file, l->lineno, rc > 0 ? line : "(error)");
+}
+
+/* otp_users_set: append, refuse, replace every line of the user. */
+static void
+set_cases(void)
+{
+	static const char img[] = "# c\nHOTP\ta\t-\t00\nHOTP/T30 b - 01\n"
+	    "x\nHOTP\ta\t-\t02";
+	struct otp_users_token t;
+	size_t outlen;
+	int rc;
+
+	memset(&t, 0, sizeof(t));
+	t.kind = OTP_USERS_TOTP;
+	t.digits = 8;
+	t.period = 60;
+	memcpy(t.user, "c", 2);
+	memcpy(t.password, "-", 2);
+	t.key.len = 2;
+	t.key.buf[0] = 0xab;
+	t.key.buf[1] = 0xcd;
+	rc = otp_users_set(img, sizeof(img) - 1, &t, 0, out, sizeof(out),
+	    &outlen);
+	CHECK(rc == 0 && outlen == sizeof(img) - 1 + 21 &&
+	    memcmp(out + sizeof(img) - 1, "\nHOTP/T60/8\tc\t-\tabcd\n", 21) ==
+	    0, "append: %d \"%.*s\"", rc, (int)outlen, out);
+	memcpy(t.user, "a", 2);
+	rc = otp_users_set(img, sizeof(img) - 1, &t, 0, out, sizeof(out),
+	    &outlen);
+	CHECK_EQ_INT(rc, OTP_EUSERSEXIST, "existing user without replace");
+	t.kind = OTP_USERS_HOTP;
+	t.digits = 6;
+	t.period = 0;
+	memcpy(t.password, "42", 3);
+	rc = otp_users_set(img, sizeof(img) - 1, &t, 1, out, sizeof(out),
+	    &outlen);
+	CHECK(rc == 0 && outlen == 37 && memcmp(out, "# c\nHOTP\ta\t42\tabcd\n"
+	    "HOTP/T30 b - 01\nx\n", 37) == 0, "replace: \"%.*s\"",
+	    (int)outlen, out);
+	rc = otp_users_set("", 0, &t, 0, out, sizeof(out), &outlen);
+	CHECK(rc == 0 && outlen == 15 && memcmp(out, "HOTP\ta\t42\tabcd\n",
+	    15) == 0, "new file: \"%.*s\"", (int)outlen, out);
+	memcpy(t.user, "a b", 4);
+	rc = otp_users_set("", 0, &t, 0, out, sizeof(out), &outlen);
+	CHECK_EQ_INT(rc, OTP_EUSERSFIELD, "user with a blank");
+	memcpy(t.user, "a", 2);
+	t.password[0] = '\0';
+	rc = otp_users_set("", 0, &t, 0, out, sizeof(out), &outlen);
+	CHECK_EQ_INT(rc, OTP_EUSERSFIELD, "empty password column");
+}
+
+static void
+limit_cases(void)
+{
+	struct otp_users_result r;
+	size_t outlen;
+	int rc;
+
+	rc = otp_users_check("HOTP a - 00\0", 12, "a", "", "123456", 0, NULL,
+	    5, &r, out, sizeof(out), &outlen);
+	CHECK_EQ_INT(rc, OTP_ENUL, "NUL in image");
+	rc = otp_users_check("x", (size_t)OTP_USERS_MAX + 1, "a", "",
+	    "123456", 0, NULL, 5, &r, out, sizeof(out), &outlen);
+	CHECK_EQ_INT(rc, OTP_EUSERSSIZE, "image too large");
+	CHECK_EQ_INT(otp_users_has_user("# a\nHOTP a - 00\n", 16, "a"), 1,
+	    "has a");
+	CHECK_EQ_INT(otp_users_has_user("# a\nHOTP a -\nMOTP b 1 x\n", 24,
+	    "a"), 0, "a without key");
+	CHECK_EQ_INT(otp_users_has_user("# a\nHOTP a -\nMOTP b 1 x\n", 24,
+	    "b"), 1, "mOTP b");
+	/* Room: the edited image must fit in out. */
+	rc = otp_users_check("HOTP a - 3132333435363738393031323334353637383930"
+	    "\n", 50, "a", "", "287082", 0, NULL, 5, &r, out, 60, &outlen);
+	CHECK_EQ_INT(rc, OTP_ENOSPACE, "out too small");
+	CHECK_EQ_STR(otp_users_why_text(OTP_USERS_WHY_REPLAYED),
+	    "code already used", "why text");
+}
+
+int
+main(int argc, char *argv[])
+{
+	const char *dir = argc > 1 ? argv[1] : "tests/vectors";
+
+	unit_vectors(dir, "users-check.txt", check_case, NULL);
+	unit_vectors(dir, "users-line.txt", line_case, NULL);
+	set_cases();
+	limit_cases();
+	return unit_done();
+}
