@@ -33,18 +33,10 @@
 #define RETRIES		20
 
 static int
-close_keep(int fd, int rc)
+check_stat(const struct stat *st, const void *arg)
 {
-	int e = errno;
+	unsigned long uid = *(const unsigned long *)arg;
 
-	(void)close(fd);
-	errno = e;
-	return rc;
-}
-
-static int
-check_stat(const struct stat *st, unsigned long uid)
-{
 	if (!S_ISREG(st->st_mode))
 		return OTP_EOTPWTYPE;
 	if (uid != SYS_OTPW_ANYUID && (unsigned long)st->st_uid != uid)
@@ -53,64 +45,6 @@ check_stat(const struct stat *st, unsigned long uid)
 		return OTP_EOTPWMODE;
 	if (st->st_size > OTP_OTPW_MAX)
 		return OTP_EOTPWSIZE;
-	return 0;
-}
-
-/* Open name in dirfd without following a symlink or blocking on a FIFO;
- * with lock, flock it and make sure it is still the file of that name. */
-static int
-open_otpw(int dirfd, const char *name, unsigned long uid, int lock, int *fdp,
-    struct stat *st)
-{
-	struct stat now;
-	int fd, r, i;
-
-	for (i = 0; i < RETRIES; i++) {
-		fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-		    O_CLOEXEC | O_NOCTTY);
-		if (fd < 0)
-			return errno == ELOOP ? OTP_EOTPWTYPE : OTP_EIO;
-		if (fstat(fd, st) < 0)
-			return close_keep(fd, OTP_EIO);
-		if ((r = check_stat(st, uid)) < 0)
-			return close_keep(fd, r);
-		if (!lock) {
-			*fdp = fd;
-			return 0;
-		}
-		while (flock(fd, LOCK_EX) < 0)
-			if (errno != EINTR)
-				return close_keep(fd, OTP_ELOCK);
-		if (fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    now.st_dev == st->st_dev && now.st_ino == st->st_ino) {
-			if (fstat(fd, st) < 0)
-				return close_keep(fd, OTP_EIO);
-			if ((r = check_stat(st, uid)) < 0)
-				return close_keep(fd, r);
-			*fdp = fd;
-			return 0;
-		}
-		(void)close(fd);	/* replaced while we waited */
-	}
-	return OTP_ESTATECHANGED;
-}
-
-static int
-read_all(int fd, char *buf, size_t size)
-{
-	size_t got = 0;
-	ssize_t n;
-
-	while (got < size) {
-		n = read(fd, buf + got, size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return OTP_EIO;
-		if (n == 0)
-			return OTP_ESTATECHANGED;
-		got += (size_t)n;
-	}
 	return 0;
 }
 
@@ -125,13 +59,14 @@ sys_otpw_load(const char *path, unsigned long uid, char *img, size_t imgsz,
 	*len = 0;
 	if ((r = sys_dir_open(path, &dirfd, name, sizeof(name))) != 0)
 		return r;
-	if ((r = open_otpw(dirfd, name, uid, 0, &fd, &st)) != 0)
-		return close_keep(dirfd, r);
+	if ((r = sys_open_vetted(dirfd, name, check_stat, &uid, 0,
+	    OTP_EOTPWTYPE, &fd, &st)) != 0)
+		return sys_close_keep(dirfd, r);
 	(void)close(dirfd);
 	if ((size_t)st.st_size > imgsz)
-		return close_keep(fd, OTP_EOTPWSIZE);
-	if ((r = read_all(fd, img, (size_t)st.st_size)) != 0)
-		return close_keep(fd, r);
+		return sys_close_keep(fd, OTP_EOTPWSIZE);
+	if ((r = sys_read_exact(fd, img, (size_t)st.st_size)) != 0)
+		return sys_close_keep(fd, r);
 	*len = (size_t)st.st_size;
 	(void)close(fd);
 	return 0;
@@ -209,10 +144,11 @@ consume_cycle(int dirfd, const char *name, unsigned long uid,
 	size_t len;
 	int fd, r, ok;
 
-	if ((r = open_otpw(dirfd, name, uid, 1, &fd, &st)) != 0)
+	if ((r = sys_open_vetted(dirfd, name, check_stat, &uid, 1,
+	    OTP_EOTPWTYPE, &fd, &st)) != 0)
 		return r;
 	len = (size_t)st.st_size;
-	if ((r = read_all(fd, img, len)) != 0)
+	if ((r = sys_read_exact(fd, img, len)) != 0)
 		goto out;
 	if ((r = otp_otpw_parse(img, len, w, NULL)) != 0)
 		goto out;
@@ -250,7 +186,7 @@ consume_cycle(int dirfd, const char *name, unsigned long uid,
 		r = 1;
 out:
 	otp_wipe(&c, sizeof(c));
-	return close_keep(fd, r);	/* drops the flock */
+	return sys_close_keep(fd, r);	/* drops the flock */
 }
 
 int
@@ -269,7 +205,7 @@ sys_otpw_consume(const char *path, unsigned long uid,
 		    i < RETRIES && r == OTP_ESTATECHANGED; i++)
 			r = consume_cycle(dirfd, name, uid, chal, resp, w,
 			    img);
-		(void)close_keep(dirfd, 0);
+		(void)sys_close_keep(dirfd, 0);
 	}
 	/* Only the hashes were in it, but wipe it all the same. */
 	otp_wipe(img, OTP_OTPW_MAX);
@@ -293,18 +229,18 @@ sys_otpw_create(const char *path, const char *img, size_t len, int force,
 		return r;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (!force)
-			return close_keep(dirfd, OTP_ESTATEEXIST);
+			return sys_close_keep(dirfd, OTP_ESTATEEXIST);
 		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
-			return close_keep(dirfd, OTP_EOTPWTYPE);
+			return sys_close_keep(dirfd, OTP_EOTPWTYPE);
 	} else if (errno != ENOENT)
-		return close_keep(dirfd, OTP_EIO);
+		return sys_close_keep(dirfd, OTP_EIO);
 	if ((r = sys_stage(&f, dirfd, name, 0600)) == 0) {
 		if ((r = sys_stage_write(&f, img, len)) == 0)
 			r = sys_commit(&f, force);
 		else
 			sys_discard(&f);
 	}
-	(void)close_keep(dirfd, 0);
+	(void)sys_close_keep(dirfd, 0);
 	if (r != 0)
 		return r;
 	/* A lock names an entry of the old list: meaningless now. */

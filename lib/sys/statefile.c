@@ -78,8 +78,10 @@ seen_same(const struct seen *s, const struct stat *st)
 
 /* The checks the module makes, in its order. */
 static int
-check_stat(const struct stat *st, const struct otp_state_opts *o)
+check_stat(const struct stat *st, const void *arg)
 {
+	const struct otp_state_opts *o = arg;
+
 	if (!S_ISREG(st->st_mode))
 		return OTP_ESTATETYPE;
 	if ((st->st_mode & 03777 & ~(mode_t)o->allowed_perm) != 0)
@@ -92,84 +94,8 @@ check_stat(const struct stat *st, const struct otp_state_opts *o)
 	return 0;
 }
 
-static int
-close_keep(int fd, int rc)
-{
-	int e = errno;
-
-	(void)close(fd);
-	errno = e;
-	return rc;
-}
-
-/* Open name in dirfd for reading, never through a symlink and never
- * blocking on a FIFO; lock it when lock is set, making sure the lock is
- * on the file the name is now (an update replaces it by rename). */
-static int
-open_state(int dirfd, const char *name, const struct otp_state_opts *o,
-    int lock, int *fdp, struct stat *st)
-{
-	struct stat now;
-	int fd, r, i;
-
-	for (i = 0; i < RETRIES; i++) {
-		fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-		    O_CLOEXEC | O_NOCTTY);
-		if (fd < 0)
-			return errno == ELOOP ? OTP_ESTATETYPE : OTP_EIO;
-		if (fstat(fd, st) < 0)
-			return close_keep(fd, OTP_EIO);
-		if ((r = check_stat(st, o)) < 0)
-			return close_keep(fd, r);
-		if (!lock) {
-			*fdp = fd;
-			return 0;
-		}
-		while (flock(fd, LOCK_EX) < 0)
-			if (errno != EINTR)
-				return close_keep(fd, OTP_ELOCK);
-		if (fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    now.st_dev == st->st_dev && now.st_ino == st->st_ino) {
-			/* Ours; look again now that nobody of ours writes. */
-			if (fstat(fd, st) < 0)
-				return close_keep(fd, OTP_EIO);
-			if ((r = check_stat(st, o)) < 0)
-				return close_keep(fd, r);
-			*fdp = fd;
-			return 0;
-		}
-		(void)close(fd);	/* replaced while we waited: again */
-	}
-	return OTP_ESTATECHANGED;
-}
-
 /* Read exactly size bytes; a file that grew or shrank meanwhile is
  * OTP_ESTATECHANGED.  NUL bytes are the engine's to refuse. */
-static int
-read_all(int fd, char *buf, size_t size)
-{
-	size_t got = 0;
-	ssize_t n;
-	char extra;
-
-	while (got < size) {
-		n = read(fd, buf + got, size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return OTP_EIO;
-		if (n == 0)
-			return OTP_ESTATECHANGED;
-		got += (size_t)n;
-	}
-	do
-		n = read(fd, &extra, 1);
-	while (n < 0 && errno == EINTR);
-	if (n != 0)
-		return n < 0 ? OTP_EIO : OTP_ESTATECHANGED;
-	return 0;
-}
-
 struct foreign {
 	const char	*name;
 	time_t		 now;
@@ -272,12 +198,13 @@ cycle(struct sys_login *l, unsigned phases, const struct otp_answer *a,
 	int64_t now;
 	int fd, ret, e;
 
-	if ((ret = open_state(l->dirfd, l->name, &l->o, 1, &fd, &st)) < 0)
+	if ((ret = sys_open_vetted(l->dirfd, l->name, check_stat, &l->o, 1,
+	    OTP_ESTATETYPE, &fd, &st)) < 0)
 		return ret;
 	l->cycles++;
 	inlen = (size_t)st.st_size;
 	seen_set(&seen, &st);
-	if ((ret = read_all(fd, l->in, inlen)) < 0)
+	if ((ret = sys_read_exact(fd, l->in, inlen)) < 0)
 		goto out;
 	/* The clock is read with the file locked, so that runs that waited
 	 * for each other judge in the order they wrote. */
@@ -457,9 +384,10 @@ sys_statefile_load(const char *path, const struct otp_state_opts *o,
 	if ((ret = sys_dir_open(path, &dirfd, name, sizeof(name))) != 0)
 		return ret;
 	for (i = 0; i < RETRIES; i++) {
-		if ((ret = open_state(dirfd, name, &oo, 0, &fd, &sb)) < 0)
+		if ((ret = sys_open_vetted(dirfd, name, check_stat, &oo, 0,
+		    OTP_ESTATETYPE, &fd, &sb)) < 0)
 			break;
-		ret = read_all(fd, in, (size_t)sb.st_size);
+		ret = sys_read_exact(fd, in, (size_t)sb.st_size);
 		(void)close(fd);
 		if (ret == 0)
 			ret = otp_state_parse(in, (size_t)sb.st_size, st);
@@ -467,7 +395,7 @@ sys_statefile_load(const char *path, const struct otp_state_opts *o,
 		if (ret != OTP_ESTATECHANGED)
 			break;
 	}
-	return close_keep(dirfd, ret);
+	return sys_close_keep(dirfd, ret);
 }
 
 int
@@ -485,18 +413,18 @@ sys_statefile_create(const char *path, const char *img, size_t len,
 		return r;
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (!force)
-			return close_keep(dirfd, OTP_ESTATEEXIST);
+			return sys_close_keep(dirfd, OTP_ESTATEEXIST);
 		/* Only a file (or a symlink, replaced itself) is replaced:
 		 * never a device, a FIFO or a directory. */
 		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
-			return close_keep(dirfd, OTP_ESTATETYPE);
+			return sys_close_keep(dirfd, OTP_ESTATETYPE);
 	} else if (errno != ENOENT)
-		return close_keep(dirfd, OTP_EIO);
+		return sys_close_keep(dirfd, OTP_EIO);
 	if ((r = sys_stage(&f, dirfd, name, 0400)) == 0) {
 		if ((r = sys_stage_write(&f, img, len)) == 0)
 			r = sys_commit(&f, force);
 		else
 			sys_discard(&f);
 	}
-	return close_keep(dirfd, r);
+	return sys_close_keep(dirfd, r);
 }

@@ -28,6 +28,22 @@ int sys_scratch_codes(uint32_t *codes, size_t n);
 /* An otp_word_fn over the kernel's generator (arg unused). */
 int sys_random_word(void *arg, uint32_t *word);
 
+/* ---- secret files (lib/sys/secfile.c) -------------------------------- */
+
+struct stat;
+/* A file's rules: 0, or the OTP_E* that refuses it. */
+typedef int sys_vet_fn(const struct stat *st, const void *arg);
+/* Open name in dirfd for reading: no symlink (linkerr), no FIFO block,
+ * vet(st, arg) before use; with lock, flocked on the file the name is now
+ * and vetted again.  *fdp, *st; OTP_EIO, OTP_ELOCK, OTP_ESTATECHANGED. */
+int sys_open_vetted(int dirfd, const char *name, sys_vet_fn *vet,
+    const void *arg, int lock, int linkerr, int *fdp, struct stat *st);
+/* Exactly size bytes of fd, then its end; OTP_ESTATECHANGED if it is
+ * shorter or longer (changed since fstat), OTP_EIO with errno. */
+int sys_read_exact(int fd, char *buf, size_t size);
+/* close(fd) keeping errno; returns rc. */
+int sys_close_keep(int fd, int rc);
+
 /* ---- key and line input (lib/sys/input.c) ---------------------------- */
 
 /* The text of a key argument into out: arg itself, one line of fd for

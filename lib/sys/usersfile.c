@@ -48,16 +48,6 @@
 #define POLL_MS		5
 #define LINGER_MS	10	/* FILE.lock kept after a write (see above) */
 
-static int
-close_keep(int fd, int rc)
-{
-	int e = errno;
-
-	(void)close(fd);
-	errno = e;
-	return rc;
-}
-
 static void
 sleep_ms(long ms)
 {
@@ -68,8 +58,9 @@ sleep_ms(long ms)
 }
 
 static int
-check_stat(const struct stat *st)
+check_stat(const struct stat *st, const void *arg)
 {
+	(void)arg;
 	if (!S_ISREG(st->st_mode))
 		return OTP_EUSERSTYPE;
 	/* Secrets: no one but the owner writes, no stranger reads. */
@@ -77,69 +68,6 @@ check_stat(const struct stat *st)
 		return OTP_EUSERSMODE;
 	if ((unsigned long long)st->st_size > OTP_USERS_MAX)
 		return OTP_EUSERSSIZE;
-	return 0;
-}
-
-/* Open name in dirfd (no symlink, no FIFO block); with lock, flock it and
- * make sure the name still is the file locked. */
-static int
-open_users(int dirfd, const char *name, int lock, int *fdp, struct stat *st)
-{
-	struct stat now;
-	int fd, r, i;
-
-	for (i = 0; i < RETRIES; i++) {
-		fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-		    O_CLOEXEC | O_NOCTTY);
-		if (fd < 0)
-			return errno == ELOOP ? OTP_EUSERSTYPE : OTP_EIO;
-		if (fstat(fd, st) < 0)
-			return close_keep(fd, OTP_EIO);
-		if ((r = check_stat(st)) < 0)
-			return close_keep(fd, r);
-		if (!lock) {
-			*fdp = fd;
-			return 0;
-		}
-		while (flock(fd, LOCK_EX) < 0)
-			if (errno != EINTR)
-				return close_keep(fd, OTP_ELOCK);
-		if (fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    now.st_dev == st->st_dev && now.st_ino == st->st_ino) {
-			if (fstat(fd, st) < 0)
-				return close_keep(fd, OTP_EIO);
-			if ((r = check_stat(st)) < 0)
-				return close_keep(fd, r);
-			*fdp = fd;
-			return 0;
-		}
-		(void)close(fd);
-	}
-	return OTP_ESTATECHANGED;
-}
-
-static int
-read_all(int fd, char *buf, size_t size)
-{
-	size_t got = 0;
-	ssize_t n;
-	char extra;
-
-	while (got < size) {
-		n = read(fd, buf + got, size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return OTP_EIO;
-		if (n == 0)
-			return OTP_ESTATECHANGED;
-		got += (size_t)n;
-	}
-	do
-		n = read(fd, &extra, 1);
-	while (n < 0 && errno == EINTR);
-	if (n != 0)
-		return n < 0 ? OTP_EIO : OTP_ESTATECHANGED;
 	return 0;
 }
 
@@ -182,7 +110,7 @@ take_foreign(int dirfd, const char *name, int *fdp)
 			if (try_lock(fd, F_WRLCK) != 1) {
 				/* Nobody can hold a file we just made. */
 				(void)unlinkat(dirfd, lock, 0);
-				return close_keep(fd, OTP_ELOCK);
+				return sys_close_keep(fd, OTP_ELOCK);
 			}
 			/* No pam_oath is writing now: a FILE.new is a
 			 * leftover that would make it fail for ever. */
@@ -282,7 +210,8 @@ cycle(int dirfd, const char *name, struct job *j)
 	int fd, lfd = -1, ret, e;
 	int64_t now;
 
-	if ((ret = open_users(dirfd, name, 1, &fd, &st)) < 0) {
+	if ((ret = sys_open_vetted(dirfd, name, check_stat, NULL, 1,
+	    OTP_EUSERSTYPE, &fd, &st)) < 0) {
 		if (ret == OTP_EIO && errno == ENOENT && j->token != NULL) {
 			/* A new file: the link in sys_commit refuses to
 			 * clobber one made meanwhile. */
@@ -318,7 +247,7 @@ cycle(int dirfd, const char *name, struct job *j)
 			goto out;
 		}
 	}
-	if ((ret = read_all(fd, in, inlen)) < 0)
+	if ((ret = sys_read_exact(fd, in, inlen)) < 0)
 		goto out;
 	if (j->token != NULL) {
 		ret = otp_users_set(in, inlen, j->token, j->replace, out, outsz,
@@ -407,14 +336,15 @@ sys_users_has_user(const char *path, const char *user)
 
 	if ((ret = sys_dir_open(path, &dirfd, name, sizeof(name))) < 0)
 		return ret;
-	ret = open_users(dirfd, name, 0, &fd, &st);
+	ret = sys_open_vetted(dirfd, name, check_stat, NULL, 0,
+	    OTP_EUSERSTYPE, &fd, &st);
 	(void)close(dirfd);
 	if (ret < 0)
 		return ret;
 	len = (size_t)st.st_size;
 	if ((in = malloc(len + 1)) == NULL)
-		return close_keep(fd, OTP_ENOMEM);
-	if ((ret = read_all(fd, in, len)) == 0)
+		return sys_close_keep(fd, OTP_ENOMEM);
+	if ((ret = sys_read_exact(fd, in, len)) == 0)
 		ret = otp_users_has_user(in, len, user);
 	otp_wipe(in, len);
 	free(in);
