@@ -192,8 +192,8 @@ users_auth(pam_handle_t *pamh, const struct uparams *p, const char *user)
 	code = answer;
 	rc = PAM_AUTH_ERR;
 	if (len < CODE_MIN) {
-		if (p->debug)
-			pam_syslog(pamh, LOG_DEBUG, "debug: answer too short");
+		pam_syslog(pamh, LOG_ERR, "invalid verification code for "
+		    "\"%s\": too short", user);
 		goto done;
 	}
 	if (p->digits != 0 && len > p->digits) {
@@ -206,9 +206,8 @@ users_auth(pam_handle_t *pamh, const struct uparams *p, const char *user)
 		if (pam_set_item(pamh, PAM_AUTHTOK, prefix) != PAM_SUCCESS)
 			goto done;
 	} else if (p->digits == 0 && len > CODE_MAX) {
-		if (p->debug)
-			pam_syslog(pamh, LOG_DEBUG, "debug: answer too long "
-			    "(and no digits=)");
+		pam_syslog(pamh, LOG_ERR, "invalid verification code for "
+		    "\"%s\": too long (and no digits=)", user);
 		goto done;
 	}
 	rc = sys_users_check(path, user, prefix != NULL ? prefix : "", code,
@@ -223,10 +222,13 @@ users_auth(pam_handle_t *pamh, const struct uparams *p, const char *user)
 		rc = PAM_AUTH_ERR;
 		goto done;
 	}
-	if (p->debug)
-		pam_syslog(pamh, LOG_DEBUG, "debug: \"%s\": %s%s", user,
-		    otp_users_why_text(r.why), r.accepted ? " (line recorded)" :
-		    "");
+	/* Every answer is logged once, with the reason; never the code. */
+	if (r.accepted)
+		pam_syslog(pamh, LOG_INFO, "accepted verification code for "
+		    "\"%s\"", user);
+	else
+		pam_syslog(pamh, LOG_ERR, "invalid verification code for "
+		    "\"%s\": %s", user, otp_users_why_text(r.why));
 	rc = r.accepted ? PAM_SUCCESS : PAM_AUTH_ERR;
 done:
 	pamotp_free_secret(prefix);

@@ -71,8 +71,10 @@ uservice() {
 	    >"$D/svc/otp"
 }
 
+# pamtester's last word, wherever it starts (after a prompt, which ends
+# in no newline, or after a log line).
 verdict() {
-	grep '^pamtester: ' <<<"$output" | tail -n 1
+	grep -o 'pamtester: .*' <<<"$output" | tail -n 1
 }
 
 prompts() {
