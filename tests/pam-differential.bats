@@ -29,9 +29,10 @@ dservice() {
 	done
 }
 
-# verdict: pamtester's last line (its verdict) from $output.
+# verdict: pamtester's last word from $output, wherever it starts (after
+# a prompt, which ends in no newline, or after a log line).
 verdict() {
-	grep '^pamtester: ' <<<"$output" | tail -n 1
+	grep -o 'pamtester: .*' <<<"$output" | tail -n 1
 }
 
 # prompts: how many times the module asked (our prompts end in "code: ").
