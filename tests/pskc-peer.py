@@ -2,12 +2,8 @@
 """pskc-peer.py - random account sets for the PSKC cross-checks with
 python3-pskc (tests/otp-uri-pskc.bats).
 
-  pskc-peer.py gen SEED N DIR [noquote]
-                                 DIR/uris (otpauth URIs, one a line),
-                                 DIR/in.csv (for csv2pskc), DIR/expect.csv;
-                                 noquote: no '"' in names (csv2pskc sniffs
-                                 the CSV dialect and misreads doubled
-                                 quotes, a CSV matter, not PSKC's)
+  pskc-peer.py gen SEED N DIR    DIR/uris (otpauth URIs, one a line),
+                                 DIR/in.csv (for csv2pskc), DIR/expect.csv
   pskc-peer.py check DIR CSV     compare pskc2csv's CSV with DIR/expect.csv
   pskc-peer.py check-json DIR F  compare otp-uri --parse --json's lines
   pskc-peer.py csv2pskc ARGS...  python-pskc's csv2pskc
@@ -31,8 +27,8 @@ COLUMNS = ['serial', 'secret', 'algorithm', 'algorithm_suite',
            'key_userid']
 
 
-def name(rng, noquote):
-    chars = [c for c in AWKWARD + ['q', 'r'] if not (noquote and '"' in c)]
+def name(rng):
+    chars = AWKWARD + ['q', 'r']
     parts = [rng.choice('abcxyz')]
     for _ in range(rng.randint(1, 5)):
         parts.append(rng.choice(chars))
@@ -40,8 +36,7 @@ def name(rng, noquote):
     return ''.join(parts)
 
 
-def gen(seed, n, outdir, noquote=''):
-    noquote = noquote == 'noquote'
+def gen(seed, n, outdir):
     rng = random.Random(int(seed))
     rows = []
     for i in range(int(n)):
@@ -49,8 +44,8 @@ def gen(seed, n, outdir, noquote=''):
         alg = rng.choice(['SHA1', 'SHA256', 'SHA512'])
         digits = rng.randint(6, 8)
         key = bytes(rng.randrange(256) for _ in range(rng.randint(16, 32)))
-        issuer = name(rng, noquote) if rng.random() < 0.7 else ''
-        account = name(rng, noquote)
+        issuer = name(rng) if rng.random() < 0.7 else ''
+        account = name(rng)
         row = {
             'serial': 'PEER%08X' % rng.randrange(1 << 32),
             'secret': base64.b32encode(key).decode(),
@@ -151,7 +146,7 @@ def check_json(outdir, got_json):
 if __name__ == '__main__':
     cmd = sys.argv[1]
     if cmd == 'gen':
-        gen(*sys.argv[2:6])
+        gen(*sys.argv[2:5])
     elif cmd == 'check':
         check(*sys.argv[2:4])
     elif cmd == 'check-json':
