@@ -356,3 +356,31 @@ sys_discard(struct sys_file *f)
 	f->fd = -1;
 	errno = e;
 }
+
+int
+sys_create(const char *path, const void *img, size_t len, unsigned mode,
+    int force, int typeerr)
+{
+	struct sys_file f;
+	struct stat st;
+	char name[NAME_MAX + 1];
+	int dirfd, r;
+
+	if ((r = sys_dir_open(path, &dirfd, name, sizeof(name))) != 0)
+		return r;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (!force)
+			return sys_close_keep(dirfd, OTP_ESTATEEXIST);
+		/* A symlink is replaced itself, not what it points at. */
+		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+			return sys_close_keep(dirfd, typeerr);
+	} else if (errno != ENOENT)
+		return sys_close_keep(dirfd, OTP_EIO);
+	if ((r = sys_stage(&f, dirfd, name, mode)) == 0) {
+		if ((r = sys_stage_write(&f, img, len)) == 0)
+			r = sys_commit(&f, force);
+		else
+			sys_discard(&f);
+	}
+	return sys_close_keep(dirfd, r);
+}

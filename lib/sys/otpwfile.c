@@ -217,31 +217,12 @@ int
 sys_otpw_create(const char *path, const char *img, size_t len, int force,
     int *unlocked)
 {
-	struct sys_file f;
-	struct stat st;
-	char name[NAME_MAX + 1];
-	int dirfd, r;
+	int r;
 
 	*unlocked = 0;
 	if (len < 1 || len > OTP_OTPW_MAX)
 		return OTP_EOTPWSIZE;
-	if ((r = sys_dir_open(path, &dirfd, name, sizeof(name))) != 0)
-		return r;
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (!force)
-			return sys_close_keep(dirfd, OTP_ESTATEEXIST);
-		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
-			return sys_close_keep(dirfd, OTP_EOTPWTYPE);
-	} else if (errno != ENOENT)
-		return sys_close_keep(dirfd, OTP_EIO);
-	if ((r = sys_stage(&f, dirfd, name, 0600)) == 0) {
-		if ((r = sys_stage_write(&f, img, len)) == 0)
-			r = sys_commit(&f, force);
-		else
-			sys_discard(&f);
-	}
-	(void)sys_close_keep(dirfd, 0);
-	if (r != 0)
+	if ((r = sys_create(path, img, len, 0600, force, OTP_EOTPWTYPE)) != 0)
 		return r;
 	/* A lock names an entry of the old list: meaningless now. */
 	if (sys_otpw_unlock(path) == 0)

@@ -402,29 +402,7 @@ int
 sys_statefile_create(const char *path, const char *img, size_t len,
     int force)
 {
-	struct sys_file f;
-	struct stat st;
-	char name[NAME_MAX + 1];
-	int dirfd, r;
-
 	if (len < 1 || len > OTP_STATE_MAX)
 		return OTP_ESTATESIZE;
-	if ((r = sys_dir_open(path, &dirfd, name, sizeof(name))) != 0)
-		return r;
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		if (!force)
-			return sys_close_keep(dirfd, OTP_ESTATEEXIST);
-		/* Only a file (or a symlink, replaced itself) is replaced:
-		 * never a device, a FIFO or a directory. */
-		if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
-			return sys_close_keep(dirfd, OTP_ESTATETYPE);
-	} else if (errno != ENOENT)
-		return sys_close_keep(dirfd, OTP_EIO);
-	if ((r = sys_stage(&f, dirfd, name, 0400)) == 0) {
-		if ((r = sys_stage_write(&f, img, len)) == 0)
-			r = sys_commit(&f, force);
-		else
-			sys_discard(&f);
-	}
-	return sys_close_keep(dirfd, r);
+	return sys_create(path, img, len, 0400, force, OTP_ESTATETYPE);
 }

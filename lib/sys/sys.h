@@ -98,6 +98,11 @@ int sys_stage_sync(struct sys_file *f);
 int sys_commit(struct sys_file *f, int replace);
 /* Remove the staged file. */
 void sys_discard(struct sys_file *f);
+/* Write a whole new file at path with mode: none may be there unless
+ * force, and force replaces only a file or a symlink (else typeerr,
+ * never a device, a FIFO or a directory). */
+int sys_create(const char *path, const void *img, size_t len,
+    unsigned mode, int force, int typeerr);
 /* fn(arg, dirfd, entry) for each entry of dirfd until one returns
  * non-zero, which is returned (0 also when the directory cannot be read). */
 int sys_dir_each(int dirfd,
