@@ -11,7 +11,10 @@
 void
 otp_wipe(void *p, size_t n)
 {
-	explicit_bzero(p, n);
+	/* explicit_bzero wants a pointer even for nothing: callers wipe
+	 * buffers that may never have been allocated. */
+	if (p != NULL)
+		explicit_bzero(p, n);
 }
 
 int
