@@ -347,3 +347,43 @@ otpauth://totp/b?secret=$K"
 	assert_output "otpauth://totp/alice?secret=JBSWY3DPEHPK3PXP
 otpauth://hotp/bob?secret=$K&digits=8&counter=5"
 }
+
+@test "pam_oath itself reads the lines --to=oath writes: each URI's code accepted" {
+	local oath_so=/lib/x86_64-linux-gnu/security/pam_oath.so spec uri code
+	[[ -f $oath_so ]] || fail "$oath_so missing (libpam-oath)"
+	load pam/lib
+	pam_setup_file
+	pam_setup
+	for spec in "--totp -d 6" "--totp -p 60 -d 8" "--totp -d 7" \
+	    "--totp -p 60 -d 6" "--hotp -c 0 -d 6" "--hotp -c 41 -d 8" \
+	    "--hotp -c 7 -d 7"; do
+		# shellcheck disable=SC2086
+		uri=$(otp-uri -q $spec -A "$PAM_USER" -x "$RFC_HEX")
+		otp-uri --to=oath "$uri" > "$D/users"
+		chmod 600 "$D/users"
+		printf 'auth required %s usersfile=%s\n' "$oath_so" \
+		    "$D/users" > "$D/svc/oath"
+		secret=$(otp-uri --get=secret "$uri")
+		digits=$(otp-uri --get=digits "$uri")
+		if [[ $spec == --totp* ]]; then
+			code=$(oathtool --totp -b -d "$digits" \
+			    -s "$(otp-uri --get=period "$uri")s" -N "@$NOW" \
+			    "$secret")
+		else
+			code=$(oathtool --hotp -b -d "$digits" \
+			    -c "$(otp-uri --get=counter "$uri")" "$secret")
+		fi
+		pam_run oath 0000000
+		refused
+		pam_run oath "$code"
+		accepted
+		# What pam_oath wrote back reads as the same account, an HOTP
+		# counter one on (its code used).
+		run -0 otp-uri --from=oath "$D/users"
+		if [[ $spec == --totp* ]]; then
+			assert_output "$uri"
+		else
+			assert_output "${uri%&counter=*}&counter=$(($(otp-uri --get=counter "$uri") + 1))"
+		fi
+	done
+}
