@@ -1,13 +1,15 @@
 /*
  * otp-uri - build, parse and check otpauth:// key URIs, draw them as QR
  * codes, and convert between otpauth:// URIs and the other formats that
- * carry keys: Google Authenticator export (migration) URIs and PSKC
- * (RFC 6030) containers.
+ * carry keys: Google Authenticator export (migration) URIs, PSKC
+ * (RFC 6030) containers and OATH Toolkit users-file lines.
  */
 #include <err.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,12 +29,14 @@ enum {
 	OPT_TO,
 	OPT_PSKC_KEY,
 	OPT_PSKC_PASSWORD,
+	OPT_DROP_ISSUER,
 };
 
 static const struct option longopts[] = {
 	CLI_STD_LONGOPTS,
 	CLI_URI_LONGOPTS,
 	{ "check",		no_argument,	   NULL, OPT_CHECK },
+	{ "drop-issuer",	no_argument,	   NULL, OPT_DROP_ISSUER },
 	{ "from",		required_argument, NULL, OPT_FROM },
 	{ "from-migration",	no_argument,	   NULL, OPT_FROM_MIGRATION },
 	{ "get",		required_argument, NULL, OPT_GET },
@@ -62,6 +66,7 @@ enum fmt {
 	FMT_URI,
 	FMT_MIGRATION,
 	FMT_PSKC,
+	FMT_OATH,
 };
 
 static const char *const fields[] = {
@@ -96,6 +101,7 @@ static struct {
 	enum fmt		 from, to;
 	const char		*pskc_key;	/* --pskc-key's argument */
 	const char		*pskc_password;	/* --pskc-password's */
+	int			 drop_issuer;	/* --drop-issuer */
 } opt;
 
 static struct otp_qr qr;
@@ -110,10 +116,11 @@ usage(void)
 	    "       otp-uri [-q] --parse [--json] [URI ...]\n"
 	    "       otp-uri [-q] --get=FIELD [URI]\n"
 	    "       otp-uri [-q] --check [URI ...]\n"
-	    "       otp-uri [-q] --from=FORMAT [--to=FORMAT] [--qr[=STYLE]]\n"
+	    "       otp-uri [-q] --from=FORMAT [--to=FORMAT] [--qr[=STYLE]] "
+	    "[--drop-issuer]\n"
 	    "               [--pskc-key=HEX|@FILE|- | --pskc-password=@FILE|-] "
 	    "[INPUT ...]\n"
-	    "       otp-uri [-q] --to=FORMAT [--qr[=STYLE]]\n"
+	    "       otp-uri [-q] --to=FORMAT [--qr[=STYLE]] [--drop-issuer]\n"
 	    "               [--pskc-key=HEX|@FILE|- | --pskc-password=@FILE|-] "
 	    "[URI ...]\n"
 	    "\n"
@@ -157,13 +164,21 @@ usage(void)
 	    "                         2 if invalid\n"
 	    "      --from=FORMAT      read accounts in FORMAT: uri (default), "
 	    "migration\n"
-	    "                         (Google Authenticator export URIs) or "
+	    "                         (Google Authenticator export URIs), "
 	    "pskc\n"
-	    "                         (RFC 6030 files; INPUT names them, - or "
-	    "none: stdin)\n"
+	    "                         (RFC 6030 files) or oath (OATH Toolkit "
+	    "users\n"
+	    "                         files); files: INPUT names them, - or "
+	    "none: stdin\n"
 	    "      --to=FORMAT        write them in FORMAT: uri (default), "
 	    "migration\n"
-	    "                         (10 accounts a URI) or pskc (one file)\n"
+	    "                         (10 accounts a URI), pskc (one file) or "
+	    "oath\n"
+	    "                         (users-file lines, the account as the "
+	    "user)\n"
+	    "      --drop-issuer      with --to=oath: leave issuers out "
+	    "instead of\n"
+	    "                         refusing the accounts that have one\n"
 	    "      --from-migration   the same as --from=migration\n"
 	    "      --to-migration     the same as --to=migration\n"
 	    "      --pskc-key=HEX|@FILE|-\n"
@@ -902,21 +917,333 @@ end_pskc(void)
 	}
 }
 
+/* A user or account name for a message, quoted: as it is when it is
+ * printable UTF-8 (cut at 60 bytes), else percent-encoded. */
+#define NAME_TEXT_MAX	256
+static const char *
+name_text(const char *s, char *buf, size_t bufsz)
+{
+	char enc[3 * 60 + 1];
+	size_t n = strlen(s), bad;
+
+	if (otp_text_check(s, n, &bad) == 0) {
+		size_t k = n > 60 ? 60 : n;
+
+		/* Not inside a UTF-8 sequence. */
+		while (k < n && k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
+			k--;
+		snprintf(buf, bufsz, "'%.*s%s'", (int)k, s, k < n ? "..." :
+		    "");
+	} else {
+		(void)otp_pct_encode(s, n > 60 ? 60 : n, enc, sizeof(enc));
+		snprintf(buf, bufsz, "'%s%s' (percent-encoded)", enc,
+		    n > 60 ? "..." : "");
+	}
+	return buf;
+}
+
+/* --to=oath: the lines, written at the end (all or nothing); no more
+ * than a users file holds. */
+static struct {
+	char	*buf;
+	size_t	 len, cap;
+} oath_out;
+
+static void
+oath_keep(const char *line, size_t n, const char *where)
+{
+	char *b;
+	size_t cap;
+
+	if (n > OTP_USERS_MAX - oath_out.len)
+		errx(CLI_EXIT_ERR, "the lines would make a users file larger "
+		    "than 16 MiB%s; no export written", where);
+	if (n > oath_out.cap - oath_out.len) {
+		cap = oath_out.cap == 0 ? 4096 : oath_out.cap * 2;
+		while (cap - oath_out.len < n)
+			cap *= 2;
+		if (cap > OTP_USERS_MAX)
+			cap = OTP_USERS_MAX;
+		/* Grown by hand: realloc would leave the old copy's keys. */
+		if ((b = malloc(cap)) == NULL)
+			err(CLI_EXIT_ERR, NULL);
+		cli_lock(b, cap);
+		if (oath_out.len > 0)
+			memcpy(b, oath_out.buf, oath_out.len);
+		if (oath_out.buf != NULL) {
+			otp_wipe(oath_out.buf, oath_out.cap);
+			free(oath_out.buf);
+		}
+		oath_out.buf = b;
+		oath_out.cap = cap;
+	}
+	memcpy(oath_out.buf + oath_out.len, line, n);
+	oath_out.len += n;
+}
+
+/* Append an item to a ", "-separated list in buf. */
+static void __attribute__((format(printf, 4, 5)))
+list_add(char *buf, size_t bufsz, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*n > 0 && *n < bufsz)
+		*n += (size_t)snprintf(buf + *n, bufsz - *n, ", ");
+	if (*n >= bufsz)
+		return;
+	va_start(ap, fmt);
+	*n += (size_t)vsnprintf(buf + *n, bufsz - *n, fmt, ap);
+	va_end(ap);
+}
+
+/* What a users-file line cannot carry of u (OTP_USERS_NO_* bits no), as
+ * a list for a message. */
+static void
+oath_cannot(const struct otp_uri *u, unsigned no, char *buf, size_t bufsz)
+{
+	char name[NAME_TEXT_MAX];
+	size_t n = 0, len = strlen(u->account);
+
+	buf[0] = '\0';
+	if (no & OTP_USERS_NO_STEAM)
+		list_add(buf, bufsz, &n, "Steam Guard codes");
+	if (no & OTP_USERS_NO_ALG)
+		list_add(buf, bufsz, &n, "algorithm %s (SHA1 only)",
+		    otp_alg_name(u->alg));
+	if (no & OTP_USERS_NO_DIGITS)
+		list_add(buf, bufsz, &n, "%u digits (6, 7 or 8 only)",
+		    u->digits);
+	if (no & OTP_USERS_NO_PERIOD)
+		list_add(buf, bufsz, &n, "a period of %" PRIu64 " seconds (30 "
+		    "or 60 only)", u->period);
+	if (no & OTP_USERS_NO_ISSUER)
+		list_add(buf, bufsz, &n, "the issuer %s (--drop-issuer leaves "
+		    "issuers out)", name_text(u->issuer, name, sizeof(name)));
+	if ((no & OTP_USERS_NO_USER) && len == 0)
+		list_add(buf, bufsz, &n, "an account without a name (the user "
+		    "name)");
+	else if ((no & OTP_USERS_NO_USER) && len >= OTP_USERS_FIELD_MAX)
+		list_add(buf, bufsz, &n, "an account name of %zu bytes as the "
+		    "user name (%d at most)", len, OTP_USERS_FIELD_MAX - 1);
+	else if (no & OTP_USERS_NO_USER)
+		list_add(buf, bufsz, &n, "white space or a control character "
+		    "in the user name");
+}
+
+static void
+out_oath(const struct otp_uri *u, const char *where)
+{
+	struct otp_users_token t;
+	char line[OTP_USERS_LINE_MAX], name[NAME_TEXT_MAX], why[1024];
+	char names[256];
+	unsigned no;
+	int n;
+
+	name_text(u->account, name, sizeof(name));
+	no = otp_users_from_uri(u, OTP_USERS_NO_EXTRA |
+	    (opt.drop_issuer ? OTP_USERS_NO_ISSUER : 0), &t);
+	if (no != 0) {
+		oath_cannot(u, no, why, sizeof(why));
+		warnx("account %s%s: a users file cannot carry %s; no export "
+		    "written", name, where, why);
+		set_status(CLI_EXIT_ERR);
+		return;
+	}
+	n = otp_users_line_format(&t, line, sizeof(line));
+	otp_wipe(&t, sizeof(t));
+	if (n < 0) {
+		warnx("account %s%s: %s; no export written", name, where,
+		    otp_strerror(n));
+		set_status(CLI_EXIT_ERR);
+		return;
+	}
+	oath_keep(line, (size_t)n, where);
+	otp_wipe(line, sizeof(line));
+	if (opt.quiet)
+		return;
+	/* What the format has no field for is left out, and said so. */
+	if (u->warn & OTP_WARN_UNKNOWN) {
+		int many = extra_names(u, names, sizeof(names)) > 1;
+
+		warnx("warning: account %s%s: a users file cannot carry "
+		    "parameter%s %s; left out", name, where, many ? "s" : "",
+		    names);
+	}
+	if (u->key.len > OTP_USERS_PAM_OATH_KEY)
+		warnx("warning: account %s%s: pam_oath reads keys of %d bytes "
+		    "at most, this one has %zu (pam_otp.so and otp-verify "
+		    "--usersfile read it)", name, where,
+		    OTP_USERS_PAM_OATH_KEY, u->key.len);
+}
+
+static void
+end_oath(void)
+{
+	if (oath_out.len > 0 &&
+	    fwrite(oath_out.buf, 1, oath_out.len, stdout) != oath_out.len)
+		err(CLI_EXIT_ERR, "standard output");
+}
+
+/* A token type for a message: only what looks like one (a line of
+ * another kind may start with anything, even a key). */
+static int
+type_shown(const char *type)
+{
+	size_t i, n = strlen(type);
+	int slash = 0, digit = 0;
+
+	if (n == 0 || n > 16)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (type[i] == '/')
+			slash = 1;
+		else if (type[i] >= '0' && type[i] <= '9')
+			digit = 1;
+		else if (!((type[i] >= 'A' && type[i] <= 'Z') ||
+		    (type[i] >= 'a' && type[i] <= 'z') || type[i] == '-' ||
+		    type[i] == '_'))
+			return 0;
+	}
+	return slash || (!digit && n <= 8);
+}
+
+/* --from=oath: one line of a users file; where is "FILE:LINE". */
+static void
+in_oath(const char *text, size_t len, const char *where)
+{
+	struct otp_users_token t;
+	struct otp_uri u;
+	char type[24], user[OTP_USERS_FIELD_MAX], name[NAME_TEXT_MAX];
+	char at[PATH_MAX + 64];
+	size_t bad;
+	int rc;
+
+	if ((rc = otp_users_line_parse(text, len, &t)) < 0) {
+		warnx("%s: %s", where, otp_strerror(rc));
+		set_status(CLI_EXIT_ERR);
+		return;
+	}
+	if (rc == 0) {
+		/* A comment or blank line is passed over; a token of a type
+		 * we do not know is said. */
+		if (otp_users_line_other(text, len, type, sizeof(type), user,
+		    sizeof(user)) == 1) {
+			if (!opt.quiet)
+				warnx("%s: user %s: unknown token type%s%s%s; "
+				    "skipped", where, name_text(user, name,
+				    sizeof(name)), type_shown(type) ? " '" : "",
+				    type_shown(type) ? type : "",
+				    type_shown(type) ? "'" : "");
+			set_status(1);
+		}
+		return;
+	}
+	name_text(t.user, name, sizeof(name));
+	if (t.kind == OTP_USERS_MOTP) {
+		if (!opt.quiet)
+			warnx("%s: user %s: a Mobile-OTP token has no otpauth:// "
+			    "form; skipped", where, name);
+		set_status(1);
+		otp_wipe(&t, sizeof(t));
+		return;
+	}
+	if (otp_text_check(t.user, strlen(t.user), &bad) != 0) {
+		warnx("%s: user %s: an account name must be UTF-8 text without "
+		    "control characters", where, name);
+		set_status(CLI_EXIT_ERR);
+		otp_wipe(&t, sizeof(t));
+		return;
+	}
+	/* Never the PIN itself. */
+	if (!opt.quiet && strcmp(t.password, "+") == 0)
+		warnx("warning: %s: user %s: a URI cannot carry PASSWORD '+' "
+		    "(checked by another module); left out", where, name);
+	else if (!opt.quiet && strcmp(t.password, "-") != 0)
+		warnx("warning: %s: user %s: a URI cannot carry the PIN; left "
+		    "out", where, name);
+	rc = otp_users_to_uri(&t, &u);
+	otp_wipe(&t, sizeof(t));
+	if (rc != 0) {
+		warnx("%s: user %s: %s", where, name, otp_strerror(rc));
+		set_status(CLI_EXIT_ERR);
+		return;
+	}
+	snprintf(at, sizeof(at), " (%s)", where);
+	put_account(&u, at);
+	otp_wipe(&u, sizeof(u));
+}
+
+/* A users file, or standard input for NULL or "-", line by line. */
+static void
+oath_file(const char *path)
+{
+	static struct sys_lines lines;
+	static char line[OTP_LINE_MAX];
+	char name[PATH_MAX + 16], where[PATH_MAX + 48];
+	unsigned long lineno = 0;
+	int fd = -1, rc, in = path == NULL || strcmp(path, "-") == 0;
+
+	snprintf(name, sizeof(name), "%s", in ? "standard input" : path);
+	if (!in) {
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1) {
+			warn("%s", name);
+			set_status(CLI_EXIT_ERR);
+			return;
+		}
+		sys_lines_init(&lines, fd);
+		cli_lock(&lines, sizeof(lines));
+	}
+	cli_lock(line, sizeof(line));
+	for (;;) {
+		rc = in ? cli_stdin_line(line, sizeof(line)) :
+		    sys_lines_next(&lines, line, sizeof(line));
+		if (rc == OTP_EEMPTY)
+			break;
+		lineno++;
+		/* A line that cannot be read ends the file (an endless one,
+		 * /dev/zero, must not hang us). */
+		if (rc == OTP_EIO)
+			warn("%s", name);
+		else if (rc == OTP_ETOOLONG)
+			warnx("%s:%lu: longer than %zu bytes", name, lineno,
+			    sizeof(line) - 1);
+		else if (rc != 0)
+			warnx("%s:%lu: %s", name, lineno, otp_strerror(rc));
+		if (rc != 0) {
+			set_status(CLI_EXIT_ERR);
+			break;
+		}
+		snprintf(where, sizeof(where), "%s:%lu", name, lineno);
+		in_oath(line, strlen(line), where);
+	}
+	otp_wipe(line, sizeof(line));
+	if (!in) {
+		sys_lines_wipe(&lines);
+		close(fd);
+	}
+}
+
+static void pskc_file(const char *path);
+
 static const struct format {
 	const char	*name;
-	int		 whole;	/* input is whole files: operands name them */
+	int		 whole;	/* input is files, operands name them;
+				 * output is not key URIs */
+	void		(*file)(const char *path);	/* one such input */
 	void		(*in)(const char *text, size_t len, const char *where);
 	void		(*out)(const struct otp_uri *u, const char *where);
 	void		(*end)(void);	/* NULL: out writes each account */
 	size_t		 max;	/* accounts end takes */
 } formats[] = {
-	[FMT_URI] =	  { "uri", 0, in_uri, out_uri, NULL, 0 },
-	[FMT_MIGRATION] = { "migration", 0, in_migration, out_migration,
-			    end_migration, 100 * OTP_MIGRATION_BATCH },
-	[FMT_PSKC] =	  { "pskc", 1, in_pskc, out_pskc, end_pskc, 10000 },
-	/* Users-file lines ("oath") are one more row: a line reader and a
-	 * writer that refuses, naming the account, what the format cannot
-	 * carry. */
+	[FMT_URI] =	  { "uri", 0, NULL, in_uri, out_uri, NULL, 0 },
+	[FMT_MIGRATION] = { "migration", 0, NULL, in_migration,
+			    out_migration, end_migration,
+			    100 * OTP_MIGRATION_BATCH },
+	[FMT_PSKC] =	  { "pskc", 1, pskc_file, in_pskc, out_pskc, end_pskc,
+			    10000 },
+	/* Users-file lines: read line by line, written at the end. */
+	[FMT_OATH] =	  { "oath", 1, oath_file, in_oath, out_oath, end_oath,
+			    0 },
 };
 #define NFORMATS	(sizeof(formats) / sizeof(formats[0]))
 
@@ -946,10 +1273,9 @@ format_parse(const char *opt_name, const char *arg)
 	    names);
 }
 
-/* A whole-file format's input: a file, or standard input for NULL or
- * "-". */
+/* A PSKC file, or standard input for NULL or "-", read whole. */
 static void
-convert_file(const char *path)
+pskc_file(const char *path)
 {
 	char *buf, name[PATH_MAX + 16];
 	size_t len = 0;
@@ -1276,6 +1602,9 @@ main(int argc, char *argv[])
 		case OPT_PSKC_PASSWORD:
 			opt.pskc_password = optarg;
 			break;
+		case OPT_DROP_ISSUER:
+			opt.drop_issuer = 1;
+			break;
 		}
 	}
 	argc -= optind;
@@ -1291,6 +1620,9 @@ main(int argc, char *argv[])
 	    opt.mode == MODE_CHECK || (opt.mode == MODE_CONVERT &&
 	    formats[opt.to].whole)))
 		cli_usage_error("--qr draws a built URI or the converted URIs");
+	if (opt.drop_issuer && (opt.mode != MODE_CONVERT ||
+	    opt.to != FMT_OATH))
+		cli_usage_error("--drop-issuer goes with --to=oath");
 	if (opt.mode != MODE_CONVERT &&
 	    (opt.pskc_key != NULL || opt.pskc_password != NULL))
 		cli_usage_error("--pskc-key and --pskc-password go with "
@@ -1326,9 +1658,9 @@ main(int argc, char *argv[])
 	}
 	if (opt.mode == MODE_CONVERT && formats[opt.from].whole) {
 		if (argc == 0)
-			convert_file(NULL);
+			formats[opt.from].file(NULL);
 		for (i = 0; i < (size_t)argc; i++)
-			convert_file(argv[i]);
+			formats[opt.from].file(argv[i]);
 	} else {
 		if (argc == 0)
 			read_lines();
@@ -1349,6 +1681,9 @@ main(int argc, char *argv[])
 			formats[opt.to].end();
 		otp_wipe(to_list, to_count * sizeof(*to_list));
 		free(to_list);
+		if (oath_out.buf != NULL)
+			otp_wipe(oath_out.buf, oath_out.cap);
+		free(oath_out.buf);
 	}
 	otp_wipe(&pskc_secret, sizeof(pskc_secret));
 	cli_exit(opt.status);

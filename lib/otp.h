@@ -956,6 +956,37 @@ int otp_users_check(const char *img, size_t len, const char *user,
 int otp_users_set(const char *img, size_t len,
     const struct otp_users_token *t, int replace, char *out, size_t outsz,
     size_t *outlen);
+
+/* What a token line cannot carry of an otpauth account (the OATH
+ * Toolkit's types are HOTP and TOTP of 30 or 60 seconds, SHA1, 6-8 digits,
+ * and a line has no issuer). */
+#define OTP_USERS_NO_STEAM	0x01	/* Steam Guard's codes */
+#define OTP_USERS_NO_ALG	0x02	/* an algorithm other than SHA1 */
+#define OTP_USERS_NO_DIGITS	0x04	/* digits other than 6, 7, 8 */
+#define OTP_USERS_NO_PERIOD	0x08	/* a period other than 30 or 60 */
+#define OTP_USERS_NO_ISSUER	0x10	/* an issuer */
+#define OTP_USERS_NO_USER	0x20	/* an account that is no user name:
+					 * empty, white space, a control
+					 * character, 256 bytes or more */
+#define OTP_USERS_NO_EXTRA	0x40	/* unknown URI parameters */
+#define OTP_USERS_PAM_OATH_KEY	32	/* the longest key pam_oath reads */
+
+/* The token line of account u, user its account, PASSWORD "-", into *t:
+ * 0, or the OTP_USERS_NO_* bits of what it cannot carry (*t zeroed), but
+ * for those of drop (NO_ISSUER, NO_EXTRA only), which are left out. */
+unsigned otp_users_from_uri(const struct otp_uri *u, unsigned drop,
+    struct otp_users_token *t);
+/* The otpauth account of HOTP or TOTP token t into *u: the user as the
+ * account, no issuer, the counter HOTP's COUNTER (one more when LASTOTP
+ * has used it); OTP_EINVAL for MOTP. */
+int otp_users_to_uri(const struct otp_users_token *t, struct otp_uri *u);
+/* For a line that otp_users_line_parse() keeps as it is: 0 for a blank
+ * line or a comment (first field starting with '#'), else 1 (a token of a
+ * type we do not know) with its first two fields, cut to fit, in type and
+ * user ("" when absent). */
+int otp_users_line_other(const char *line, size_t len, char *type,
+    size_t typesz, char *user, size_t usersz);
+
 /* ---- OTPW printed password lists (lib/otpw.c) ------------------------ */
 
 /* The format is pam_otp(8)'s: "OTPW1", an optional "#" line, "ENTRIES

@@ -820,3 +820,110 @@ out:
 		otp_wipe(out, o.len);
 	return ret;
 }
+
+/*
+ * Conversions between token lines and otpauth accounts, for otp-uri's
+ * "oath" format: what a line cannot carry is refused, never changed, so
+ * that a line made from a URI reads back as the same URI.
+ */
+unsigned
+otp_users_from_uri(const struct otp_uri *u, unsigned drop,
+    struct otp_users_token *t)
+{
+	size_t n = strlen(u->account), i, bad;
+	unsigned no = 0;
+
+	memset(t, 0, sizeof(*t));
+	if (u->steam)
+		no |= OTP_USERS_NO_STEAM;
+	else {
+		if (u->digits < 6 || u->digits > 8)
+			no |= OTP_USERS_NO_DIGITS;
+		if (u->type == OTP_TYPE_TOTP && u->period != 30 &&
+		    u->period != 60)
+			no |= OTP_USERS_NO_PERIOD;
+	}
+	if (u->alg != OTP_ALG_SHA1)
+		no |= OTP_USERS_NO_ALG;
+	if (u->issuer[0] != '\0')
+		no |= OTP_USERS_NO_ISSUER;
+	if (u->extra[0] != '\0')
+		no |= OTP_USERS_NO_EXTRA;
+	/* The file splits fields at space, TAB, CR and LF; the rest of C0,
+	 * DEL and C1 no user name has. */
+	if (n == 0 || n >= sizeof(t->user) || otp_text_check(u->account, n,
+	    &bad) != 0)
+		no |= OTP_USERS_NO_USER;
+	for (i = 0; i < n; i++)
+		if (u->account[i] == ' ')
+			no |= OTP_USERS_NO_USER;
+	/* No parsed account is of another type or without a key; one that
+	 * is has no line either. */
+	if ((u->type != OTP_TYPE_HOTP && u->type != OTP_TYPE_TOTP) ||
+	    u->key.len == 0 || u->key.len > sizeof(t->key.buf))
+		no |= OTP_USERS_NO_ALG;
+	no &= ~(drop & (OTP_USERS_NO_ISSUER | OTP_USERS_NO_EXTRA));
+	if (no != 0)
+		return no;
+	t->kind = u->type == OTP_TYPE_TOTP ? OTP_USERS_TOTP : OTP_USERS_HOTP;
+	t->digits = u->digits;
+	t->period = t->kind == OTP_USERS_TOTP ? (unsigned)u->period : 0;
+	t->counter = t->kind == OTP_USERS_HOTP ? u->counter : 0;
+	memcpy(t->user, u->account, n + 1);
+	memcpy(t->password, "-", 2);
+	memcpy(t->key.buf, u->key.buf, u->key.len);
+	t->key.len = u->key.len;
+	return 0;
+}
+
+int
+otp_users_to_uri(const struct otp_users_token *t, struct otp_uri *u)
+{
+	size_t n = strlen(t->user);
+
+	otp_uri_init(u);
+	if (t->kind == OTP_USERS_MOTP || n >= sizeof(u->account) ||
+	    t->key.len == 0 || t->key.len > sizeof(u->key.buf))
+		return OTP_EINVAL;
+	u->type = t->kind == OTP_USERS_TOTP ? OTP_TYPE_TOTP : OTP_TYPE_HOTP;
+	u->digits = t->digits;
+	if (t->kind == OTP_USERS_TOTP)
+		u->period = t->period;
+	else
+		/* COUNTER is the last code's when LASTOTP says one was used
+		 * (it is refused again): the token's next code is one on. */
+		u->counter = t->counter + (t->lastotp[0] != '\0' &&
+		    strcmp(t->lastotp, "-") != 0 && t->counter < UINT64_MAX);
+	memcpy(u->account, t->user, n + 1);
+	memcpy(u->key.buf, t->key.buf, t->key.len);
+	u->key.len = t->key.len;
+	return 0;
+}
+
+static void
+cut_field(const struct field *f, size_t n, size_t k, char *out, size_t outsz)
+{
+	size_t m;
+
+	if (outsz == 0)
+		return;
+	m = k < n ? f[k].n : 0;
+	if (m >= outsz)
+		m = outsz - 1;
+	if (m > 0)
+		memcpy(out, f[k].p, m);
+	out[m] = '\0';
+}
+
+int
+otp_users_line_other(const char *line, size_t len, char *type,
+    size_t typesz, char *user, size_t usersz)
+{
+	struct field f[2];
+	size_t n;
+
+	n = split(line, len, f, 2);
+	cut_field(f, n, 0, type, typesz);
+	cut_field(f, n, 1, user, usersz);
+	return n > 0 && f[0].p[0] != '#';
+}

@@ -403,6 +403,58 @@ EOF
 	assert_output "$URI"
 }
 
+@test "otp-uri: users-file lines (--from=oath, --to=oath), malformed and hostile" {
+	printf 'HOTP/T30\talice\t-\n' > "$F/oath-short"
+	printf 'HOTP\talice\t-\t%szz\n' "$S_HEX" > "$F/oath-badkey"
+	printf 'HOTP\talice\t-\t%s\n' "${S_HEX%?}" > "$F/oath-oddkey"
+	printf 'HOTP\talice\t-\t%s\t1x\n' "$S_HEX" > "$F/oath-badctr"
+	printf 'HOTP\talice\t-\t%s\t18446744073709551616\n' "$S_HEX" \
+	    > "$F/oath-bigctr"
+	printf 'HOTP\talice\t-\t%s\t1\t123456\tnow\n' "$S_HEX" \
+	    > "$F/oath-badtime"
+	printf 'HOTP/T30\ta\001b\t-\t%s\n' "$S_HEX" > "$F/oath-ctrluser"
+	printf 'HOTP/T30\ta\377b\t-\t%s\n' "$S_HEX" > "$F/oath-utf8user"
+	printf 'HOTP/T30\talice\t-\t%s\0\n' "$S_HEX" > "$F/oath-nul"
+	{ printf 'HOTP/T30\talice\t-\t%s' "$S_HEX"; head -c 9000 /dev/zero |
+	    tr '\0' 'a'; echo; } > "$F/oath-long"
+	run_table <<'EOF'
+otp-uri | --from=oath $F/oath-short          | -              | err
+otp-uri | --from=oath                        | $F/oath-short  | err
+otp-uri | --from=oath - $F/oath-badkey       | -              | err
+otp-uri | --from=oath $F/oath-oddkey         | -              | err
+otp-uri | --from=oath $F/oath-badctr         | -              | err
+otp-uri | --from=oath $F/oath-bigctr         | -              | err
+otp-uri | --from=oath $F/oath-badtime        | -              | err
+otp-uri | --from=oath $F/oath-ctrluser       | -              | err
+otp-uri | --from=oath $F/oath-utf8user       | -              | err
+otp-uri | --from=oath $F/oath-nul            | -              | err
+otp-uri | --from=oath                        | $F/oath-nul    | err
+otp-uri | --from=oath $F/oath-long           | -              | err
+otp-uri | --from=oath $F/nul                 | -              | err
+otp-uri | --from=oath $F/line1m              | -              | err
+otp-uri | --from=oath $F/file10m             | -              | err
+otp-uri | --from=oath                        | $F/file10m     | err
+otp-uri | --from=oath /dev/zero              | -              | err
+otp-uri | --from=oath                        | /dev/zero      | err
+otp-uri | --from=oath $F/dir                 | -              | err
+otp-uri | --from=oath $F/nonexistent         | -              | err
+otp-uri | --from=oath --to=pskc $F/oath-badkey | -            | err
+otp-uri | --to=oath "$(cat $F/uri-trunc)"    | -              | err
+otp-uri | --to=oath                          | $F/uri-good    | err
+otp-uri | --to=oath "otpauth://totp/a?secret=$S_B32&algorithm=SHA256" | - | err
+otp-uri | --to=oath "otpauth://totp/a%20b?secret=$S_B32" | -  | err
+otp-uri | --to=oath "otpauth://totp/?secret=$S_B32" | -       | err
+otp-uri | --to=oath --qr "otpauth://totp/a?secret=$S_B32" | -  | usage
+otp-uri | --drop-issuer --parse "$URI"       | -              | usage
+EOF
+	# The good line reads back: the matrix's cases fail for cause.
+	printf 'HOTP/T30\talice\t-\t%s\n' "$S_HEX" > "$F/oath-good"
+	run -0 otp-uri --from=oath "$F/oath-good"
+	assert_output "otpauth://totp/alice?secret=$S_B32"
+	run -0 otp-uri --to=oath --drop-issuer < "$F/uri-good"
+	assert_output "$(printf 'HOTP/T30\talice\t-\t%s' "$S_HEX")"
+}
+
 @test "otp-keygen: --print-state reads a state file safely" {
 	run_table <<'EOF'
 otp-keygen | --print-state=$F/st-badsecret | -            | err

@@ -51,6 +51,9 @@ otp-uri $D/o|$D/other
 otp-verify --challenge=1|
 otp-verify --chall|--challenge
 otp-uri --to=m|--to=migration
+otp-uri --to=o|--to=oath
+otp-uri --from=oa|--from=oath
+otp-uri --dro|--drop-issuer
 otp-uri --pskc-password=@$D/o|--pskc-password=@$D/other
 otp-keygen --totp=SHA5|--totp=SHA512
 otp-keygen --scr|--scratch --scratch-out

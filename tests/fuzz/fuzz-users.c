@@ -4,7 +4,8 @@
  * shapes, with and without a PIN); an accepted image must be the input
  * with one line rebuilt (never larger than the input and a line), keep
  * the user's token, and refuse the same code again; and every line that
- * parses must format and parse back to the same token.
+ * parses must format and parse back to the same token, and (HOTP, TOTP)
+ * go to an otpauth URI and back to the same token (otp-uri's "oath").
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -16,6 +17,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char out[65536 + OTP_USERS_LINE_MAX];
 static char again[65536 + 2 * OTP_USERS_LINE_MAX];
+
+/* t (HOTP or TOTP) as a URI and back, as otp-uri --from=oath | otp-uri
+ * --to=oath does it. */
+static void
+via_uri(const struct otp_users_token *t)
+{
+	static char uri[OTP_LINE_MAX];
+	struct otp_users_token b;
+	struct otp_uri u, v;
+	size_t off;
+
+	if (otp_users_to_uri(t, &u) != 0) {
+		if (t->kind != OTP_USERS_MOTP)
+			abort();
+		return;
+	}
+	/* A user name that is not UTF-8 text has no URI. */
+	if (otp_uri_build(&u, uri, sizeof(uri)) != 0)
+		return;
+	if (otp_uri_parse(uri, &v, &off) != 0 || !otp_uri_equal(&u, &v) ||
+	    v.issuer[0] != '\0')
+		abort();
+	if (otp_users_from_uri(&v, 0, &b) != 0 || b.kind != t->kind ||
+	    b.digits != t->digits || b.period != t->period ||
+	    strcmp(b.user, t->user) != 0 || strcmp(b.password, "-") != 0 ||
+	    b.key.len != t->key.len ||
+	    memcmp(b.key.buf, t->key.buf, t->key.len) != 0 ||
+	    (t->kind == OTP_USERS_TOTP && b.counter != 0) ||
+	    (t->kind == OTP_USERS_HOTP && b.counter != u.counter))
+		abort();
+}
 
 static void
 lines(const char *img, size_t size)
@@ -30,7 +62,11 @@ lines(const char *img, size_t size)
 		if (nl == NULL)
 			nl = end;
 		rc = otp_users_line_parse(p, (size_t)(nl - p), &t);
+		if (rc == 0)
+			(void)otp_users_line_other(p, (size_t)(nl - p), line, 8,
+			    line + 8, 8);
 		if (rc == 1) {
+			via_uri(&t);
 			n = otp_users_line_format(&t, line, sizeof(line));
 			if (n < 0)	/* a field longer than we write */
 				goto next;

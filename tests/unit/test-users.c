@@ -2,7 +2,7 @@
  * test-users.c - the users-file engine (lib/users.c) without a disk:
  * decisions and rebuilt images (tests/vectors/users-check.txt), one line
  * parsed and formatted (users-line.txt), adding and replacing a user's
- * line, and the limits.
+ * line, the limits, and the conversions to and from otpauth accounts.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,6 +201,113 @@ limit_cases(void)
 	    "code already used", "why text");
 }
 
+/* otp_users_from_uri / otp_users_to_uri / otp_users_line_other: what a
+ * line cannot carry, the fields both ways, and lines of other kinds. */
+static void
+uri_cases(void)
+{
+	static const struct {
+		const char	*uri;
+		unsigned	 drop, want;
+		const char	*line;	/* formatted, when want is 0 */
+	} c[] = {
+		{ "otpauth://totp/a?secret=GEZA", 0, 0, "HOTP/T30\ta\t-\t3132\n" },
+		{ "otpauth://totp/a?secret=GEZA&period=60&digits=8", 0, 0,
+		  "HOTP/T60/8\ta\t-\t3132\n" },
+		{ "otpauth://hotp/a?secret=GEZA&digits=7&counter=9", 0, 0,
+		  "HOTP/E/7\ta\t-\t3132\t9\n" },
+		{ "otpauth://hotp/a?secret=GEZA", 0, 0, "HOTP\ta\t-\t3132\n" },
+		{ "otpauth://totp/:a:b?secret=GEZA", 0, 0,
+		  "HOTP/T30\ta:b\t-\t3132\n" },
+		{ "otpauth://totp/a?secret=GEZA&algorithm=SHA256", 0,
+		  OTP_USERS_NO_ALG, NULL },
+		{ "otpauth://totp/a?secret=GEZA&period=45", 0,
+		  OTP_USERS_NO_PERIOD, NULL },
+		{ "otpauth://hotp/a?secret=GEZA&period=45", 0, 0,
+		  "HOTP\ta\t-\t3132\n" },
+		{ "otpauth://totp/a?secret=GEZA&digits=9", 0,
+		  OTP_USERS_NO_DIGITS, NULL },
+		{ "otpauth://steam/a?secret=GEZA", 0, OTP_USERS_NO_STEAM, NULL },
+		{ "otpauth://totp/I:a?secret=GEZA", 0, OTP_USERS_NO_ISSUER,
+		  NULL },
+		{ "otpauth://totp/I:a?secret=GEZA", OTP_USERS_NO_ISSUER, 0,
+		  "HOTP/T30\ta\t-\t3132\n" },
+		{ "otpauth://totp/a?secret=GEZA&x=1", 0, OTP_USERS_NO_EXTRA,
+		  NULL },
+		{ "otpauth://totp/a?secret=GEZA&x=1", OTP_USERS_NO_EXTRA, 0,
+		  "HOTP/T30\ta\t-\t3132\n" },
+		{ "otpauth://totp/a%20b?secret=GEZA", 0, OTP_USERS_NO_USER,
+		  NULL },
+		{ "otpauth://totp/?secret=GEZA", 0, OTP_USERS_NO_USER, NULL },
+		/* Only the issuer and unknown parameters may be dropped. */
+		{ "otpauth://totp/I:a%20b?secret=GEZA&algorithm=SHA512&"
+		  "period=1", ~0u, OTP_USERS_NO_USER | OTP_USERS_NO_ALG |
+		  OTP_USERS_NO_PERIOD, NULL },
+	};
+	struct otp_users_token t;
+	struct otp_uri u, v;
+	char line[256];
+	const char *uri;
+	size_t i, off;
+	unsigned no;
+	int rc;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		otp_uri_init(&u);
+		rc = otp_uri_parse(c[i].uri, &u, &off);
+		CHECK_EQ_INT(rc, 0, c[i].uri);
+		no = otp_users_from_uri(&u, c[i].drop, &t);
+		CHECK(no == c[i].want, "%s: no %#x, want %#x", c[i].uri, no,
+		    c[i].want);
+		if (no != 0) {
+			CHECK(t.user[0] == '\0' && t.key.len == 0,
+			    "%s: token not cleared", c[i].uri);
+			continue;
+		}
+		rc = otp_users_line_format(&t, line, sizeof(line));
+		CHECK(rc > 0 && strcmp(line, c[i].line) == 0, "%s: line \"%s\"",
+		    c[i].uri, rc > 0 ? line : "(error)");
+		/* And back: the same account, but for what was dropped. */
+		CHECK_EQ_INT(otp_users_to_uri(&t, &v), 0, c[i].uri);
+		u.issuer[0] = '\0';
+		CHECK(otp_uri_equal(&u, &v), "%s: not the same account back",
+		    c[i].uri);
+	}
+	/* A used HOTP counter gives the next; TOTP's COUNTER is not a URI's. */
+	uri = "HOTP\tz\t-\t3132\t7\t123456";
+	CHECK_EQ_INT(otp_users_line_parse(uri, strlen(uri), &t), 1, uri);
+	CHECK(otp_users_to_uri(&t, &v) == 0 && v.counter == 8 &&
+	    v.type == OTP_TYPE_HOTP && strcmp(v.account, "z") == 0 &&
+	    v.issuer[0] == '\0', "used counter");
+	t.counter = UINT64_MAX;
+	CHECK(otp_users_to_uri(&t, &v) == 0 && v.counter == UINT64_MAX,
+	    "last counter");
+	uri = "HOTP/T60/7\tz\t1234\t3132\t7\t1234567";
+	CHECK_EQ_INT(otp_users_line_parse(uri, strlen(uri), &t), 1, uri);
+	CHECK(otp_users_to_uri(&t, &v) == 0 && v.type == OTP_TYPE_TOTP &&
+	    v.period == 60 && v.digits == 7 && v.counter == 0, "TOTP line");
+	uri = "MOTP\tz\t1234\t0123456789abcdef";
+	CHECK_EQ_INT(otp_users_line_parse(uri, strlen(uri), &t), 1, uri);
+	CHECK_EQ_INT(otp_users_to_uri(&t, &v), OTP_EINVAL, "MOTP");
+	/* Lines of other kinds. */
+	{
+		char type[8], user[4];
+
+		CHECK(otp_users_line_other(" \t", 2, type, sizeof(type), user,
+		    sizeof(user)) == 0 && type[0] == '\0' && user[0] == '\0',
+		    "blank");
+		CHECK_EQ_INT(otp_users_line_other(" # HOTP a - 00", 14, type,
+		    sizeof(type), user, sizeof(user)), 0, "comment");
+		CHECK(otp_users_line_other("HOTP/T45  alice - 00", 20, type,
+		    sizeof(type), user, sizeof(user)) == 1 &&
+		    strcmp(type, "HOTP/T4") == 0 && strcmp(user, "ali") == 0,
+		    "unknown type, cut to fit");
+		CHECK(otp_users_line_other("X", 1, type, sizeof(type), user,
+		    sizeof(user)) == 1 && strcmp(type, "X") == 0 &&
+		    user[0] == '\0', "one field");
+	}
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -210,5 +317,6 @@ main(int argc, char *argv[])
 	unit_vectors(dir, "users-line.txt", line_case, NULL);
 	set_cases();
 	limit_cases();
+	uri_cases();
 	return unit_done();
 }
