@@ -407,7 +407,7 @@ OUT
 
 @test "--radius --usersfile is in --help, the man page and the completions" {
 	run otp-verify --help
-	assert_output --partial '--radius --usersfile=FILE'
+	assert_output --partial $'--radius\n                  --usersfile=FILE'
 	grep -q 'otp-verify --radius --usersfile=' "$ROOT/man/otp-verify.1"
 	grep -A1 -x '.Fl -radius' "$ROOT/man/otp-verify.1" | grep -q 'Fl -usersfile'
 	grep -q -- '--usersfile' "$ROOT/completions/bash/otp-verify"
