@@ -1084,6 +1084,7 @@ radius_users(const struct verify *v, const char *user, char *code,
 	struct otp_users_result r;
 	int rc;
 
+	memset(&r, 0, sizeof(r));
 	rc = sys_users_check(v->usersfile, user, "", code, v->o.have_now ?
 	    v->o.now : SYS_NOW_REAL, window, v->dry_run, &r);
 	if (rc == OTP_EIO || rc == OTP_ELOCK)
@@ -1206,6 +1207,7 @@ do_users(const struct verify *v, int argc, char *argv[])
 		errx(CLI_EXIT_ERR, "OTP: %s (want 6 to 8 digits, or 6 hex "
 		    "digits for Mobile-OTP)", otp_strerror(OTP_ECODE));
 	}
+	memset(&r, 0, sizeof(r));
 	rc = sys_users_check(v->usersfile, user, "", code, v->o.have_now ?
 	    v->o.now : SYS_NOW_REAL, window, v->dry_run, &r);
 	otp_wipe(code, sizeof(code));
