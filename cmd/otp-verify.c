@@ -112,6 +112,8 @@ usage(void)
 	    "[RESPONSE]\n"
 	    "       otp-verify [-qv] [-N TIME] [STATE OPTION]... --radius "
 	    "--state-dir=DIR\n"
+	    "       otp-verify [-qv] [-N TIME] [-w WINDOW] [--dry-run] --radius\n"
+	    "                  --usersfile=FILE\n"
 	    "       otp-verify [-qv] [-N TIME] [-w WINDOW] [--user=NAME] "
 	    "[--dry-run]\n"
 	    "                  --usersfile FILE [OTP]\n"
@@ -173,7 +175,8 @@ usage(void)
 	    "      --state-dir=DIR    radius: the user's state file is "
 	    "DIR/USER\n"
 	    "      --usersfile=FILE   check against an OATH Toolkit users "
-	    "file\n"
+	    "file (radius: the\n"
+	    "                         request's user's tokens in FILE)\n"
 	    "      --user=NAME        usersfile: whose token (default: "
 	    "the invoking user)\n"
 	    "  -h, --help             show this help\n"
@@ -918,6 +921,36 @@ do_otpw(const struct verify *v, int argc, char *argv[])
 	return 0;
 }
 
+/* ---- the users file: what --usersfile and --radius --usersfile share -- */
+
+/* -w for a users file: counters or steps either side, as pam_oath's
+ * window= (at most 1000); OTP_USERS_WINDOW without -w. */
+static unsigned
+users_window(const struct verify *v)
+{
+	if (!v->o.have_window)
+		return OTP_USERS_WINDOW;
+	if (v->o.window > 1000)
+		errx(CLI_EXIT_ERR, "--window: '%" PRIu64 "': at most 1000 with "
+		    "--usersfile", v->o.window);
+	return (unsigned)v->o.window;
+}
+
+/* The shape of an answer a users file can take, checked before the file
+ * is read: 6 to 8 digits, or 6 hex digits for a Mobile-OTP token. */
+static int
+users_code_shape(const char *code)
+{
+	size_t i;
+
+	for (i = 0; code[i] != '\0'; i++)
+		if (!((code[i] >= '0' && code[i] <= '9') ||
+		    (code[i] >= 'a' && code[i] <= 'f') ||
+		    (code[i] >= 'A' && code[i] <= 'F')))
+			return 0;
+	return i >= 6 && i <= 8;
+}
+
 /*
  * --radius: one request of FreeRADIUS's rlm_exec.  The user name and the
  * code are request attributes in the environment; the answer is the exit
@@ -1041,6 +1074,39 @@ radius_state(const struct verify *v, const char *user, char *code,
 	return 0;
 }
 
+/* The user's tokens in the users file: decided and recorded as
+ * --usersfile does, under its locks, by the server's account, which owns
+ * the file.  Returns the exit status; *why gets the refusal's reason. */
+static int
+radius_users(const struct verify *v, const char *user, char *code,
+    unsigned window, const char **why)
+{
+	struct otp_users_result r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	rc = sys_users_check(v->usersfile, user, "", code, v->o.have_now ?
+	    v->o.now : SYS_NOW_REAL, window, v->dry_run, &r);
+	if (rc == OTP_EIO || rc == OTP_ELOCK)
+		radius_fail(1, "%s: %s", user, v->usersfile);
+	if (rc != 0 && r.line != 0)
+		radius_fail(0, "%s: %s: line %zu: %s", user, v->usersfile,
+		    r.line, otp_strerror(rc));
+	if (rc != 0)
+		radius_fail(0, "%s: %s: %s", user, v->usersfile,
+		    otp_strerror(rc));
+	/* Not enrolled: a clean no, as for a wrong code. */
+	if (!r.accepted) {
+		*why = otp_users_why_text(r.why);
+		return 1;
+	}
+	if (v->verbose)
+		fprintf(stderr, "%s: accepted by line %zu of %s%s\n", user,
+		    r.line, v->usersfile, v->dry_run ? " (dry run: not "
+		    "recorded)" : "");
+	return 0;
+}
+
 static int
 do_radius(const struct verify *v, int argc, char *argv[])
 {
@@ -1048,18 +1114,27 @@ do_radius(const struct verify *v, int argc, char *argv[])
 	const char *why = NULL;
 	struct stat sb;
 	size_t off = 0;
+	unsigned window = 0;
 	int status;
 
 	(void)argv;
 	if (argc > 0)
 		cli_usage_error("--radius takes no operands: the request is "
 		    "in the environment");
-	if (v->state_dir == NULL)
-		cli_usage_error("--radius needs --state-dir=DIR");
+	if (v->state_dir == NULL && v->usersfile == NULL)
+		cli_usage_error("--radius needs --state-dir=DIR or "
+		    "--usersfile=FILE");
+	if (v->state_dir != NULL && v->usersfile != NULL)
+		cli_usage_error("--state-dir and --usersfile exclude each "
+		    "other");
+	if (v->usersfile != NULL) {
+		if (v->usersfile[0] == '\0')
+			cli_usage_error("--usersfile: empty file name");
+		window = users_window(v);
 	/* A missing directory is a set-up error, not a user without a file. */
-	if (stat(v->state_dir, &sb) != 0)
+	} else if (stat(v->state_dir, &sb) != 0)
 		radius_fail(1, "--state-dir '%s'", v->state_dir);
-	if (!S_ISDIR(sb.st_mode)) {
+	else if (!S_ISDIR(sb.st_mode)) {
 		errno = ENOTDIR;
 		radius_fail(1, "--state-dir '%s'", v->state_dir);
 	}
@@ -1080,7 +1155,12 @@ do_radius(const struct verify *v, int argc, char *argv[])
 	radius_attr("USER_PASSWORD", "User-Password", code, sizeof(code));
 	/* Not a code's shape: a wrong answer, refused without reading the
 	 * file (so without counting it against RATE_LIMIT). */
-	if (otp_state_code_shape(code) != 0) {
+	if (v->usersfile != NULL && !users_code_shape(code)) {
+		why = "not a code of 6 to 8 digits";
+		status = 1;
+	} else if (v->usersfile != NULL)
+		status = radius_users(v, user, code, window, &why);
+	else if (otp_state_code_shape(code) != 0) {
 		why = otp_state_why_text(OTP_STATE_WHY_SHAPE);
 		status = 1;
 	} else	/* The source of the user's key: a state file in DIR. */
@@ -1106,8 +1186,7 @@ do_users(const struct verify *v, int argc, char *argv[])
 	struct passwd *pw;
 	const char *user = v->user;
 	char code[OTP_CODE_MAX + 2];
-	unsigned window = OTP_USERS_WINDOW;
-	size_t i;
+	unsigned window = users_window(v);
 	int rc;
 
 	if (argc > 1)
@@ -1122,23 +1201,13 @@ do_users(const struct verify *v, int argc, char *argv[])
 	    strlen(user) >= OTP_USERS_FIELD_MAX)
 		errx(CLI_EXIT_ERR, "--user: '%s': %s", user,
 		    otp_strerror(OTP_EUSERSFIELD));
-	if (v->o.have_window) {
-		if (v->o.window > 1000)
-			errx(CLI_EXIT_ERR, "--window: '%" PRIu64 "': at most "
-			    "1000 with --usersfile", v->o.window);
-		window = (unsigned)v->o.window;
-	}
 	read_code(argc == 1 ? argv[0] : NULL, code, sizeof(code));
-	for (i = 0; code[i] != '\0'; i++)
-		if (!((code[i] >= '0' && code[i] <= '9') ||
-		    (code[i] >= 'a' && code[i] <= 'f') ||
-		    (code[i] >= 'A' && code[i] <= 'F')))
-			break;
-	if (code[i] != '\0' || i < 6 || i > 8) {
+	if (!users_code_shape(code)) {
 		otp_wipe(code, sizeof(code));
 		errx(CLI_EXIT_ERR, "OTP: %s (want 6 to 8 digits, or 6 hex "
 		    "digits for Mobile-OTP)", otp_strerror(OTP_ECODE));
 	}
+	memset(&r, 0, sizeof(r));
 	rc = sys_users_check(v->usersfile, user, "", code, v->o.have_now ?
 	    v->o.now : SYS_NOW_REAL, window, v->dry_run, &r);
 	otp_wipe(code, sizeof(code));
@@ -1167,6 +1236,12 @@ do_users(const struct verify *v, int argc, char *argv[])
 static void
 set_mode(struct verify *v, enum mode m)
 {
+	/* --radius --usersfile: the request's user in the users file. */
+	if ((v->mode == MODE_RADIUS && m == MODE_USERS) ||
+	    (v->mode == MODE_USERS && m == MODE_RADIUS)) {
+		v->mode = MODE_RADIUS;
+		return;
+	}
 	if (v->mode != MODE_VERIFY && v->mode != m)
 		cli_usage_error("--find-skew, --diagnose, --state, --otpw, "
 		    "--radius and --usersfile exclude each other");
@@ -1196,7 +1271,18 @@ check_options(const struct verify *v)
 		    "-q and --challenge apply");
 	if (v->state_dir != NULL && v->mode != MODE_RADIUS)
 		cli_usage_error("--state-dir needs --radius");
-	if (v->mode == MODE_STATE || v->mode == MODE_RADIUS) {
+	if (v->mode == MODE_RADIUS && v->usersfile != NULL) {
+		if (v->user != NULL)
+			cli_usage_error("--user does not apply with --radius: "
+			    "the user is the request's User-Name");
+		if (o->have_type || o->have_alg || o->have_digits ||
+		    o->have_counter || o->have_step || o->have_start ||
+		    o->strict || o->enc != OTP_KEYENC_HEX ||
+		    v->state_flags != 0 || v->have_perm)
+			cli_usage_error("with --radius --usersfile the file "
+			    "sets the parameters; only --now, --window and "
+			    "--dry-run apply");
+	} else if (v->mode == MODE_STATE || v->mode == MODE_RADIUS) {
 		if (o->have_type || o->have_alg || o->have_digits ||
 		    o->have_counter || o->have_step || o->have_start ||
 		    o->have_window || o->strict || o->enc != OTP_KEYENC_HEX)
@@ -1215,7 +1301,8 @@ check_options(const struct verify *v)
 		cli_usage_error("--no-skew-adjust, --no-increment-hotp, "
 		    "--no-strict-owner, --allowed-perm, --allow-readonly and "
 		    "--dry-run need --state or --radius");
-	if (v->user != NULL && v->mode != MODE_USERS)
+	if (v->user != NULL && v->mode != MODE_USERS &&
+	    v->mode != MODE_RADIUS)
 		cli_usage_error("--user needs --usersfile");
 }
 

@@ -92,6 +92,22 @@ pamotp_expand_path(const char *spec, const char *user, const char *home,
 }
 
 /*
+ * No account lookup vouches for a name (a RADIUS server passes on what the
+ * network sent, and a users file's names need no account): where ${USER}
+ * puts it in a path, it must be a plain login name, never a path.
+ */
+int
+pamotp_user_in_path(pam_handle_t *pamh, const char *spec, const char *user)
+{
+	if (spec == NULL || strstr(spec, "${USER}") == NULL ||
+	    otp_user_check(user, NULL) == 0)
+		return 0;
+	pam_syslog(pamh, LOG_ERR, "user name \"%s\": %s", user,
+	    otp_strerror(OTP_EUSERNAME));
+	return -1;
+}
+
+/*
  * Files are opened and created as the account (NFS homes, root-squash, the
  * owner of the temporary file), as the original module does.  setfsuid()
  * returns the previous value whether or not it worked; asking again with

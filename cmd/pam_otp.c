@@ -176,14 +176,9 @@ find_target(pam_handle_t *pamh, const struct params *p, struct target *t)
 		t->uid = p->fixed_uid;
 		t->gid = pw->pw_gid;
 		/* No account lookup vouches for the name (a RADIUS server
-		 * passes on what the network sent): it names a file only
-		 * when it is a plain login name, never a path. */
-		if (p->secret != NULL && strstr(p->secret, "${USER}") != NULL &&
-		    otp_user_check(t->user, NULL) != 0) {
-			pam_syslog(pamh, LOG_ERR, "user name \"%s\": %s",
-			    t->user, otp_strerror(OTP_EUSERNAME));
+		 * passes on what the network sent). */
+		if (pamotp_user_in_path(pamh, p->secret, t->user) != 0)
 			return;
-		}
 	} else {
 		if (getpwnam_r(t->user, &pwbuf, buf, sizeof(buf), &pw) != 0 ||
 		    pw == NULL) {

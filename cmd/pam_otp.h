@@ -32,6 +32,10 @@ int	pamotp_parse_uid(pam_handle_t *pamh, const char *name, uid_t *uid);
  * when the result does not fit or is empty, -2 when home is needed. */
 int	pamotp_expand_path(const char *spec, const char *user,
 	    const char *home, char *out, size_t outsz);
+/* 0 when spec puts no ${USER} in a path or user is a plain login name
+ * (otp_user_check); else -1, logged. */
+int	pamotp_user_in_path(pam_handle_t *pamh, const char *spec,
+	    const char *user);
 /* Take id's file-system uid and gid (this thread only); 0, or -1 (logged,
  * nothing changed).  *old_uid and *old_gid get what to give back. */
 int	pamotp_become(pam_handle_t *pamh, const struct pamotp_id *id,

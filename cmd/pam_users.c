@@ -106,6 +106,11 @@ find_file(pam_handle_t *pamh, const struct uparams *p, const char *user,
 	int rc;
 
 	*become = 0;
+	/* The name is the one the application (or the network) gave, and
+	 * no account need vouch for it (a RADIUS server's users have none):
+	 * it names a file only when it is a plain login name. */
+	if (pamotp_user_in_path(pamh, p->usersfile, user) != 0)
+		return -1;
 	rc = pamotp_expand_path(p->usersfile, user, NULL, path, pathsz);
 	if (rc == -2) {
 		/* ${HOME}: the user's file, read with the user's ids. */

@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
-# otp-verify --radius --state-dir: a request as FreeRADIUS's rlm_exec
-# hands it over (attributes in the environment, values quoted), without a
-# server: exit codes, reply lines, user names that must not name a file,
-# quoting, and 20 requests with one code at once.  tests/e2e/radius.bats
-# runs the same through a real FreeRADIUS.
+# otp-verify --radius --state-dir and --radius --usersfile: a request as
+# FreeRADIUS's rlm_exec hands it over (attributes in the environment,
+# values quoted), without a server: exit codes, reply lines, user names
+# that must not name a file, quoting, and 20 requests with one code at
+# once.  tests/e2e/radius.bats runs the same through a real FreeRADIUS.
 
 bats_require_minimum_version 1.5.0
 load common
@@ -206,4 +206,211 @@ OUT
 	grep -q -- '--state-dir' "$ROOT/completions/bash/otp-verify"
 	grep -q -- '--radius' "$ROOT/completions/zsh/_otp-verify"
 	grep -q -- 'state-dir' "$ROOT/completions/fish/otp-verify.fish"
+}
+
+# ---- --radius --usersfile ------------------------------------------------
+
+# users LINE...: the users file T/users.oath (mode 0600).  At -N @59 the
+# RFC 4226 key's HOTP/T30 code is 287082 (step 1).
+users() {
+	rm -f "$T/users.oath"
+	printf '%s\n' "$@" >"$T/users.oath"
+	chmod 0600 "$T/users.oath"
+}
+
+# ureq USER CODE [OPTION]...: one request against the users file.
+ureq() {
+	local user=$1 code=$2
+	shift 2
+	run --separate-stderr env -i USER_NAME="\"$user\"" \
+	    USER_PASSWORD="\"$code\"" "$OTP_BIN/otp-verify" -N @59 "$@" \
+	    --radius --usersfile="$T/users.oath"
+}
+
+@test "--radius --usersfile: the right code once, then reused, wrong, unknown user" {
+	users "HOTP/T30 alice - $RFC_HEX" "HOTP/T30 bob - $RFC_HEX"
+	ureq alice 287082
+	assert_success
+	assert_output 'Reply-Message := "OTP accepted"'
+	[ -z "$stderr" ]
+	run grep -c 287082 "$T/users.oath"
+	assert_output 1
+	ureq alice 287082
+	assert_failure 1
+	assert_line --index 0 'Reply-Message := "OTP not accepted"'
+	assert_line --index 1 'Module-Failure-Message := "code already used"'
+	[[ $stderr == "otp-verify: alice: code not accepted: code already used" ]]
+	ureq bob 000000
+	assert_failure 1
+	assert_line --index 1 'Module-Failure-Message := "code not accepted"'
+	[[ $output$stderr != *000000* ]]
+	# Not enrolled: refused as a wrong code is, not an error.
+	ureq carol 287082
+	assert_failure 1
+	assert_output - <<'OUT'
+Reply-Message := "OTP not accepted"
+Module-Failure-Message := "no token for this user"
+OUT
+	[[ $output$stderr != *287082* ]]
+	# -w is the users file's window, as pam_oath's window=.
+	ureq bob "$(otp-gen --totp -N @89 "$RFC_HEX")" -w 0
+	assert_failure 1
+	ureq bob "$(otp-gen --totp -N @89 "$RFC_HEX")" -w 1
+	assert_success
+}
+
+@test "--radius --usersfile: the code's shape is checked before the file is touched" {
+	users "HOTP/T30 alice - $RFC_HEX"
+	cp -p "$T/users.oath" "$T/before"
+	for c in 12ab 12345 123456789 '' 'x23456' '12 345'; do
+		ureq alice "$c"
+		assert_failure 1
+		assert_line --index 1 'Module-Failure-Message := "not a code of 6 to 8 digits"'
+	done
+	cmp "$T/before" "$T/users.oath"
+	# A malformed code is refused even where no file is: nothing is read.
+	run --separate-stderr env -i USER_NAME='"alice"' USER_PASSWORD='"12ab"' \
+	    "$OTP_BIN/otp-verify" --radius --usersfile="$T/none"
+	assert_failure 1
+	# A well-formed one needs the file: a set-up error.
+	run --separate-stderr env -i USER_NAME='"alice"' \
+	    USER_PASSWORD='"287082"' "$OTP_BIN/otp-verify" --radius \
+	    --usersfile="$T/none"
+	assert_failure 2
+	assert_line --index 0 'Reply-Message := "OTP check failed"'
+	[[ $stderr == *"alice: $T/none: No such file or directory" ]]
+	[[ ! -e $T/none && ! -e $T/none.lock ]]
+}
+
+@test "--radius --usersfile: a user name that is not a plain login name is an error" {
+	users "HOTP/T30 alice - $RFC_HEX" "HOTP/T30 ../x - $RFC_HEX" \
+	    "HOTP/T30 .alice - $RFC_HEX" "HOTP/T30 -alice - $RFC_HEX"
+	cp -p "$T/users.oath" "$T/before"
+	for name in ../x .alice -alice 'a:b' '' 'é' "$(printf '%065d' 1)"; do
+		ureq "$name" 287082
+		assert_failure 2
+		assert_line --index 0 'Reply-Message := "OTP check failed"'
+		assert_line --index 1 --partial 'Module-Failure-Message := "User-Name: '
+	done
+	# Tabs and spaces would split the file's fields.
+	run --separate-stderr env -i 'USER_NAME="al\tice"' \
+	    USER_PASSWORD='"287082"' "$OTP_BIN/otp-verify" -N @59 --radius \
+	    --usersfile="$T/users.oath"
+	assert_failure 2
+	cmp "$T/before" "$T/users.oath"
+	ureq alice 287082
+	assert_success
+}
+
+@test "--radius --usersfile: a bad file is an error, as for --usersfile" {
+	users "HOTP/T30 alice - $RFC_HEX"
+	chmod 0644 "$T/users.oath"
+	ureq alice 287082
+	assert_failure 2
+	assert_line --index 1 --partial 'permissions are too open'
+	users "HOTP/T30 alice - zz"
+	ureq alice 287082
+	assert_failure 2
+	assert_line --index 1 --partial 'line 1: bad key in users file'
+	[[ $output$stderr != *287082* ]]
+}
+
+@test "--radius --usersfile: options that do not fit are usage errors" {
+	run --separate-stderr otp-verify --radius --usersfile="$T/u" \
+	    --state-dir="$T"
+	assert_failure 2
+	[[ $stderr == *"--state-dir and --usersfile exclude each other"* ]]
+	run --separate-stderr otp-verify --usersfile="$T/u" --radius \
+	    --user=alice
+	assert_failure 2
+	[[ $stderr == *"--user does not apply with --radius"* ]]
+	run --separate-stderr otp-verify --radius --usersfile="$T/u" --totp
+	assert_failure 2
+	[[ $stderr == *"with --radius --usersfile the file sets the parameters"* ]]
+	run --separate-stderr otp-verify --radius --usersfile="$T/u" \
+	    --no-skew-adjust
+	assert_failure 2
+	run --separate-stderr otp-verify --radius --usersfile="$T/u" 123456
+	assert_failure 2
+	[[ $stderr == *"takes no operands"* ]]
+	run --separate-stderr otp-verify --radius --usersfile=
+	assert_failure 2
+	run --separate-stderr otp-verify --radius --usersfile="$T/u" -w 1001
+	assert_failure 2
+	run --separate-stderr otp-verify --radius
+	assert_failure 2
+	[[ $stderr == *"--radius needs --state-dir=DIR or --usersfile=FILE"* ]]
+}
+
+@test "--radius --usersfile: --dry-run records nothing" {
+	users "HOTP/T30 alice - $RFC_HEX"
+	cp -p "$T/users.oath" "$T/before"
+	ureq alice 287082 --dry-run
+	assert_success
+	cmp "$T/before" "$T/users.oath"
+	ureq alice 287082
+	assert_success
+}
+
+@test "--radius --usersfile: 20 requests with one code at once: exactly one accept" {
+	users "HOTP/T30 alice - $RFC_HEX"
+	for i in $(seq 20); do
+		env -i USER_NAME='"alice"' USER_PASSWORD='"287082"' \
+		    "$OTP_BIN/otp-verify" -N @59 --radius \
+		    --usersfile="$T/users.oath" >"$T/out.$i" 2>/dev/null &
+	done
+	wait
+	run grep -l 'OTP accepted' "$T"/out.*
+	[ "${#lines[@]}" -eq 1 ]
+	run grep -l 'code already used' "$T"/out.*
+	[ "${#lines[@]}" -eq 19 ]
+}
+
+@test "--radius --usersfile: 20 users at once are all accepted; no update is lost" {
+	local i key ul=() codes=()
+	ul+=("# a comment, kept" "" "HOTP carl - $RFC_HEX 7 755224")
+	for i in $(seq 20); do
+		key=$(printf '%040x' "$((i * 7919))")
+		codes[i]=$(otp-gen --totp -N @59 "$key")
+		ul+=("HOTP/T30 u$i - $key")
+	done
+	ul+=("HOTP/T30 zed - $RFC_HEX")
+	users "${ul[@]}"
+	for i in $(seq 20); do
+		env -i USER_NAME="\"u$i\"" USER_PASSWORD="\"${codes[i]}\"" \
+		    "$OTP_BIN/otp-verify" -N @59 --radius \
+		    --usersfile="$T/users.oath" >"$T/out.$i" 2>&1 &
+	done
+	wait
+	run grep -l 'OTP accepted' "$T"/out.*
+	[ "${#lines[@]}" -eq 20 ]
+	# Every user's line recorded its own code; the others are as they were.
+	for i in $(seq 20); do
+		run grep -cE "^HOTP/T30	u$i	-	[0-9a-f]{40}	0	${codes[i]}	" \
+		    "$T/users.oath"
+		assert_output 1
+	done
+	run sed -n '1,3p;$p' "$T/users.oath"
+	assert_output - <<OUT
+# a comment, kept
+
+HOTP carl - $RFC_HEX 7 755224
+HOTP/T30 zed - $RFC_HEX
+OUT
+	[ "$(wc -l <"$T/users.oath")" -eq 24 ]
+	[ "$(stat -c %a "$T/users.oath")" = 600 ]
+	[[ -z $(compgen -G "$T/users.oath?*") ]]
+	# And every one of those codes is refused now.
+	ureq u7 "${codes[7]}"
+	assert_failure 1
+}
+
+@test "--radius --usersfile is in --help, the man page and the completions" {
+	run otp-verify --help
+	assert_output --partial $'--radius\n                  --usersfile=FILE'
+	grep -q 'otp-verify --radius --usersfile=' "$ROOT/man/otp-verify.1"
+	grep -A1 -x '.Fl -radius' "$ROOT/man/otp-verify.1" | grep -q 'Fl -usersfile'
+	grep -q -- '--usersfile' "$ROOT/completions/bash/otp-verify"
+	grep -q -- 'radius' <(grep -- 'usersfile' "$ROOT/completions/zsh/_otp-verify")
+	grep -q -- 'radius' <(grep -- 'usersfile' "$ROOT/completions/fish/otp-verify.fish")
 }

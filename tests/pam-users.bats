@@ -433,3 +433,93 @@ rcs() {
 	PAM_RUN_USER=$U pam_run oath "$c"
 	assert_output --partial "User not known"
 }
+
+@test "on purpose: usersfile=DIR/\${USER} names no file outside DIR for a hostile name" {
+	local name c
+	c=$(hcode 1)
+	mkdir -p "$D/oath/dir/sub" "$D/otp/dir/sub"
+	# Files that would take the code, were the names put in the path.
+	for m in oath otp; do
+		printf 'HOTP\t../outside\t-\t%s\n' "$HEX" >"$D/$m/outside"
+		printf 'HOTP\tsub/x\t-\t%s\n' "$HEX" >"$D/$m/dir/sub/x"
+		printf 'HOTP\t.hidden\t-\t%s\n' "$HEX" >"$D/$m/dir/.hidden"
+		printf 'HOTP\t-x\t-\t%s\n' "$HEX" >"$D/$m/dir/-x"
+		chmod 0600 "$D/$m/outside" "$D/$m/dir/sub/x" "$D/$m/dir/.hidden" \
+		    "$D/$m/dir/-x"
+		cp -p "$D/$m/outside" "$D/$m/outside.before"
+		printf 'auth required %s usersfile=%s/dir/${USER}\n' \
+		    "$([[ $m == oath ]] && echo "$OATH_SO" || echo "$OTP_SO")" \
+		    "$D/$m" >"$D/svc/$m"
+	done
+	# Debian's pam_oath expands ${USER} only for an account of the
+	# password database; ours needs no account (a RADIUS server's users
+	# have none) and checks the name instead.  Without that check it
+	# would read the files above and accept.
+	PAM_RUN_USER=../outside pam_run oath "$c"
+	assert_output --partial "User not known"
+	for name in ../outside sub/x .hidden -x "a b" "$D/otp/outside" . .. \
+	    "$(printf 'a\tb')" "$(printf '%065d' 1)"; do
+		PAM_RUN_USER=$name pam_run otp "$c"
+		refused
+		assert_output --partial "unfit to name a file"
+		# Refused before any file is looked at: no prompt, no
+		# "no token", no error about a file.
+		refute_output --partial "One-time password"
+		refute_output --partial "$D/otp/dir"
+	done
+	cmp "$D/otp/outside.before" "$D/otp/outside"
+	[[ -z $(compgen -G "$D/otp/outside?*[!e]") ]]
+	[[ -z $(compgen -G "$D/otp/dir/*.lock") ]]
+	# A plain name still reads its own file.
+	printf 'HOTP\talice.b\t-\t%s\n' "$HEX" >"$D/otp/dir/alice.b"
+	chmod 0600 "$D/otp/dir/alice.b"
+	PAM_RUN_USER=alice.b pam_run otp "$c"
+	accepted
+}
+
+# home_run SERVICE INPUT USER: a login of USER, whose home is D/home in
+# a password database of libnss_wrapper's (with the test's own ids).
+home_run() {
+	local nss=/usr/lib/x86_64-linux-gnu/libnss_wrapper.so
+	[[ -f $nss ]] || skip "libnss_wrapper missing (libnss-wrapper)"
+	printf '%s:x:%s:%s:test:%s:/bin/sh\n' "$3" "$(id -u)" "$(id -g)" \
+	    "$D/home" >"$D/passwd"
+	printf '%s:x:%s:\n' "$(id -gn)" "$(id -g)" >"$D/group"
+	run timeout "${PAM_TIMEOUT:-60}" env \
+	    LD_PRELOAD="$nss $(preload 1)" NSS_WRAPPER_PASSWD="$D/passwd" \
+	    NSS_WRAPPER_GROUP="$D/group" NSS_WRAPPER_DISABLE_DEEPBIND=1 \
+	    ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
+	    PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$D/svc" \
+	    PAM_WRAPPER_USE_SYSLOG=1 \
+	    FAKETIME="$(faketime_of "$NOW")" DONT_FAKE_MONOTONIC=1 \
+	    NO_FAKE_STAT=1 TZ=UTC pamtester "$1" "$3" authenticate <<<"$2"
+}
+
+@test "usersfile=\${HOME}/... and ~/...: the user's home from the password database" {
+	local spec
+	mkdir -p "$D/home"
+	for spec in '${HOME}/.users.oath' '~/.users.oath' \
+	    '${HOME}/${USER}.oath'; do
+		rm -f "$D/home/.users.oath" "$D/home/homer.oath"
+		printf 'HOTP\thomer\t-\t%s\n' "$HEX" >"$D/home/.users.oath"
+		cp "$D/home/.users.oath" "$D/home/homer.oath"
+		chmod 0600 "$D/home/.users.oath" "$D/home/homer.oath"
+		printf 'auth required %s usersfile=%s\n' "$OTP_SO" "$spec" \
+		    >"$D/svc/home"
+		home_run home "$(hcode 1)" homer
+		accepted
+		home_run home "$(hcode 1)" homer
+		refused
+	done
+	# The last one recorded the code in D/home/homer.oath.
+	run cut -f 5,6 "$D/home/homer.oath"
+	assert_output "1	$(hcode 1)"
+	# A user the database does not know has no home: refused, logged.
+	printf 'auth required %s usersfile=${HOME}/.users.oath\n' "$OTP_SO" \
+	    >"$D/svc/home"
+	home_run home "$(hcode 2)" homer
+	accepted
+	PAM_RUN_USER=nobody-here pam_run home "$(hcode 3)"
+	refused
+	assert_output --partial 'no home directory for "nobody-here"'
+}

@@ -26,7 +26,7 @@ complete -c otp-verify -l no-strict-owner -d 'State: accept a file owned by anot
 complete -c otp-verify -l allowed-perm -x -a '0600 0400 0640' -d 'State: permission bits allowed'
 complete -c otp-verify -l allow-readonly -d 'State: accept even if the update cannot be written'
 complete -c otp-verify -l dry-run -d 'State, usersfile: say what would happen, write nothing'
-complete -c otp-verify -l usersfile -r -F -d 'OATH Toolkit users file'
+complete -c otp-verify -l usersfile -r -F -d 'OATH Toolkit users file (also with --radius)'
 complete -c otp-verify -l user -x -a '(__fish_complete_users)' -d 'Usersfile: whose tokens'
 complete -c otp-verify -l otpw -r -F -d 'Check a response against an OTPW file (default ~/.otpw)'
 complete -c otp-verify -l challenge -x -d 'OTPW: print the number to answer, or the numbers answered'

@@ -5,7 +5,10 @@
 # pam_google_authenticator.so the same way; each with one request at a
 # time and with 20 in flight (radclient -p).  Every request is a right
 # code of a user of its own (DISALLOW_REUSE, so each accept writes its
-# state file), as a fleet's logins are.  Figures, not assertions.
+# state file), as a fleet's logins are.  The two otp-utils paths run
+# again with one users file for all N users (--usersfile=FILE,
+# usersfile=FILE), where every accept rewrites the whole file under its
+# lock.  Figures, not assertions.
 #
 # As root only (a new /etc/pam.d service each for the two modules, removed
 # on exit); skipped in one line without root or a package.
@@ -37,6 +40,7 @@ tmp=$(mktemp -d "/tmp/$tag.XXXXXX")
 chmod 0755 "$tmp"
 R=$tmp/radius
 RAD_PAM_SVC=$tag-otp
+RAD_UPAM_SVC=$tag-uotp
 RAD_GA_SVC=$tag-ga
 server=
 cleanup() {
@@ -44,7 +48,8 @@ cleanup() {
 		kill -TERM "$server" 2>/dev/null || true
 		wait "$server" 2>/dev/null || true
 	fi
-	rm -f "/etc/pam.d/$RAD_PAM_SVC" "/etc/pam.d/$RAD_GA_SVC"
+	rm -f "/etc/pam.d/$RAD_PAM_SVC" "/etc/pam.d/$RAD_UPAM_SVC" \
+	    "/etc/pam.d/$RAD_GA_SVC"
 	[ -n "${BENCH_RADIUS_KEEP:-}" ] || rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -63,20 +68,24 @@ rad_tree "$R" "$OTP_BIN" "$OTP_LIBDIR"
 pe=$(free_port)
 pp=$(free_port)
 pg=$(free_port)
-for f in "$RAD_PAM_SVC" "$RAD_GA_SVC"; do
+pue=$(free_port)
+pup=$(free_port)
+for f in "$RAD_PAM_SVC" "$RAD_UPAM_SVC" "$RAD_GA_SVC"; do
 	[ ! -e "/etc/pam.d/$f" ] || { echo "skipped: /etc/pam.d/$f exists"; exit 0; }
 done
 { rad_pam_line "$R"; echo "account required pam_permit.so"; } \
     >"/etc/pam.d/$RAD_PAM_SVC"
+{ rad_upam_line "$R"; echo "account required pam_permit.so"; } \
+    >"/etc/pam.d/$RAD_UPAM_SVC"
 { rad_ga_line "$R"; echo "account required pam_permit.so"; } \
     >"/etc/pam.d/$RAD_GA_SVC"
-rad_conf "$R" "$pe" "$pp" "$pg"
+rad_conf "$R" "$pe" "$pp" "$pg" "$pue" "$pup"
 rad_check "$R" >/dev/null
 # setpriv execs the server: $! is the server's own PID.
 setpriv --reuid="$RAD_ACCOUNT" --regid="$RAD_ACCOUNT" --clear-groups -- \
     "$RAD_SBIN" -f -d "$R" -n radiusd </dev/null >"$tmp/server.out" 2>&1 &
 server=$!
-for p in "$pe" "$pp" "$pg"; do
+for p in "$pe" "$pp" "$pg" "$pue" "$pup"; do
 	for ((i = 0; i < 200; i++)); do
 		ss -Hlnu "sport = :$p" | grep -q . && break
 		sleep 0.05
@@ -88,8 +97,16 @@ done
 run() {
 	local kind=$1 port=$2 par=$3 run_id=$4 i u keys=() t0 t1 acc
 	: >"$tmp/reqs"
+	# A users file of the run's N users only.
+	rm -f "$R/$kind/users.oath"
 	for ((i = 1; i <= N; i++)); do
-		keys+=("$(rad_enrol "$R" "$kind" "b$run_id-$i" --disallow-reuse)")
+		case $kind in
+		uexec | upam)
+			keys+=("$(rad_uenrol "$R" "$kind" "b$run_id-$i")") ;;
+		*)
+			keys+=("$(rad_enrol "$R" "$kind" "b$run_id-$i" \
+			    --disallow-reuse)") ;;
+		esac
 	done
 	# A fresh step: every code stays good for the whole run.
 	if (($(date +%s) % 30 > 15)); then
@@ -108,10 +125,12 @@ run() {
 	echo "${acc:-0} $(((t1 - t0) / 1000))"
 }
 
-printf '%-44s %14s %14s\n' "path" "1 at a time" "20 in flight"
+printf '%-50s %14s %14s\n' "path" "1 at a time" "20 in flight"
 id=0
-for spec in "rlm_exec: otp-verify --radius|exec|$pe" \
-    "rlm_pam: pam_otp.so|pam|$pp" \
+for spec in "rlm_exec: otp-verify --radius --state-dir|exec|$pe" \
+    "rlm_exec: otp-verify --radius --usersfile|uexec|$pue" \
+    "rlm_pam: pam_otp.so secret=DIR/\${USER}|pam|$pp" \
+    "rlm_pam: pam_otp.so usersfile=FILE|upam|$pup" \
     "rlm_pam: pam_google_authenticator.so|ga|$pg"; do
 	name=${spec%%|*}
 	rest=${spec#*|}
@@ -126,5 +145,5 @@ for spec in "rlm_exec: otp-verify --radius|exec|$pe" \
 		    if (a != n) s = s " (" a " ok)"
 		    print s }')")
 	done
-	printf '%-44s %14s %14s\n' "$name" "${cols[0]}" "${cols[1]}"
+	printf '%-50s %14s %14s\n' "$name" "${cols[0]}" "${cols[1]}"
 done

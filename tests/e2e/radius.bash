@@ -9,6 +9,11 @@
 #		pam_otp.so secret=DIR/pam/${USER} user=freerad
 #	ga	rlm_pam running RAD_GA_SVC with pam_google_authenticator.so the
 #		same way (only when RAD_GA_SVC is set: the bench compares)
+#	uexec	rlm_exec running otp-verify --radius
+#		--usersfile=DIR/uexec/users.oath (one users file for all)
+#	upam	rlm_pam running the PAM service RAD_UPAM_SVC, which holds
+#		pam_otp.so usersfile=DIR/upam/users.oath
+#		(uexec and upam only when their ports are given)
 #
 # Nothing here needs bats: the bench sources it too.  /etc/pam.d files are
 # written by the caller (the suite through lib.bash's ledger, the bench
@@ -28,10 +33,11 @@ rad_as() {
 # rad_tree DIR OTP_BIN OTP_LIBDIR: DIR (new) becomes the server's tree,
 # owned by the account, 0700: copies of otp-verify, otp-keygen and
 # pam_otp.so (the build tree may not be open to the account), the state
-# directories exec/ and pam/ (and ga/).
+# directories exec/ and pam/ (and ga/), the users files' uexec/ and upam/.
 rad_tree() {
 	local d=$1
-	mkdir -p "$d/bin" "$d/exec" "$d/pam" "$d/ga" "$d/log" || return 1
+	mkdir -p "$d/bin" "$d/exec" "$d/pam" "$d/ga" "$d/uexec" "$d/upam" \
+	    "$d/log" || return 1
 	cp "$2/otp-verify" "$2/otp-keygen" "$2/otp-gen" "$d/bin/" || return 1
 	cp "$3/pam_otp.so" "$d/bin/" || return 1
 	chmod 0755 "$d/bin" "$d/bin/"*
@@ -39,16 +45,33 @@ rad_tree() {
 	chmod 0700 "$d"
 }
 
-# rad_conf DIR EXEC_PORT PAM_PORT [GA_PORT]: write DIR/radiusd.conf.
-# Every path is explicit; requests are refused without delay, so that
-# the tests and the bench measure the check itself.
+# rad_conf DIR EXEC_PORT PAM_PORT [GA_PORT [UEXEC_PORT UPAM_PORT]]: write
+# DIR/radiusd.conf (an empty GA_PORT: no ga server).  Every path is
+# explicit; requests are refused without delay, so that the tests and the
+# bench measure the check itself.
 rad_conf() {
-	local d=$1 pe=$2 pp=$3 pg=${4:-} ga_mod='' ga_srv=''
+	local d=$1 pe=$2 pp=$3 pg=${4:-} pue=${5:-} pup=${6:-}
+	local ga_mod='' ga_srv='' u_mod='' u_srv=''
 	if [[ -n $pg ]]; then
 		ga_mod="	pam gapam {
 		pam_auth = $RAD_GA_SVC
 	}"
 		ga_srv=$(rad_conf_server ga "$pg" gapam)
+	fi
+	if [[ -n $pue ]]; then
+		u_mod="	exec uexec {
+		wait = yes
+		program = \"$d/bin/otp-verify --radius --usersfile=$d/uexec/users.oath\"
+		input_pairs = request
+		output_pairs = reply
+		shell_escape = yes
+		timeout = 10
+	}
+	pam upam {
+		pam_auth = $RAD_UPAM_SVC
+	}"
+		u_srv="$(rad_conf_server uexec "$pue" uexec)
+$(rad_conf_server upam "$pup" upam)"
 	fi
 	cat >"$d/radiusd.conf" <<EOF
 # otp-utils test server: one file, no include.
@@ -112,11 +135,13 @@ modules {
 		pam_auth = $RAD_PAM_SVC
 	}
 $ga_mod
+$u_mod
 }
 
 $(rad_conf_server exec "$pe" otpexec)
 $(rad_conf_server pam "$pp" otppam)
 $ga_srv
+$u_srv
 EOF
 	chown "$RAD_ACCOUNT:$RAD_ACCOUNT" "$d/radiusd.conf"
 }
@@ -153,6 +178,13 @@ rad_pam_line() {
 	    "$1/bin/pam_otp.so" "$1" "$RAD_ACCOUNT"
 }
 
+# rad_upam_line DIR: the pam_otp.so line of the users-file service: one
+# users file for every user, DIR/upam/users.oath, the account's.
+rad_upam_line() {
+	printf 'auth required %s usersfile=%s/upam/users.oath\n' \
+	    "$1/bin/pam_otp.so" "$1"
+}
+
 # rad_ga_line DIR: the same with pam_google_authenticator.so.
 rad_ga_line() {
 	# shellcheck disable=SC2016  # the module expands ${USER}
@@ -174,6 +206,14 @@ rad_enrol() {
 	shift 3
 	rad_as "$d/bin/otp-keygen" --totp --scratch=3 \
 	    --scratch-out="$d/$kind/.$u.scratch" --state="$d/$kind/$u" "$@"
+}
+
+# rad_uenrol DIR KIND USER: a TOTP token (HOTP/T30) for USER in the users
+# file DIR/KIND/users.oath (KIND uexec or upam), added by otp-keygen as the
+# server's account (the file its own, mode 0600); prints the Base32 key.
+rad_uenrol() {
+	rad_as "$1/bin/otp-keygen" --usersfile="$1/$2/users.oath" --user="$3" \
+	    --totp
 }
 
 # rad_code KEY [OFFSET]: the TOTP code now (or OFFSET seconds from now).

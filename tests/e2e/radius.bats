@@ -2,13 +2,15 @@
 # FreeRADIUS as the one verifier of many hosts (root; make check-e2e).
 #
 # One server, started unprivileged as the freerad account from one config
-# tree in the suite's directory (tests/e2e/radius.bash), answers on two
+# tree in the suite's directory (tests/e2e/radius.bash), answers on four
 # 127.0.0.1 ports: through rlm_exec running otp-verify --radius, and
 # through rlm_pam running pam_otp.so in its threads from a new
-# /etc/pam.d service.  radclient plays the hosts; one host runs
-# pam_radius_auth.so from a second new /etc/pam.d service.  Both service
-# files, the server and its ports are gone at the end (the last test
-# checks).
+# /etc/pam.d service, each once with a state file per user
+# (--state-dir=DIR, secret=DIR/${USER}) and once with one users file for
+# all (--usersfile=FILE, usersfile=FILE).  radclient plays the hosts; one
+# host runs pam_radius_auth.so from another new /etc/pam.d service.  The
+# service files, the server and its ports are gone at the end (the last
+# test checks).
 
 bats_require_minimum_version 1.5.0
 
@@ -19,21 +21,28 @@ setup_file() {
 	e2e_setup_file freeradius freeradius-utils libpam-radius-auth pamtester
 	R=$E2E_DIR/radius
 	RAD_PAM_SVC=$E2E_TAG-radius
+	RAD_UPAM_SVC=$E2E_TAG-uradius
 	HOST_SVC=$E2E_TAG-host
 	rad_tree "$R" "$OTP_BIN" "$OTP_LIBDIR" || fail "cannot make $R"
 	P_EXEC=$(e2e_port)
 	P_PAM=$(e2e_port)
-	export R RAD_PAM_SVC HOST_SVC P_EXEC P_PAM
+	P_UEXEC=$(e2e_port)
+	P_UPAM=$(e2e_port)
+	export R RAD_PAM_SVC RAD_UPAM_SVC HOST_SVC P_EXEC P_PAM P_UEXEC P_UPAM
 	{
 		rad_pam_line "$R"
 		echo "account required pam_permit.so"
 	} | e2e_pam_service "$RAD_PAM_SVC"
+	{
+		rad_upam_line "$R"
+		echo "account required pam_permit.so"
+	} | e2e_pam_service "$RAD_UPAM_SVC"
 	# The host: pam_radius_auth asks the server on the pam_otp port.
 	printf '127.0.0.1:%s %s 10\n' "$P_PAM" "$RAD_SECRET" >"$R/host.conf"
 	chmod 0600 "$R/host.conf"
 	printf 'auth required pam_radius_auth.so conf=%s\naccount required pam_permit.so\n' \
 	    "$R/host.conf" | e2e_pam_service "$HOST_SVC"
-	rad_conf "$R" "$P_EXEC" "$P_PAM"
+	rad_conf "$R" "$P_EXEC" "$P_PAM" "" "$P_UEXEC" "$P_UPAM"
 	run rad_check "$R"
 	[[ $status == 0 ]] || fail "freeradius -C: $output"
 	# pam_otp.so's log lines (syslog) go to a file of ours.
@@ -46,6 +55,8 @@ setup_file() {
 	    >/dev/null
 	e2e_wait_port "$P_EXEC"
 	e2e_wait_port "$P_PAM"
+	e2e_wait_port "$P_UEXEC"
+	e2e_wait_port "$P_UPAM"
 }
 
 teardown_file() {
@@ -85,6 +96,8 @@ port_of() {
 	case $1 in
 	exec) echo "$P_EXEC" ;;
 	pam) echo "$P_PAM" ;;
+	uexec) echo "$P_UEXEC" ;;
+	upam) echo "$P_UPAM" ;;
 	esac
 }
 
@@ -294,9 +307,243 @@ one_code_at_once() {
 	printf '127.0.0.1:%s %s 10\n' "$P_PAM" "$RAD_SECRET" >"$R/host.conf"
 }
 
+# ---- one users file for every user: --usersfile=FILE, usersfile=FILE ----
+
+# unew KIND NAME: a token for NAME in KIND's users file (uexec or upam);
+# sets KEY.  A fresh step, so a scenario stays in one.
+unew() {
+	KEY=$(rad_uenrol "$R" "$1" "$2") ||
+	    fail "otp-keygen --usersfile for $2 failed"
+	e2e_fresh_step 8
+}
+
+# uline KIND NAME: NAME's line in KIND's users file.
+uline() {
+	awk -F '\t' -v u="$2" '$2 == u' "$R/$1/users.oath"
+}
+
+# ulast KIND NAME: the last code recorded on NAME's line.
+ulast() {
+	uline "$1" "$2" | cut -f 6
+}
+
+ucodes_scenario() {
+	local kind=$1 u=$1-alice p c
+	p=$(port_of "$kind")
+	unew "$kind" "$u"
+	c=$(rad_code "$KEY")
+	run rad_auth "$p" "$u" "$c"
+	assert_success
+	assert_line --index 0 --partial 'Access-Accept'
+	[ "$(ulast "$kind" "$u")" = "$c" ]
+	run rad_auth "$p" "$u" "$c"
+	assert_failure 1
+	assert_line --index 0 --partial 'Access-Reject'
+	# A code from ten minutes ahead is not in the window.
+	run rad_auth "$p" "$u" "$(rad_code "$KEY" 600)"
+	assert_failure 1
+	# A user without a token is refused.
+	run rad_auth "$p" "$kind-nobody" "$c"
+	assert_failure 1
+	# The next step's code is taken: the file moves on.
+	run rad_auth "$p" "$u" "$(rad_code "$KEY" 30)"
+	assert_success
+	# The file stays the account's, mode 0600, with nothing beside it.
+	run stat -c '%U %a' "$R/$kind/users.oath"
+	assert_output "$RAD_ACCOUNT 600"
+	run ls "$R/$kind"
+	assert_output users.oath
+}
+
+@test "rlm_exec --usersfile: right code, reuse, wrong code, unknown user" {
+	ucodes_scenario uexec
+}
+
+@test "rlm_pam usersfile=: right code, reuse, wrong code, unknown user" {
+	ucodes_scenario upam
+}
+
+@test "rlm_exec --usersfile: the reason is logged, never sent, never the code" {
+	local c
+	unew uexec uexec-rm
+	c=$(rad_code "$KEY")
+	run rad_auth "$P_UEXEC" uexec-rm "$c"
+	assert_success
+	assert_line --index 1 --partial '"OTP accepted"'
+	run rad_auth "$P_UEXEC" uexec-rm "$c"
+	assert_failure 1
+	assert_line --index 1 --partial '"OTP not accepted"'
+	refute_output --partial 'already used'
+	run grep -F '[uexec-rm]' "$R/log/radius.log"
+	assert_output --partial 'code already used'
+	refute_output --partial "$c"
+	# Not a code's shape: refused before the file is read.
+	run rad_auth "$P_UEXEC" uexec-rm 12ab
+	assert_failure 1
+	run grep -F 'not a code of 6 to 8 digits' "$R/log/radius.log"
+	assert_success
+}
+
+@test "rlm_exec --usersfile and rlm_pam usersfile=: a user name with a path in it" {
+	local name before
+	unew uexec uexec-path
+	# One "Login incorrect" line per request names the reason.
+	before=$(grep -c 'Login incorrect (uexec: .*User-Name: character' \
+	    "$R/log/radius.log" || true)
+	for name in ../uexec-path "$R/uexec/users.oath" x/../uexec-path \
+	    ./uexec-path .uexec-path -uexec-path; do
+		run rad_auth "$P_UEXEC" "$name" "$(rad_code "$KEY")"
+		assert_failure 1
+	done
+	run grep -c 'Login incorrect (uexec: .*User-Name: character' \
+	    "$R/log/radius.log"
+	[ "$output" -eq $((before + 6)) ]
+	run rad_auth "$P_UEXEC" uexec-path "$(rad_code "$KEY")"
+	assert_success
+	# usersfile= names one file: any name is only looked up in it.
+	unew upam upam-path
+	for name in ../upam-path "$R/upam/users.oath" .upam-path; do
+		run rad_auth "$P_UPAM" "$name" "$(rad_code "$KEY")"
+		assert_failure 1
+	done
+	run rad_auth "$P_UPAM" upam-path "$(rad_code "$KEY")"
+	assert_success
+}
+
+# 20 hosts send one code at once: exactly one accept, the others refused
+# as replayed; the line records the code.
+uone_code_at_once() {
+	local kind=$1 u=$1-burst p ok=0 no=0 f c
+	p=$(port_of "$kind")
+	unew "$kind" "$u"
+	c=$(rad_code "$KEY")
+	rad_burst "$p" 20 "$BATS_TEST_TMPDIR/$kind" "$u" "$c"
+	for f in "$BATS_TEST_TMPDIR/$kind"/*; do
+		case $(cat "$f") in
+		0) ok=$((ok + 1)) ;;
+		1) no=$((no + 1)) ;;
+		esac
+	done
+	echo "$kind: $ok accepted, $no refused" >&3
+	[ "$ok" -eq 1 ]
+	[ "$no" -eq 19 ]
+	[ "$(ulast "$kind" "$u")" = "$c" ]
+}
+
+@test "rlm_exec --usersfile: 20 hosts send one code at once: exactly one accept" {
+	uone_code_at_once uexec
+}
+
+@test "rlm_pam usersfile=: 20 requests with one code at once: exactly one accept" {
+	uone_code_at_once upam
+	need_syslog
+	run grep -c "accepted verification code for \"upam-burst\"" "$R/log/syslog"
+	assert_output 1
+	run grep -c "invalid verification code for \"upam-burst\": code already used" \
+	    "$R/log/syslog"
+	assert_output 19
+}
+
+# Two users at once, then 20 users at once, each with its own code, on
+# one users file: all accepted, every line records its code, and the
+# lines of users who did not log in are as they were (no lost update).
+umany_at_once() {
+	local kind=$1 p i ok=0 f t=$BATS_TEST_TMPDIR/$1
+	p=$(port_of "$kind")
+	mkdir -p "$t"
+	for i in 1 2 3; do
+		rad_uenrol "$R" "$kind" "$kind-idle-$i" >/dev/null ||
+		    fail keygen
+	done
+	unew "$kind" "$kind-two-a"
+	KEY_A=$KEY
+	KEY_B=$(rad_uenrol "$R" "$kind" "$kind-two-b") || fail keygen
+	for i in $(seq 20); do
+		rad_uenrol "$R" "$kind" "$kind-many-$i" >"$t/key.$i" ||
+		    fail keygen
+	done
+	grep -F -- "-idle-" "$R/$kind/users.oath" >"$t/idle.before"
+	[ "$(wc -l <"$t/idle.before")" -eq 3 ]
+	e2e_fresh_step 8
+	rad_burst "$p" 1 "$t/a" "$kind-two-a" "$(rad_code "$KEY_A")" &
+	rad_burst "$p" 1 "$t/b" "$kind-two-b" "$(rad_code "$KEY_B")" &
+	wait
+	[ "$(cat "$t/a/1")" = 0 ]
+	[ "$(cat "$t/b/1")" = 0 ]
+	for i in $(seq 20); do
+		rad_code "$(cat "$t/key.$i")" >"$t/code.$i"
+	done
+	for i in $(seq 20); do
+		rad_burst "$p" 1 "$t/m$i" "$kind-many-$i" "$(cat "$t/code.$i")" &
+	done
+	wait
+	for f in "$t"/m*/1; do
+		[ "$(cat "$f")" = 0 ] && ok=$((ok + 1))
+	done
+	echo "$kind: 20 users at once, $ok accepted" >&3
+	[ "$ok" -eq 20 ]
+	# 0 lost updates: each line holds its own code ...
+	for i in $(seq 20); do
+		[ "$(ulast "$kind" "$kind-many-$i")" = "$(cat "$t/code.$i")" ] ||
+		    fail "the update of $kind-many-$i was lost"
+	done
+	# ... the others are untouched, and the same codes are refused now.
+	grep -F -- "-idle-" "$R/$kind/users.oath" | diff -u "$t/idle.before" -
+	for i in 1 7 20; do
+		run rad_auth "$p" "$kind-many-$i" "$(cat "$t/code.$i")"
+		assert_failure 1
+	done
+}
+
+@test "rlm_exec --usersfile: two users at once, then 20, all accepted, 0 lost updates" {
+	umany_at_once uexec
+}
+
+@test "rlm_pam usersfile=: two users at once, then 20, all accepted, 0 lost updates" {
+	umany_at_once upam
+}
+
+@test "rlm_pam usersfile=: log lines name the user and the reason, never the code" {
+	local c
+	unew upam upam-log
+	c=$(rad_code "$KEY")
+	rad_auth "$P_UPAM" upam-log "$c"
+	run rad_auth "$P_UPAM" upam-log "$c"
+	assert_failure 1
+	run rad_auth "$P_UPAM" upam-log 000000
+	assert_failure 1
+	need_syslog
+	run grep -F '"upam-log"' "$R/log/syslog"
+	assert_line --partial 'accepted verification code for "upam-log"'
+	assert_line --partial 'invalid verification code for "upam-log": code already used'
+	assert_line --partial 'invalid verification code for "upam-log": code not accepted'
+	run grep -rF -e "$c" "$R/log"
+	assert_failure
+}
+
+@test "a host with pam_radius_auth.so -> FreeRADIUS -> usersfile=, both paths, end to end" {
+	local c kind
+	for kind in upam uexec; do
+		unew "$kind" "host-$kind"
+		printf '127.0.0.1:%s %s 10\n' "$(port_of "$kind")" \
+		    "$RAD_SECRET" >"$R/host.conf"
+		c=$(rad_code "$KEY")
+		run pamtester "$HOST_SVC" "host-$kind" authenticate <<<"$c"
+		assert_success
+		run pamtester "$HOST_SVC" "host-$kind" authenticate <<<"$c"
+		assert_failure
+		run pamtester "$HOST_SVC" "host-$kind" authenticate <<<000000
+		assert_failure
+		run pamtester "$HOST_SVC" nobody-here authenticate <<<"$c"
+		assert_failure
+	done
+	printf '127.0.0.1:%s %s 10\n' "$P_PAM" "$RAD_SECRET" >"$R/host.conf"
+}
+
 @test "the server stops on SIGTERM; nothing is left behind" {
 	e2e_daemon_stop radius
 	e2e_cleanup
 	e2e_check_clean
-	[[ ! -e /etc/pam.d/$RAD_PAM_SVC && ! -e /etc/pam.d/$HOST_SVC ]]
+	[[ ! -e /etc/pam.d/$RAD_PAM_SVC && ! -e /etc/pam.d/$RAD_UPAM_SVC &&
+	    ! -e /etc/pam.d/$HOST_SVC ]]
 }
