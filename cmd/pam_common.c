@@ -159,3 +159,17 @@ pamotp_free_secret(char *s)
 		free(s);
 	}
 }
+
+int
+pamotp_common_arg(const char *arg, int *debug, enum pass_mode *pass)
+{
+	if (strcmp(arg, "debug") == 0)
+		*debug = 1;
+	else if (strcmp(arg, "try_first_pass") == 0)
+		*pass = PASS_TRY;
+	else if (strcmp(arg, "use_first_pass") == 0)
+		*pass = PASS_USE;
+	else
+		return 0;
+	return 1;
+}

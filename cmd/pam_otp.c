@@ -37,12 +37,6 @@
 #define CODE_PROMPT	"Verification code: "
 #define PWCODE_PROMPT	"Password & verification code: "
 
-enum pass_mode {
-	PASS_PROMPT,		/* ask for the code */
-	PASS_TRY,		/* try PAM_AUTHTOK first, then ask */
-	PASS_USE,		/* PAM_AUTHTOK only, never ask */
-};
-
 struct params {
 	const char	*secret;	/* secret=, unexpanded */
 	const char	*prompt;	/* authtok_prompt= */
@@ -129,12 +123,8 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
 			p->nullok = 1;
 		} else if (strcmp(a, "no_strict_owner") == 0) {
 			p->opts.flags |= OTP_STATE_NOSTRICTOWNER;
-		} else if (strcmp(a, "debug") == 0) {
-			p->debug = 1;
-		} else if (strcmp(a, "try_first_pass") == 0) {
-			p->pass = PASS_TRY;
-		} else if (strcmp(a, "use_first_pass") == 0) {
-			p->pass = PASS_USE;
+		} else if (pamotp_common_arg(a, &p->debug, &p->pass)) {
+			continue;
 		} else if (strcmp(a, "forward_pass") == 0) {
 			p->forward_pass = 1;
 		} else if (strcmp(a, "echo_verification_code") == 0 ||

@@ -26,6 +26,17 @@ struct pamotp_id {
 	gid_t		 gid;
 };
 
+/* Where the answer comes from (try_first_pass, use_first_pass). */
+enum pass_mode {
+	PASS_PROMPT,		/* ask for the code */
+	PASS_TRY,		/* try PAM_AUTHTOK first, then ask */
+	PASS_USE,		/* PAM_AUTHTOK only, never ask */
+};
+
+/* The arguments every mode takes alike (debug, try_first_pass,
+ * use_first_pass) into *debug and *pass: 1 when arg was one, else 0. */
+int	pamotp_common_arg(const char *arg, int *debug, enum pass_mode *pass);
+
 /* user= as a number or a name -> *uid; 0, or -1 (logged). */
 int	pamotp_parse_uid(pam_handle_t *pamh, const char *name, uid_t *uid);
 /* Expand ~, ${HOME} and ${USER} in spec (home NULL when unknown); 0, -1

@@ -31,12 +31,6 @@
 #define CODE_MAX	8	/* longer ones fail without digits= */
 #define WINDOW_MAX	1000
 
-enum pass_mode {
-	PASS_PROMPT,
-	PASS_TRY,		/* PAM_AUTHTOK if set, else ask */
-	PASS_USE,		/* PAM_AUTHTOK only */
-};
-
 struct uparams {
 	const char	*usersfile;
 	unsigned	 window;
@@ -74,12 +68,8 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
 				return -1;
 			}
 			p->digits = (unsigned)n;
-		} else if (strcmp(a, "debug") == 0) {
-			p->debug = 1;
-		} else if (strcmp(a, "try_first_pass") == 0) {
-			p->pass = PASS_TRY;
-		} else if (strcmp(a, "use_first_pass") == 0) {
-			p->pass = PASS_USE;
+		} else if (pamotp_common_arg(a, &p->debug, &p->pass)) {
+			continue;
 		} else if (strcmp(a, "alwaysok") == 0) {
 			/* It would let anyone in, unknown users too. */
 			pam_syslog(pamh, LOG_WARNING, "option \"alwaysok\" is "
