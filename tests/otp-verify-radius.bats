@@ -28,11 +28,17 @@ enrol() {
 # req USER CODE [OPTION]...: one request, the values quoted as rlm_exec
 # quotes them, nothing else in the environment.
 req() {
-	local user=$1 code=$2
-	shift 2
+	radius_req --state-dir="$S" "$@"
+}
+
+# radius_req SOURCE USER CODE [OPTION]...: the request against SOURCE
+# (--state-dir=DIR or --usersfile=FILE).
+radius_req() {
+	local src=$1 user=$2 code=$3
+	shift 3
 	run --separate-stderr env -i USER_NAME="\"$user\"" \
 	    USER_PASSWORD="\"$code\"" "$OTP_BIN/otp-verify" -N @59 "$@" \
-	    --radius --state-dir="$S"
+	    --radius "$src"
 }
 
 @test "--radius: the right code is accepted once, then refused as reused" {
@@ -220,11 +226,7 @@ users() {
 
 # ureq USER CODE [OPTION]...: one request against the users file.
 ureq() {
-	local user=$1 code=$2
-	shift 2
-	run --separate-stderr env -i USER_NAME="\"$user\"" \
-	    USER_PASSWORD="\"$code\"" "$OTP_BIN/otp-verify" -N @59 "$@" \
-	    --radius --usersfile="$T/users.oath"
+	radius_req --usersfile="$T/users.oath" "$@"
 }
 
 @test "--radius --usersfile: the right code once, then reused, wrong, unknown user" {

@@ -191,13 +191,10 @@ codes_scenario() {
 	assert_success
 }
 
-# 20 hosts send one code at once: exactly one accept, the others refused
-# as reused; the file is whole.
-one_code_at_once() {
-	local kind=$1 u=$1-burst p ok=0 no=0 f
-	p=$(port_of "$kind")
-	new_user "$kind" "$u"
-	rad_burst "$p" 20 "$BATS_TEST_TMPDIR/$kind" "$u" "$(rad_code "$KEY")"
+# exactly_one_of_20 KIND: of the 20 answers rad_burst left in
+# BATS_TEST_TMPDIR/KIND, one accept (0) and 19 refusals (1).
+exactly_one_of_20() {
+	local kind=$1 ok=0 no=0 f
 	for f in "$BATS_TEST_TMPDIR/$kind"/*; do
 		case $(cat "$f") in
 		0) ok=$((ok + 1)) ;;
@@ -207,6 +204,16 @@ one_code_at_once() {
 	echo "$kind: $ok accepted, $no refused" >&3
 	[ "$ok" -eq 1 ]
 	[ "$no" -eq 19 ]
+}
+
+# 20 hosts send one code at once: exactly one accept, the others refused
+# as reused; the file is whole.
+one_code_at_once() {
+	local kind=$1 u=$1-burst p
+	p=$(port_of "$kind")
+	new_user "$kind" "$u"
+	rad_burst "$p" 20 "$BATS_TEST_TMPDIR/$kind" "$u" "$(rad_code "$KEY")"
+	exactly_one_of_20 "$kind"
 	run rad_as "$R/bin/otp-keygen" --print-state="$R/$kind/$u"
 	assert_success
 }
@@ -413,20 +420,12 @@ ucodes_scenario() {
 # 20 hosts send one code at once: exactly one accept, the others refused
 # as replayed; the line records the code.
 uone_code_at_once() {
-	local kind=$1 u=$1-burst p ok=0 no=0 f c
+	local kind=$1 u=$1-burst p c
 	p=$(port_of "$kind")
 	unew "$kind" "$u"
 	c=$(rad_code "$KEY")
 	rad_burst "$p" 20 "$BATS_TEST_TMPDIR/$kind" "$u" "$c"
-	for f in "$BATS_TEST_TMPDIR/$kind"/*; do
-		case $(cat "$f") in
-		0) ok=$((ok + 1)) ;;
-		1) no=$((no + 1)) ;;
-		esac
-	done
-	echo "$kind: $ok accepted, $no refused" >&3
-	[ "$ok" -eq 1 ]
-	[ "$no" -eq 19 ]
+	exactly_one_of_20 "$kind"
 	[ "$(ulast "$kind" "$u")" = "$c" ]
 }
 
