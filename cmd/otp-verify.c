@@ -1248,6 +1248,16 @@ set_mode(struct verify *v, enum mode m)
 	v->mode = m;
 }
 
+/* Key parameters on the command line: none apply where a file holds
+ * them (a state file, a users file). */
+static int
+key_params_given(const struct cli_otp *o)
+{
+	return o->have_type || o->have_alg || o->have_digits ||
+	    o->have_counter || o->have_step || o->have_start || o->strict ||
+	    o->enc != OTP_KEYENC_HEX;
+}
+
 /* Options that make no sense in the chosen mode are usage errors. */
 static void
 check_options(const struct verify *v)
@@ -1275,25 +1285,19 @@ check_options(const struct verify *v)
 		if (v->user != NULL)
 			cli_usage_error("--user does not apply with --radius: "
 			    "the user is the request's User-Name");
-		if (o->have_type || o->have_alg || o->have_digits ||
-		    o->have_counter || o->have_step || o->have_start ||
-		    o->strict || o->enc != OTP_KEYENC_HEX ||
-		    v->state_flags != 0 || v->have_perm)
+		if (key_params_given(o) || v->state_flags != 0 ||
+		    v->have_perm)
 			cli_usage_error("with --radius --usersfile the file "
 			    "sets the parameters; only --now, --window and "
 			    "--dry-run apply");
 	} else if (v->mode == MODE_STATE || v->mode == MODE_RADIUS) {
-		if (o->have_type || o->have_alg || o->have_digits ||
-		    o->have_counter || o->have_step || o->have_start ||
-		    o->have_window || o->strict || o->enc != OTP_KEYENC_HEX)
+		if (key_params_given(o) || o->have_window)
 			cli_usage_error("with %s the file sets the "
 			    "parameters; only --now applies",
 			    v->mode == MODE_STATE ? "--state" : "--radius");
 	} else if (v->mode == MODE_USERS) {
-		if (o->have_type || o->have_alg || o->have_digits ||
-		    o->have_counter || o->have_step || o->have_start ||
-		    o->strict || o->enc != OTP_KEYENC_HEX ||
-		    v->state_flags != 0 || v->have_perm)
+		if (key_params_given(o) || v->state_flags != 0 ||
+		    v->have_perm)
 			cli_usage_error("with --usersfile the file sets the "
 			    "parameters; only --now, --window, --user and "
 			    "--dry-run apply");

@@ -31,6 +31,22 @@ req() {
 	radius_req --state-dir="$S" "$@"
 }
 
+# one_of_20 SOURCE: alice sends the code of -N @59 in 20 requests at
+# once; exactly one is accepted, 19 refused as reused.
+one_of_20() {
+	local i
+	for i in $(seq 20); do
+		env -i USER_NAME='"alice"' USER_PASSWORD='"287082"' \
+		    "$OTP_BIN/otp-verify" -N @59 --radius "$1" \
+		    >"$T/out.$i" 2>/dev/null &
+	done
+	wait
+	run grep -l 'OTP accepted' "$T"/out.*
+	[ "${#lines[@]}" -eq 1 ]
+	run grep -l 'code already used' "$T"/out.*
+	[ "${#lines[@]}" -eq 19 ]
+}
+
 # radius_req SOURCE USER CODE [OPTION]...: the request against SOURCE
 # (--state-dir=DIR or --usersfile=FILE).
 radius_req() {
@@ -191,16 +207,7 @@ OUT
 
 @test "--radius: 20 requests with one code at once: exactly one accept" {
 	enrol alice '" DISALLOW_REUSE' '" TOTP_AUTH'
-	for i in $(seq 20); do
-		env -i USER_NAME='"alice"' USER_PASSWORD='"287082"' \
-		    "$OTP_BIN/otp-verify" -N @59 --radius --state-dir="$S" \
-		    >"$T/out.$i" 2>/dev/null &
-	done
-	wait
-	run grep -l 'OTP accepted' "$T"/out.*
-	[ "${#lines[@]}" -eq 1 ]
-	run grep -l 'code already used' "$T"/out.*
-	[ "${#lines[@]}" -eq 19 ]
+	one_of_20 --state-dir="$S"
 }
 
 @test "--radius and --state-dir are in --help, the man page and the completions" {
@@ -356,16 +363,7 @@ OUT
 
 @test "--radius --usersfile: 20 requests with one code at once: exactly one accept" {
 	users "HOTP/T30 alice - $RFC_HEX"
-	for i in $(seq 20); do
-		env -i USER_NAME='"alice"' USER_PASSWORD='"287082"' \
-		    "$OTP_BIN/otp-verify" -N @59 --radius \
-		    --usersfile="$T/users.oath" >"$T/out.$i" 2>/dev/null &
-	done
-	wait
-	run grep -l 'OTP accepted' "$T"/out.*
-	[ "${#lines[@]}" -eq 1 ]
-	run grep -l 'code already used' "$T"/out.*
-	[ "${#lines[@]}" -eq 19 ]
+	one_of_20 --usersfile="$T/users.oath"
 }
 
 @test "--radius --usersfile: 20 users at once are all accepted; no update is lost" {
