@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "otp_uri.h"
 
 void
 cli_init(int argc, char *argv[])

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "otp.h"
+#include "otp_uri.h"
 #include "sys.h"
 
 #define CLI_EXIT_ERR	2	/* every error, as cmp(1) */

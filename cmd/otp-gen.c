@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "otp_uri.h"
 
 /* Codes computed per otp_hotp_values call, the output buffer, and the
  * longest line: label, tab, code, tab, seconds left, newline. */

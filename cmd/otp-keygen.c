@@ -23,6 +23,10 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "otp_otpw.h"
+#include "otp_state.h"
+#include "otp_uri.h"
+#include "otp_users.h"
 
 /* google-authenticator(1)'s scratch codes in a state file it writes; its
  * other ranges are otp.h's OTP_STATE_*_MIN/MAX. */

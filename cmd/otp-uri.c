@@ -16,6 +16,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "otp_migration.h"
+#include "otp_pskc.h"
+#include "otp_qr.h"
+#include "otp_uri.h"
+#include "otp_users.h"
 
 enum {
 	OPT_PARSE = CLI_OPT_TOOL_BASE,

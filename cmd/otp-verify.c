@@ -20,6 +20,11 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "otp_otpw.h"
+#include "otp_radius.h"
+#include "otp_state.h"
+#include "otp_uri.h"
+#include "otp_users.h"
 
 enum {
 	OPT_USERSFILE,

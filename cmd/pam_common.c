@@ -18,6 +18,7 @@
 #include <security/pam_modules.h>
 
 #include "otp.h"
+#include "otp_radius.h"
 #include "pam_otp.h"
 
 int

@@ -30,6 +30,7 @@
 #include <security/pam_modules.h>
 
 #include "otp.h"
+#include "otp_state.h"
 #include "sys.h"
 #include "pam_otp.h"
 

@@ -31,6 +31,7 @@
 #include <security/pam_modules.h>
 
 #include "otp.h"
+#include "otp_otpw.h"
 #include "sys.h"
 #include "pam_otp.h"
 

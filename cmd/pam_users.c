@@ -23,6 +23,7 @@
 #include <security/pam_modules.h>
 
 #include "otp.h"
+#include "otp_users.h"
 #include "sys.h"
 #include "pam_otp.h"
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_uri.h"
 
 /* What each mistake costs in rank: the lower, the more common. */
 #define COST_DRIFT	10

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_uri.h"
 
 #define URI_SCHEME		"otpauth://"
 #define MIGRATION_SCHEME	"otpauth-migration:"

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_migration.h"
+#include "otp_uri.h"
 #include "protobuf_int.h"
 
 #define MIG_PREFIX	"otpauth-migration://"

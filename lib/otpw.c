@@ -14,6 +14,7 @@
 #include <nettle/ripemd160.h>
 
 #include "otp.h"
+#include "otp_otpw.h"
 
 #define MAGIC		"OTPW1\n"
 #define HEADLINE_MAX	80	/* the readers take a header line in 81 */

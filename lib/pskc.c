@@ -12,6 +12,8 @@
 #include <nettle/pbkdf2.h>
 
 #include "otp.h"
+#include "otp_pskc.h"
+#include "otp_uri.h"
 
 #define AES_BLOCK	16
 #define MAC_MAX		64	/* HMAC-SHA512 */

@@ -9,6 +9,7 @@
 #include <qrencode.h>
 
 #include "otp.h"
+#include "otp_qr.h"
 
 /* Half blocks for a pair of module rows, indexed by (top dark, bottom
  * dark).  The glyph's foreground is the light part: on the usual light

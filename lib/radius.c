@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_radius.h"
 
 static int
 name_char(unsigned char c)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_state.h"
 
 #define WINDOW_DEF	3
 #define STEP_DEF	30

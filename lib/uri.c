@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_uri.h"
 
 #define SCHEME		"otpauth://"
 #define SCHEME_LEN	(sizeof(SCHEME) - 1)

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_uri.h"
+#include "otp_users.h"
 
 #define FIELDS_MAX	7	/* TYPE USER PASSWORD KEY COUNTER LAST TIME */
 #define MOTP_SECRET_MAX	OTP_KEY_MAX

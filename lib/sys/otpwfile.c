@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "otp.h"
+#include "otp_otpw.h"
 #include "sys.h"
 
 #define LOCK_SUFFIX	".lock"

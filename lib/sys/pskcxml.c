@@ -18,6 +18,8 @@
 #include <libxml/xmlwriter.h>
 
 #include "otp.h"
+#include "otp_pskc.h"
+#include "otp_uri.h"
 #include "sys.h"
 
 #define NS_DS		"http://www.w3.org/2000/09/xmldsig#"

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "otp.h"
+#include "otp_radius.h"
 #include "sys.h"
 
 int

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "otp.h"
+#include "otp_state.h"
 #include "sys.h"
 
 #define RETRIES		20	/* replaced or changed underneath: again */

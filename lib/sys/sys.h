@@ -15,6 +15,10 @@
 #include <stdint.h>
 
 #include "otp.h"
+#include "otp_otpw.h"
+#include "otp_pskc.h"
+#include "otp_state.h"
+#include "otp_users.h"
 
 /* ---- randomness (lib/sys/random.c) ----------------------------------- */
 

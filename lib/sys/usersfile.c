@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "otp.h"
+#include "otp_users.h"
 #include "sys.h"
 
 #define RETRIES		20	/* replaced underneath: again */

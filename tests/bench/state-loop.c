@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "otp.h"
+#include "otp_state.h"
 #include "sys.h"
 
 /* RFC 6238's SHA1 key in Base32, DISALLOW_REUSE: every accept writes. */

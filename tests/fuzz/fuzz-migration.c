@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_migration.h"
+#include "otp_uri.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

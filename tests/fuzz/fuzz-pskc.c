@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_pskc.h"
+#include "otp_uri.h"
 #include "sys.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

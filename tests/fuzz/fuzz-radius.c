@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_radius.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_state.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_uri.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

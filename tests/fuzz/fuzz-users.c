@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_uri.h"
+#include "otp_users.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "otp.h"
+#include "otp_uri.h"
 #include "sys.h"
 #include "unit.h"
 

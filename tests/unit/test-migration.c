@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_migration.h"
+#include "otp_uri.h"
 #include "unit.h"
 
 #define MAXACCT	16

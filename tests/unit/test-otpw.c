@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_otpw.h"
 #include "sys.h"
 #include "unit.h"
 

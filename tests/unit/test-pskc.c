@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_pskc.h"
+#include "otp_uri.h"
 #include "sys.h"
 #include "unit.h"
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_qr.h"
 #include "unit.h"
 
 static struct otp_qr qr;

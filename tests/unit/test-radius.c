@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_radius.h"
 #include "unit.h"
 
 /* The vector text: \xHH for a byte, {N} for N 'a's. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_state.h"
 #include "unit.h"
 
 static char img[OTP_STATE_MAX + 16];

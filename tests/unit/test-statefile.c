@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "otp.h"
+#include "otp_state.h"
 #include "sys.h"
 #include "unit.h"
 

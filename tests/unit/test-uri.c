@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_uri.h"
 #include "unit.h"
 
 static const struct {

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_uri.h"
+#include "otp_users.h"
 #include "unit.h"
 
 static char in[8192], want[8192], out[8192 + OTP_USERS_LINE_MAX];

@@ -1,0 +1,168 @@
+/*
+ * otp_state.h - the Google Authenticator state-file engine (lib/state.c).
+ * Conventions as in otp.h.
+ */
+#ifndef OTP_STATE_H
+#define OTP_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "otp.h"
+
+/* The format is man/otp-state.5's.  The engine works on a file image in
+ * memory and a clock; lib/sys/statefile.c adds the files, locks and the
+ * clock. */
+
+#define OTP_STATE_MAX		65536	/* largest state file, bytes */
+#define OTP_STATE_OUTMAX	(2 * OTP_STATE_MAX)	/* out buffer for check */
+#define OTP_STATE_SCRATCH_MAX	7300	/* scratch codes a 64 KiB file holds */
+#define OTP_STATE_PERM		0600	/* default allowed_perm */
+
+/* The option ranges google-authenticator(1) writes: WINDOW_SIZE codes,
+ * STEP_SIZE seconds, RATE_LIMIT tries per seconds. */
+#define OTP_STATE_WINDOW_MIN	1
+#define OTP_STATE_WINDOW_MAX	21
+#define OTP_STATE_STEP_MIN	1
+#define OTP_STATE_STEP_MAX	60
+#define OTP_STATE_RATE_MIN	1
+#define OTP_STATE_RATE_MAX	10
+#define OTP_STATE_RATE_SECS_MIN	15
+#define OTP_STATE_RATE_SECS_MAX	600
+
+enum otp_state_mode {
+	OTP_STATE_SCRATCHONLY,	/* neither TOTP_AUTH nor HOTP_COUNTER */
+	OTP_STATE_TOTP,
+	OTP_STATE_HOTP,
+};
+
+/* A parsed state file (for display and tests; checking uses the image). */
+struct otp_state {
+	struct otp_key		key;
+	enum otp_state_mode	mode;
+	unsigned	window;		/* WINDOW_SIZE, 3 when absent */
+	unsigned	step;		/* STEP_SIZE seconds, 30 when absent */
+	unsigned	rate_n;		/* RATE_LIMIT tries, 0 when absent */
+	unsigned	rate_secs;	/* RATE_LIMIT interval seconds */
+	int		disallow_reuse;
+	uint64_t	hotp_counter;	/* HOTP_COUNTER (HOTP mode) */
+	int64_t		skew;		/* TIME_SKEW in steps, 0 when absent */
+	size_t		nscratch;
+	uint32_t	scratch[OTP_STATE_SCRATCH_MAX];
+};
+
+/* Bits of otp_state_opts.flags. */
+#define OTP_STATE_NOSKEWADJ	0x01	/* no skew learning (noskewadj) */
+#define OTP_STATE_NOINCRHOTP	0x02	/* no HOTP counter move on a miss */
+#define OTP_STATE_NOSTRICTOWNER	0x04	/* skip the owner check */
+#define OTP_STATE_ALLOWRO	0x08	/* accept even if not recorded */
+#define OTP_STATE_UID_SELF	((unsigned long)-1)	/* the effective uid */
+
+struct otp_state_opts {
+	unsigned	flags;		/* OTP_STATE_* above */
+	unsigned	allowed_perm;	/* mode bits allowed, 0600 default */
+	unsigned long	uid;		/* expected owner, OTP_STATE_UID_SELF */
+	uint64_t	grace_period;	/* seconds, 0 off (needs rhost) */
+	const char	*rhost;		/* PAM_RHOST for grace_period or NULL */
+};
+
+/* How a check ended (otp_state_result.how). */
+enum otp_state_how {
+	OTP_STATE_REFUSED,
+	OTP_STATE_BYCODE,	/* TOTP/HOTP code */
+	OTP_STATE_BYSCRATCH,	/* emergency scratch code, now deleted */
+	OTP_STATE_BYGRACE,	/* grace period for rhost, no code checked */
+};
+
+/* Why a check was refused (otp_state_result.why). */
+enum otp_state_why {
+	OTP_STATE_WHY_NONE,
+	OTP_STATE_WHY_WRONG,	/* no match in the window */
+	OTP_STATE_WHY_SHAPE,	/* not 6 digits nor an 8-digit scratch code */
+	OTP_STATE_WHY_REUSED,	/* DISALLOW_REUSE: step already used */
+	OTP_STATE_WHY_RATELIMIT,	/* RATE_LIMIT exceeded */
+	OTP_STATE_WHY_SKEW,	/* skew being learned: send more codes */
+	OTP_STATE_WHY_NOCODE,	/* scratch-only file, no such scratch code */
+};
+
+struct otp_state_result {
+	int			accepted;	/* 1 accepted, 0 refused */
+	enum otp_state_how	how;
+	enum otp_state_why	why;
+	int64_t		offset;		/* TOTP: matched step - (now step +
+					 * skew); HOTP: matched - stored */
+	uint64_t	counter;	/* matched time step or HOTP counter */
+	int64_t		skew;		/* TIME_SKEW in force afterwards */
+	int		changed;	/* the image was changed */
+	int		recorded;	/* statefile: the change was written */
+	int		hotp_miss;	/* a 6-digit code missed the HOTP
+					 * counters (moved unless NOINCRHOTP) */
+	size_t		answer;		/* the answer of the last reading */
+	size_t		restlen;	/* its length before the code: the
+					 * password of a forward_pass answer */
+};
+
+/* How an answer of a login is read into codes. */
+enum otp_answer_kind {
+	OTP_ANSWER_CODE,	/* the whole text is the code */
+	OTP_ANSWER_BARE,	/* 6 digits, or an 8-digit scratch code */
+	OTP_ANSWER_SPLIT,	/* a password, then a code: its last 6, its
+				 * last 8 characters */
+};
+
+struct otp_answer {
+	const char		*text;
+	enum otp_answer_kind	 kind;
+};
+
+/* The phases of otp_state_login. */
+#define OTP_LOGIN_OPEN		0x1	/* start: grace period, RATE_LIMIT */
+#define OTP_LOGIN_SETTLE	0x2	/* end: a missed HOTP counter moves */
+
+/* Defaults: no flags, allowed_perm 0600, uid OTP_STATE_UID_SELF, no
+ * grace. */
+void otp_state_opts_init(struct otp_state_opts *o);
+/* Short text for a refusal reason; never NULL. */
+const char *otp_state_why_text(enum otp_state_why why);
+/* 0 if code is 6 digits or an 8-digit scratch code (10000000..99999999),
+ * else OTP_ECODE; the engine refuses other shapes like the original. */
+int otp_state_code_shape(const char *code);
+/* Parse a file image of len bytes (1..OTP_STATE_MAX, no NUL) into st;
+ * OTP_ESTATE* on a malformed file. */
+int otp_state_parse(const char *img, size_t len, struct otp_state *st);
+/* Where otp_state_parse() fails: *line (1: the secret) and *opt, the
+ * option at fault or NULL; returns its error, or 0 for a good image. */
+int otp_state_fault(const char *img, size_t len, size_t *line,
+    const char **opt);
+/* One login (phases OPEN, answers, SETTLE) over img at now: out (outsz >=
+ * OTP_STATE_OUTMAX) gets the new image, r the outcome; refusals return 0. */
+int otp_state_login(const char *img, size_t len, unsigned phases,
+    const struct otp_answer *ans, size_t nans, int64_t now,
+    const struct otp_state_opts *o, struct otp_state_result *r, char *out,
+    size_t outsz, size_t *outlen);
+/* A whole login with the one answer code (OTP_ANSWER_CODE). */
+int otp_state_check(const char *img, size_t len, const char *code,
+    int64_t now, const struct otp_state_opts *o, struct otp_state_result *r,
+    char *out, size_t outsz, size_t *outlen);
+
+/* Parameters of a new file; zero fields are omitted as the original
+ * command omits them.  Ranges as google-authenticator(1): window 1..21,
+ * step 1..60, rate_n 1..10 per rate_secs 15..600, TOTP or HOTP only,
+ * no disallow_reuse with HOTP, scratch codes 10000000..99999999. */
+struct otp_state_new {
+	enum otp_state_mode	mode;		/* OTP_STATE_TOTP or _HOTP */
+	unsigned	window;		/* WINDOW_SIZE, 0 none */
+	unsigned	step;		/* STEP_SIZE, 0 none */
+	unsigned	rate_n;		/* RATE_LIMIT, 0 none */
+	unsigned	rate_secs;
+	int		disallow_reuse;
+	const uint32_t	*scratch;
+	size_t		nscratch;	/* 0..OTP_STATE_SCRATCH_MAX */
+};
+
+/* Build a new file image (Base32 secret, option lines in the original's
+ * order, scratch codes) for key into out; *outlen gets its length. */
+int otp_state_build(const uint8_t *key, size_t keylen,
+    const struct otp_state_new *n, char *out, size_t outsz, size_t *outlen);
+
+#endif /* OTP_STATE_H */
