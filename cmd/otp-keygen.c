@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "store.h"
 #include "otp_otpw.h"
 #include "otp_state.h"
 #include "otp_uri.h"
@@ -605,6 +606,39 @@ confirm(const struct otp_uri *u, int more)
 		    "written", CONFIRM_TRIES);
 }
 
+/* Open the store scheme:path, as --store or an alias names it; NULL with
+ * *rc set when it cannot be opened. */
+static struct sys_store *
+keygen_store(const char *scheme, const char *path, int *rc)
+{
+	char url[PATH_MAX + 16];
+	struct sys_store *s = NULL;
+
+	if ((size_t)snprintf(url, sizeof(url), "%s:%s", scheme, path) >=
+	    sizeof(url))
+		*rc = OTP_ETOOLONG;
+	else
+		*rc = sys_store_open(url, NULL, &s);
+	return s;
+}
+
+/* Put r in the store scheme:path for user; 0 or OTP_E* (errno kept). */
+static int
+keygen_put(const char *scheme, const char *path, const char *user,
+    const struct sys_record *r, int force, int *note)
+{
+	struct sys_store *s;
+	int rc, e;
+
+	if ((s = keygen_store(scheme, path, &rc)) == NULL)
+		return rc;
+	rc = sys_store_put(s, user, r, force, note);
+	e = errno;
+	sys_store_close(s);
+	errno = e;
+	return rc;
+}
+
 /* A new key, scratch codes and perhaps a state file. */
 static void
 generate(struct keygen *k)
@@ -670,8 +704,9 @@ generate(struct keygen *k)
 		    k->force);
 	if (k->state != NULL) {
 		fresh = !k->force || lstat(k->state, &sb) != 0;
-		rc = sys_statefile_create(k->state, sec.img, imglen,
-		    k->force);
+		struct sys_record rec = { sec.img, imglen, NULL };
+
+		rc = keygen_put("ga", k->state, NULL, &rec, k->force, NULL);
 		if (rc != 0) {
 			int saved = errno;
 
@@ -724,14 +759,18 @@ generate(struct keygen *k)
 static void
 print_state(struct keygen *k)
 {
-	struct otp_state_opts opts;
+	struct sys_store *s;
 	struct staged staged;
 	size_t linelen;
-	int rc;
+	int rc, e;
 
 	staged.dirfd = -1;
-	otp_state_opts_init(&opts);
-	rc = sys_statefile_load(k->print_state, &opts, &sec.st);
+	if ((s = keygen_store("ga", k->print_state, &rc)) != NULL) {
+		rc = sys_store_load_state(s, NULL, &sec.st);
+		e = errno;
+		sys_store_close(s);
+		errno = e;
+	}
 	if (rc == OTP_EIO)
 		err(CLI_EXIT_ERR, "%s", k->print_state);
 	if (rc != 0)
@@ -900,7 +939,11 @@ otpw_generate(struct keygen *k)
 	    fflush(stdout) != 0 || ferror(stdout))
 		errx(CLI_EXIT_ERR, "write error: the list was not printed; "
 		    "%s is unchanged", path);
-	rc = sys_otpw_create(path, otpw_sec.img, imglen, k->force, &unlocked);
+	{
+		struct sys_record rec = { otpw_sec.img, imglen, NULL };
+
+		rc = keygen_put("otpw", path, NULL, &rec, k->force, &unlocked);
+	}
 	if (rc == OTP_ESTATEEXIST)
 		errx(CLI_EXIT_ERR, "--otpw: %s: %s (use -f to replace it); "
 		    "the list printed is not valid", path, otp_strerror(rc));
@@ -1015,7 +1058,12 @@ do_usersfile(struct keygen *k)
 		sec.u.key = t->key;
 		render_key(k, &sec.u);
 	}
-	rc = sys_users_set(k->usersfile, t, k->force);
+	{
+		struct sys_record rec = { NULL, 0, t };
+
+		rc = keygen_put("oath", k->usersfile, k->user, &rec, k->force,
+		    NULL);
+	}
 	if (rc == OTP_EUSERSEXIST)
 		errx(CLI_EXIT_ERR, "%s: '%s': %s (use -f to replace it)",
 		    k->usersfile, k->user, otp_strerror(rc));

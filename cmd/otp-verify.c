@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "store.h"
 #include "otp_otpw.h"
 #include "otp_radius.h"
 #include "otp_state.h"
@@ -38,6 +39,7 @@ enum {
 	OPT_CHALLENGE,
 	OPT_RADIUS,
 	OPT_STATEDIR,
+	OPT_STORE,
 	OPT_FLAG = 0x1000,	/* | an OTP_STATE_* flag: a --state switch */
 	OPT_ALLOWRO = OPT_FLAG | OTP_STATE_ALLOWRO,
 	OPT_NOINCRHOTP = OPT_FLAG | OTP_STATE_NOINCRHOTP,
@@ -62,6 +64,7 @@ static const struct option longopts[] = {
 	{ "radius",		no_argument,	   NULL, OPT_RADIUS },
 	{ "state",		required_argument, NULL, OPT_STATE },
 	{ "state-dir",		required_argument, NULL, OPT_STATEDIR },
+	{ "store",		required_argument, NULL, OPT_STORE },
 	{ "verbose",		no_argument,	   NULL, 'v' },
 	{ "otpw",		optional_argument, NULL, OPT_OTPW },
 	{ "challenge",		optional_argument, NULL, OPT_CHALLENGE },
@@ -72,10 +75,8 @@ enum mode {
 	MODE_VERIFY,
 	MODE_FINDSKEW,
 	MODE_DIAGNOSE,
-	MODE_STATE,
-	MODE_OTPW,
+	MODE_STORE,		/* --store and the spellings it replaces */
 	MODE_RADIUS,
-	MODE_USERS,
 };
 
 struct verify {
@@ -83,16 +84,18 @@ struct verify {
 	enum mode	 mode;
 	int		 quiet;
 	int		 verbose;
-	const char	*state;
+	const char	*store;		/* the store's URL */
+	const char	*spelled;	/* the option that named it */
+	const char	*spelled_arg;	/* and its value */
+	char		 url[PATH_MAX + 16];	/* a URL made from a path */
+	int		 radius_ok;	/* a store --radius can read */
 	unsigned	 state_flags;	/* OTP_STATE_* */
 	unsigned	 allowed_perm;
 	int		 have_perm;
 	int		 dry_run;	/* --dry-run: --state writes nothing */
-	const char	*otpw;		/* --otpw=FILE, NULL: ~/.otpw */
 	int		 challenge;	/* --challenge given */
 	const char	*chal;		/* its NNN[/NNN/NNN], or NULL */
 	const char	*state_dir;	/* --radius: DIR/USER state files */
-	const char	*usersfile;	/* --usersfile */
 	const char	*user;		/* --user */
 };
 
@@ -742,192 +745,6 @@ do_diagnose(const struct verify *v, int argc, char *argv[])
 	return 0;
 }
 
-/* A malformed state file: name the line and the option at fault, never
- * a byte of the file. */
-static void __attribute__((noreturn))
-state_fault(const char *path, int rc, size_t line, const char *opt)
-{
-	if (line == 0)
-		errx(CLI_EXIT_ERR, "%s: %s", path, otp_strerror(rc));
-	if (opt == NULL)
-		errx(CLI_EXIT_ERR, "%s: line %zu: %s", path, line,
-		    otp_strerror(rc));
-	errx(CLI_EXIT_ERR, "%s: line %zu: %s: \" %s", path, line,
-	    otp_strerror(rc), opt);
-}
-
-static int
-do_state(const struct verify *v, int argc, char *argv[])
-{
-	struct otp_state_opts so;
-	struct otp_state_result r;
-	struct otp_answer a;
-	struct sys_login *l;
-	const char *opt = NULL;
-	char code[OTP_CODE_MAX + 2];
-	size_t line = 0;
-	int rc;
-
-	if (argc > 1)
-		cli_usage_error("--state takes at most one OTP operand");
-	/* "--state 123456": the file name was forgotten and getopt took the
-	 * code for it.  Say so, rather than wait for a code on stdin. */
-	if (argc == 0 && otp_state_code_shape(v->state) == 0 &&
-	    access(v->state, F_OK) != 0 && errno == ENOENT)
-		cli_usage_error("--state '%s': no such file, and it looks "
-		    "like a code: --state FILE [OTP]", v->state);
-	read_code(argc == 1 ? argv[0] : NULL, code, sizeof(code));
-	/* The module would just refuse a 5- or 7-digit code; for a tool
-	 * that is malformed input, not a wrong code. */
-	if (otp_state_code_shape(code) != 0) {
-		otp_wipe(code, sizeof(code));
-		errx(CLI_EXIT_ERR, "OTP: %s (want 6 digits or an 8-digit "
-		    "scratch code)", otp_strerror(OTP_ECODE));
-	}
-	otp_state_opts_init(&so);
-	so.flags = v->state_flags;
-	if (v->have_perm)
-		so.allowed_perm = v->allowed_perm;
-	if ((l = sys_login_new(v->state, &so, v->o.have_now ? v->o.now :
-	    SYS_NOW_REAL)) == NULL)
-		err(CLI_EXIT_ERR, "%s", v->state);
-	if (v->dry_run)
-		sys_login_dry(l);
-	a.text = code;
-	a.kind = OTP_ANSWER_CODE;
-	rc = sys_login_check(l, &a, 1, &r);
-	otp_wipe(code, sizeof(code));
-	sys_login_fault(l, &line, &opt);
-	errno = sys_login_errno(l);
-	sys_login_free(l);
-	if (rc == OTP_EIO || rc == OTP_ELOCK)
-		err(CLI_EXIT_ERR, "%s", v->state);
-	if (rc == OTP_EREADONLY)
-		err(CLI_EXIT_ERR, "%s: cannot be updated, so the code is "
-		    "refused", v->state);
-	if (rc == OTP_ESTATESECRET || rc == OTP_ESTATEOPT || rc == OTP_ENUL)
-		state_fault(v->state, rc, line, opt);
-	if (rc != 0)
-		errx(CLI_EXIT_ERR, "%s: %s", v->state, otp_strerror(rc));
-	if (v->verbose) {
-		if (r.accepted && r.how == OTP_STATE_BYSCRATCH)
-			fprintf(stderr, "Accepted an emergency scratch code; "
-			    "it is now deleted.\n");
-		else if (r.accepted && r.how == OTP_STATE_BYCODE)
-			fprintf(stderr, "Accepted counter %" PRIu64 ", offset "
-			    "%s%" PRId64 "; time skew now %" PRId64 " step%s.\n",
-			    r.counter, r.offset > 0 ? "+" : "", r.offset, r.skew,
-			    r.skew == 1 || r.skew == -1 ? "" : "s");
-		if (v->dry_run)
-			fprintf(stderr, "State file %s (dry run: not "
-			    "written).\n", r.changed ? "would be updated" :
-			    "would be unchanged");
-		else
-			fprintf(stderr, "State file %s.\n", r.recorded ?
-			    "updated" : r.changed ? "NOT updated" :
-			    "unchanged");
-	}
-	if (r.accepted && !r.recorded && r.changed && !v->dry_run &&
-	    !v->quiet)
-		warnx("%s: accepted, but the update could not be recorded",
-		    v->state);
-	if (!r.accepted) {
-		not_accepted(v, otp_state_why_text(r.why));
-		return 1;
-	}
-	if (r.how == OTP_STATE_BYSCRATCH)
-		printf("scratch\n");
-	else if (r.how == OTP_STATE_BYGRACE)
-		printf("grace\n");
-	else
-		print_signed(r.offset);
-	return 0;
-}
-
-/* ---- --otpw: a response to an OTPW list ----------------------------- */
-
-/* The file's image, read with the login module's checks. */
-static char otpw_img[OTP_OTPW_MAX];
-
-static const char *
-otpw_path(const struct verify *v)
-{
-	if (v->otpw != NULL) {
-		if (v->otpw[0] == '\0')
-			cli_usage_error("--otpw=FILE: empty file name");
-		return v->otpw;
-	}
-	/* ~/.otpw from the password database, where the module looks. */
-	return cli_home_file("--otpw", ".otpw");
-}
-
-static int
-do_otpw(const struct verify *v, int argc, char *argv[])
-{
-	const char *path = otpw_path(v);
-	/* The file must be ours; root may check anybody's. */
-	unsigned long uid = geteuid() == 0 ? SYS_OTPW_ANYUID :
-	    (unsigned long)geteuid();
-	char resp[OTP_OTPW_RESP_MAX];
-	struct otp_otpw w;
-	struct otp_otpw_chal c;
-	size_t len, line;
-	int rc;
-
-	if (v->challenge && v->chal == NULL && argc > 0)
-		cli_usage_error("--challenge without a value prints the "
-		    "number; it takes no RESPONSE");
-	if (argc > 1)
-		cli_usage_error("--otpw takes at most one RESPONSE operand");
-	rc = sys_otpw_load(path, uid, otpw_img, sizeof(otpw_img), &len);
-	if (rc == OTP_EIO)
-		err(CLI_EXIT_ERR, "%s", path);
-	if (rc != 0)
-		errx(CLI_EXIT_ERR, "%s: %s", path, otp_strerror(rc));
-	if ((rc = otp_otpw_parse(otpw_img, len, &w, &line)) != 0)
-		errx(CLI_EXIT_ERR, "%s: line %zu: %s", path, line,
-		    otp_strerror(rc));
-	if (v->chal != NULL) {
-		rc = otp_otpw_chal_parse(otpw_img, &w, v->chal, &c);
-		if (rc == OTP_EOTPWUNKNOWN) {
-			if (!v->quiet)
-				warnx("--challenge=%s: %s (used already?)",
-				    v->chal, otp_strerror(rc));
-			return 1;
-		}
-		if (rc != 0)
-			errx(CLI_EXIT_ERR, "--challenge=%s: %s", v->chal,
-			    otp_strerror(rc));
-	} else if ((rc = otp_otpw_first(otpw_img, &w, &c)) != 0) {
-		if (!v->quiet)
-			warnx("%s: %s", path, otp_strerror(rc));
-		return 1;
-	}
-	if (v->challenge && v->chal == NULL) {
-		printf("%s\n", c.text);
-		return 0;
-	}
-	cli_lock(resp, sizeof(resp));
-	if (cli_key_read(argc > 0 ? argv[0] : NULL, resp, sizeof(resp)) != 0)
-		exit(CLI_EXIT_ERR);
-	if (argc == 0 || strcmp(argv[0], "-") == 0)
-		stdin_end();
-	rc = sys_otpw_consume(path, uid, &c, resp, &w);
-	otp_wipe(resp, sizeof(resp));
-	if (rc == OTP_EIO)
-		err(CLI_EXIT_ERR, "%s", path);
-	if (rc < 0)
-		errx(CLI_EXIT_ERR, "%s: %s", path, otp_strerror(rc));
-	if (rc == 0) {
-		not_accepted(v, NULL);
-		return 1;
-	}
-	printf("%u\n", w.remaining);
-	return 0;
-}
-
-/* ---- the users file: what --usersfile and --radius --usersfile share -- */
-
 /* -w for a users file: counters or steps either side, as pam_oath's
  * window= (at most 1000); OTP_USERS_WINDOW without -w. */
 static unsigned
@@ -941,29 +758,274 @@ users_window(const struct verify *v)
 	return (unsigned)v->o.window;
 }
 
-/* The shape of an answer a users file can take, checked before the file
- * is read: 6 to 8 digits, or 6 hex digits for a Mobile-OTP token. */
-static int
-users_code_shape(const char *code)
-{
-	size_t i;
+/* ---- --store: a code against a store (ga:, oath:, otpw:) ------------ */
 
-	for (i = 0; code[i] != '\0'; i++)
-		if (!((code[i] >= '0' && code[i] <= '9') ||
-		    (code[i] >= 'a' && code[i] <= 'f') ||
-		    (code[i] >= 'A' && code[i] <= 'F')))
-			return 0;
-	return i >= 6 && i <= 8;
+/* A store that cannot be used, in the words of the option that named it:
+ * errno's text for I/O, the line and option of a malformed file, never a
+ * byte of it. */
+static void __attribute__((noreturn))
+store_fault(struct sys_login *l, const char *path, int rc)
+{
+	const char *opt = NULL;
+	size_t line = 0;
+
+	if (l != NULL) {
+		sys_login_fault(l, &line, &opt);
+		errno = sys_login_errno(l);
+	}
+	if (rc == OTP_EIO || rc == OTP_ELOCK)
+		err(CLI_EXIT_ERR, "%s", path);
+	if (rc == OTP_EREADONLY)
+		err(CLI_EXIT_ERR, "%s: cannot be updated, so the code is "
+		    "refused", path);
+	if (line == 0)
+		errx(CLI_EXIT_ERR, "%s: %s", path, otp_strerror(rc));
+	if (opt == NULL)
+		errx(CLI_EXIT_ERR, "%s: line %zu: %s", path, line,
+		    otp_strerror(rc));
+	errx(CLI_EXIT_ERR, "%s: line %zu: %s: \" %s", path, line,
+	    otp_strerror(rc), opt);
 }
 
+/* The rules the command line sets for the store. */
+static void
+store_cfg(const struct verify *v, struct sys_store_cfg *c)
+{
+	sys_store_cfg_init(c);
+	c->ga.flags = v->state_flags;
+	if (v->have_perm)
+		c->ga.allowed_perm = v->allowed_perm;
+	c->window = users_window(v);
+	c->dry = v->dry_run;
+	c->now = v->o.have_now ? v->o.now : SYS_NOW_REAL;
+	/* An OTPW list must be ours; root may check anybody's. */
+	c->owner = geteuid() == 0 ? SYS_OWNER_ANY : (unsigned long)geteuid();
+	c->nolock = 1;	/* one response, no prompt to hold a lock over */
+}
+
+/* Open url, or exit 2 naming it as the option spelt it. */
+static struct sys_store *
+store_open(const struct verify *v, const char *url)
+{
+	struct sys_store_cfg c;
+	struct sys_store *s;
+	int rc;
+
+	store_cfg(v, &c);
+	if ((rc = sys_store_open(url, &c, &s)) != 0) {
+		if (rc == OTP_ESTORESCHEME || rc == OTP_ESTOREURL)
+			cli_usage_error("%s '%s': %s", v->spelled, url,
+			    otp_strerror(rc));
+		errx(CLI_EXIT_ERR, "%s '%s': %s", v->spelled, url,
+		    otp_strerror(rc));
+	}
+	return s;
+}
+
+/* The user a store of many users is asked about: --user, or the
+ * invoking user's name. */
+static const char *
+store_user(const struct verify *v, const struct sys_store *s)
+{
+	struct passwd *pw;
+	const char *user = v->user;
+
+	if (!(sys_store_caps(s) & SYS_STORE_MANY))
+		return NULL;
+	if (user == NULL) {
+		if ((pw = getpwuid(getuid())) == NULL)
+			errx(CLI_EXIT_ERR, "cannot name the invoking user; "
+			    "give --user");
+		user = pw->pw_name;
+	}
+	if (*user == '\0' || strpbrk(user, " \t\r\n") != NULL ||
+	    strlen(user) >= OTP_USERS_FIELD_MAX)
+		errx(CLI_EXIT_ERR, "--user: '%s': %s", user,
+		    otp_strerror(OTP_EUSERSFIELD));
+	return user;
+}
+
+/* A login that found no token: exit 2, as a missing file is. */
+static void __attribute__((noreturn))
+store_unknown(const struct sys_store *s, const char *user)
+{
+	if (user != NULL)
+		errx(CLI_EXIT_ERR, "%s: '%s': %s", sys_store_path(s), user,
+		    otp_strerror(OTP_EUSERSUNKNOWN));
+	errno = ENOENT;
+	err(CLI_EXIT_ERR, "%s", sys_store_path(s));
+}
+
+static void
+store_explain(const struct verify *v, const struct sys_store *s,
+    const struct sys_verdict *r)
+{
+	int many = (sys_store_caps(s) & SYS_STORE_MANY) != 0;
+
+	if (r->accepted && r->how == SYS_BY_SCRATCH)
+		fprintf(stderr, "Accepted an emergency scratch code; it is now "
+		    "deleted.\n");
+	else if (r->accepted && many)
+		fprintf(stderr, "Accepted by line %zu, counter %" PRIu64 "; "
+		    "users file %s.\n", r->line, r->counter, v->dry_run ?
+		    "not written (dry run)" : "updated");
+	else if (r->accepted && r->how == SYS_BY_CODE)
+		fprintf(stderr, "Accepted counter %" PRIu64 ", offset %s%"
+		    PRId64 "; time skew now %" PRId64 " step%s.\n", r->counter,
+		    r->offset > 0 ? "+" : "", r->offset, r->skew,
+		    r->skew == 1 || r->skew == -1 ? "" : "s");
+	if (many)
+		return;
+	if (v->dry_run)
+		fprintf(stderr, "State file %s (dry run: not written).\n",
+		    r->changed ? "would be updated" : "would be unchanged");
+	else
+		fprintf(stderr, "State file %s.\n", r->recorded ? "updated" :
+		    r->changed ? "NOT updated" : "unchanged");
+}
+
+/* An OTPW list: print the challenge to answer (--challenge alone), or
+ * check a response to it (or to --challenge=NNN) and mark it used. */
+static int
+store_response(const struct verify *v, struct sys_store *s, int argc,
+    char *argv[])
+{
+	char resp[OTP_OTPW_RESP_MAX];
+	struct sys_verdict r;
+	struct otp_answer a;
+	struct sys_login *l;
+	int rc;
+
+	if (v->challenge && v->chal == NULL && argc > 0)
+		cli_usage_error("--challenge without a value prints the "
+		    "number; it takes no RESPONSE");
+	if (argc > 1)
+		cli_usage_error("%s takes at most one RESPONSE operand",
+		    v->spelled);
+	if ((rc = sys_login_open(s, NULL, &l)) != 0)
+		store_fault(NULL, sys_store_path(s), rc);
+	memset(&r, 0, sizeof(r));
+	if (v->chal != NULL) {
+		rc = sys_login_challenge(l, v->chal);
+		if (rc == OTP_EOTPWUNKNOWN) {
+			if (!v->quiet)
+				warnx("--challenge=%s: %s (used already?)",
+				    v->chal, otp_strerror(rc));
+			sys_login_free(l);
+			return 1;
+		}
+		if (rc == OTP_EOTPWCHAL)
+			errx(CLI_EXIT_ERR, "--challenge=%s: %s", v->chal,
+			    otp_strerror(rc));
+	} else if ((rc = sys_login_begin(l, &r)) == OTP_EOTPWEMPTY) {
+		if (!v->quiet)
+			warnx("%s: %s", sys_store_path(s), otp_strerror(rc));
+		sys_login_free(l);
+		return 1;
+	}
+	if (rc != 0)
+		store_fault(l, sys_store_path(s), rc);
+	if (r.unknown)
+		store_unknown(s, NULL);
+	if (v->challenge && v->chal == NULL) {
+		printf("%s\n", r.challenge);
+		sys_login_free(l);
+		return 0;
+	}
+	cli_lock(resp, sizeof(resp));
+	if (cli_key_read(argc > 0 ? argv[0] : NULL, resp, sizeof(resp)) != 0)
+		exit(CLI_EXIT_ERR);
+	if (argc == 0 || strcmp(argv[0], "-") == 0)
+		stdin_end();
+	a.text = resp;
+	a.kind = OTP_ANSWER_CODE;
+	rc = sys_login_end(l, &a, 1, &r);
+	otp_wipe(resp, sizeof(resp));
+	if (rc != 0)
+		store_fault(l, sys_store_path(s), rc);
+	sys_login_free(l);
+	if (!r.accepted) {
+		not_accepted(v, NULL);
+		return 1;
+	}
+	printf("%u\n", r.remaining);
+	return 0;
+}
+
+static int
+do_store(const struct verify *v, int argc, char *argv[])
+{
+	struct sys_store *s = store_open(v, v->store);
+	const char *path = sys_store_path(s), *user, *want;
+	char code[OTP_CODE_MAX + 2];
+	struct sys_verdict r;
+	struct otp_answer a;
+	struct sys_login *l;
+	int rc;
+
+	if (sys_store_caps(s) & SYS_STORE_CHALLENGE)
+		return store_response(v, s, argc, argv);
+	if (v->challenge)
+		cli_usage_error("--challenge needs --otpw");
+	if (argc > 1)
+		cli_usage_error("%s takes at most one OTP operand",
+		    v->spelled);
+	user = store_user(v, s);
+	/* "--state 123456": the file name was forgotten and getopt took the
+	 * code for it.  Say so, rather than wait for a code on stdin. */
+	if (argc == 0 && sys_store_code_shape(s, path, NULL) == 0 &&
+	    access(path, F_OK) != 0 && errno == ENOENT)
+		cli_usage_error("%s '%s': no such file, and it looks like a "
+		    "code: %s FILE [OTP]", v->spelled, v->spelled_arg,
+		    v->spelled);
+	read_code(argc == 1 ? argv[0] : NULL, code, sizeof(code));
+	/* A login module would just refuse it; for a tool that is
+	 * malformed input, not a wrong code. */
+	if (sys_store_code_shape(s, code, &want) != 0) {
+		otp_wipe(code, sizeof(code));
+		errx(CLI_EXIT_ERR, "OTP: %s (want %s)", otp_strerror(OTP_ECODE),
+		    want);
+	}
+	if ((rc = sys_login_open(s, user, &l)) != 0)
+		store_fault(NULL, path, rc);
+	a.text = code;
+	a.kind = OTP_ANSWER_CODE;
+	rc = sys_login_check(l, &a, 1, &r);
+	otp_wipe(code, sizeof(code));
+	if (rc != 0)
+		store_fault(l, path, rc);
+	sys_login_free(l);
+	if (r.unknown)
+		store_unknown(s, user);
+	if (v->verbose)
+		store_explain(v, s, &r);
+	if (r.accepted && !r.recorded && r.changed && !v->dry_run &&
+	    !v->quiet)
+		warnx("%s: accepted, but the update could not be recorded",
+		    path);
+	if (!r.accepted) {
+		not_accepted(v, r.why);
+		return 1;
+	}
+	if (r.how == SYS_BY_SCRATCH)
+		printf("scratch\n");
+	else if (r.how == SYS_BY_GRACE)
+		printf("grace\n");
+	else
+		print_signed(r.offset);
+	return 0;
+}
+
+/* ---- --radius: one request of FreeRADIUS's rlm_exec ----------------- */
+
 /*
- * --radius: one request of FreeRADIUS's rlm_exec.  The user name and the
- * code are request attributes in the environment; the answer is the exit
- * status (0 Access-Accept, 1 Access-Reject, 2 an error, which the server
- * turns into a reject) and reply lines on stdout: a Reply-Message that
- * tells the client no more than a PAM prompt would, and for a refusal or
- * an error a Module-Failure-Message with the reason, which the server
- * logs beside the user's name and never sends.  The code is never shown.
+ * The user name and the code are request attributes in the environment;
+ * the answer is the exit status (0 Access-Accept, 1 Access-Reject, 2 an
+ * error, which the server turns into a reject) and reply lines on stdout:
+ * a Reply-Message that tells the client no more than a PAM prompt would,
+ * and for a refusal or an error a Module-Failure-Message with the reason,
+ * which the server logs beside the user's name and never sends.  The code
+ * is never shown.
  */
 
 static void
@@ -1014,46 +1076,64 @@ radius_attr(const char *var, const char *attr, char *buf, size_t size)
 	    OTP_ETOOLONG : rc));
 }
 
-/* The user's state file DIR/USER: the login protocol of --state, run as
- * the server's account, which owns the files.  Returns the exit status;
- * *why gets the refusal's reason. */
+/* The store URL with ${USER} replaced by the request's (checked) name. */
+static void
+radius_url(const char *spec, const char *user, char *out, size_t size)
+{
+	const char *p;
+	size_t o = 0, n, ulen = strlen(user);
+
+	for (p = spec; *p != '\0'; ) {
+		if (strncmp(p, "${USER}", 7) == 0) {
+			if (o + ulen >= size)
+				radius_fail(0, "%s: store path too long", user);
+			memcpy(out + o, user, ulen);
+			o += ulen;
+			p += 7;
+			continue;
+		}
+		n = 1;
+		if (o + n >= size)
+			radius_fail(0, "%s: store path too long", user);
+		out[o++] = *p++;
+	}
+	out[o] = '\0';
+}
+
+/* The request's user's token in the store: decided and recorded as a
+ * login is, by the server's account, which owns the files.  Returns the
+ * exit status; *why gets the refusal's reason. */
 static int
-radius_state(const struct verify *v, const char *user, char *code,
+radius_check(const struct verify *v, const char *user, char *code,
     const char **why)
 {
-	struct otp_state_opts so;
-	struct otp_state_result r;
-	struct otp_answer a;
+	char url[PATH_MAX + 16];
+	struct sys_store *s;
 	struct sys_login *l;
-	const char *opt = NULL;
-	char path[PATH_MAX];
+	struct sys_verdict r;
+	struct otp_answer a;
+	const char *path, *opt = NULL;
 	size_t line = 0;
-	int rc, e, n;
+	int rc;
 
-	n = snprintf(path, sizeof(path), "%s/%s", v->state_dir, user);
-	if (n < 0 || (size_t)n >= sizeof(path))
-		radius_fail(0, "%s: --state-dir path too long", user);
-	otp_state_opts_init(&so);
-	so.flags = v->state_flags;
-	if (v->have_perm)
-		so.allowed_perm = v->allowed_perm;
-	if ((l = sys_login_new(path, &so, v->o.have_now ? v->o.now :
-	    SYS_NOW_REAL)) == NULL)
-		radius_fail(1, "%s", path);
-	if (v->dry_run)
-		sys_login_dry(l);
+	radius_url(v->store, user, url, sizeof(url));
+	s = store_open(v, url);
+	path = sys_store_path(s);
+	/* Not a code's shape: a wrong answer, refused without reading the
+	 * store (so without counting it against RATE_LIMIT). */
+	if (sys_store_code_shape(s, code, NULL) != 0) {
+		*why = sys_store_shape_why(s);
+		sys_store_close(s);
+		return 1;
+	}
+	if ((rc = sys_login_open(s, user, &l)) != 0)
+		radius_fail(0, "%s: %s: %s", user, path, otp_strerror(rc));
 	a.text = code;
 	a.kind = OTP_ANSWER_CODE;
 	rc = sys_login_check(l, &a, 1, &r);
 	sys_login_fault(l, &line, &opt);
-	e = sys_login_errno(l);
+	errno = sys_login_errno(l);
 	sys_login_free(l);
-	errno = e;
-	/* Not enrolled: a clean no, as for a wrong code. */
-	if (rc == OTP_EIO && e == ENOENT) {
-		*why = "no state file";
-		return 1;
-	}
 	if (rc == OTP_EIO || rc == OTP_ELOCK)
 		radius_fail(1, "%s: %s", user, path);
 	if (rc == OTP_EREADONLY)
@@ -1068,47 +1148,20 @@ radius_state(const struct verify *v, const char *user, char *code,
 	if (r.accepted && !r.recorded && r.changed && !v->dry_run)
 		warnx("%s: %s: accepted, but the update could not be recorded",
 		    user, path);
-	if (!r.accepted) {
-		*why = otp_state_why_text(r.why);
-		return 1;
-	}
-	if (v->verbose)
-		fprintf(stderr, "%s: accepted %s\n", user,
-		    r.how == OTP_STATE_BYSCRATCH ? "an emergency scratch code" :
-		    "a verification code");
-	return 0;
-}
-
-/* The user's tokens in the users file: decided and recorded as
- * --usersfile does, under its locks, by the server's account, which owns
- * the file.  Returns the exit status; *why gets the refusal's reason. */
-static int
-radius_users(const struct verify *v, const char *user, char *code,
-    unsigned window, const char **why)
-{
-	struct otp_users_result r;
-	int rc;
-
-	memset(&r, 0, sizeof(r));
-	rc = sys_users_check(v->usersfile, user, "", code, v->o.have_now ?
-	    v->o.now : SYS_NOW_REAL, window, v->dry_run, &r);
-	if (rc == OTP_EIO || rc == OTP_ELOCK)
-		radius_fail(1, "%s: %s", user, v->usersfile);
-	if (rc != 0 && r.line != 0)
-		radius_fail(0, "%s: %s: line %zu: %s", user, v->usersfile,
-		    r.line, otp_strerror(rc));
-	if (rc != 0)
-		radius_fail(0, "%s: %s: %s", user, v->usersfile,
-		    otp_strerror(rc));
 	/* Not enrolled: a clean no, as for a wrong code. */
 	if (!r.accepted) {
-		*why = otp_users_why_text(r.why);
+		*why = r.why != NULL ? r.why : "code not accepted";
+		sys_store_close(s);
 		return 1;
 	}
-	if (v->verbose)
+	if (v->verbose && r.line > 0)
 		fprintf(stderr, "%s: accepted by line %zu of %s%s\n", user,
-		    r.line, v->usersfile, v->dry_run ? " (dry run: not "
-		    "recorded)" : "");
+		    r.line, path, v->dry_run ? " (dry run: not recorded)" : "");
+	else if (v->verbose)
+		fprintf(stderr, "%s: accepted %s\n", user,
+		    r.how == SYS_BY_SCRATCH ? "an emergency scratch code" :
+		    "a verification code");
+	sys_store_close(s);
 	return 0;
 }
 
@@ -1119,29 +1172,20 @@ do_radius(const struct verify *v, int argc, char *argv[])
 	const char *why = NULL;
 	struct stat sb;
 	size_t off = 0;
-	unsigned window = 0;
 	int status;
 
 	(void)argv;
 	if (argc > 0)
 		cli_usage_error("--radius takes no operands: the request is "
 		    "in the environment");
-	if (v->state_dir == NULL && v->usersfile == NULL)
-		cli_usage_error("--radius needs --state-dir=DIR or "
-		    "--usersfile=FILE");
-	if (v->state_dir != NULL && v->usersfile != NULL)
-		cli_usage_error("--state-dir and --usersfile exclude each "
-		    "other");
-	if (v->usersfile != NULL) {
-		if (v->usersfile[0] == '\0')
-			cli_usage_error("--usersfile: empty file name");
-		window = users_window(v);
 	/* A missing directory is a set-up error, not a user without a file. */
-	} else if (stat(v->state_dir, &sb) != 0)
-		radius_fail(1, "--state-dir '%s'", v->state_dir);
-	else if (!S_ISDIR(sb.st_mode)) {
-		errno = ENOTDIR;
-		radius_fail(1, "--state-dir '%s'", v->state_dir);
+	if (v->state_dir != NULL) {
+		if (stat(v->state_dir, &sb) != 0)
+			radius_fail(1, "--state-dir '%s'", v->state_dir);
+		if (!S_ISDIR(sb.st_mode)) {
+			errno = ENOTDIR;
+			radius_fail(1, "--state-dir '%s'", v->state_dir);
+		}
 	}
 	cli_lock(code, sizeof(code));
 	radius_attr("USER_NAME", "User-Name", user, sizeof(user));
@@ -1158,18 +1202,7 @@ do_radius(const struct verify *v, int argc, char *argv[])
 		    otp_strerror(OTP_EUSERNAME));
 	}
 	radius_attr("USER_PASSWORD", "User-Password", code, sizeof(code));
-	/* Not a code's shape: a wrong answer, refused without reading the
-	 * file (so without counting it against RATE_LIMIT). */
-	if (v->usersfile != NULL && !users_code_shape(code)) {
-		why = "not a code of 6 to 8 digits";
-		status = 1;
-	} else if (v->usersfile != NULL)
-		status = radius_users(v, user, code, window, &why);
-	else if (otp_state_code_shape(code) != 0) {
-		why = otp_state_why_text(OTP_STATE_WHY_SHAPE);
-		status = 1;
-	} else	/* The source of the user's key: a state file in DIR. */
-		status = radius_state(v, user, code, &why);
+	status = radius_check(v, user, code, &why);
 	otp_wipe(code, sizeof(code));
 	if (status == 0) {
 		radius_say("Reply-Message", "OTP accepted");
@@ -1182,68 +1215,12 @@ do_radius(const struct verify *v, int argc, char *argv[])
 	return 1;
 }
 
-/* --usersfile: the user's tokens in OATH Toolkit's users file, decided
- * and recorded as pam_oath does (see otp-users(5)). */
-static int
-do_users(const struct verify *v, int argc, char *argv[])
-{
-	struct otp_users_result r;
-	struct passwd *pw;
-	const char *user = v->user;
-	char code[OTP_CODE_MAX + 2];
-	unsigned window = users_window(v);
-	int rc;
-
-	if (argc > 1)
-		cli_usage_error("--usersfile takes at most one OTP operand");
-	if (user == NULL) {
-		if ((pw = getpwuid(getuid())) == NULL)
-			errx(CLI_EXIT_ERR, "cannot name the invoking user; "
-			    "give --user");
-		user = pw->pw_name;
-	}
-	if (*user == '\0' || strpbrk(user, " \t\r\n") != NULL ||
-	    strlen(user) >= OTP_USERS_FIELD_MAX)
-		errx(CLI_EXIT_ERR, "--user: '%s': %s", user,
-		    otp_strerror(OTP_EUSERSFIELD));
-	read_code(argc == 1 ? argv[0] : NULL, code, sizeof(code));
-	if (!users_code_shape(code)) {
-		otp_wipe(code, sizeof(code));
-		errx(CLI_EXIT_ERR, "OTP: %s (want 6 to 8 digits, or 6 hex "
-		    "digits for Mobile-OTP)", otp_strerror(OTP_ECODE));
-	}
-	memset(&r, 0, sizeof(r));
-	rc = sys_users_check(v->usersfile, user, "", code, v->o.have_now ?
-	    v->o.now : SYS_NOW_REAL, window, v->dry_run, &r);
-	otp_wipe(code, sizeof(code));
-	if (rc == OTP_EIO || rc == OTP_ELOCK)
-		err(CLI_EXIT_ERR, "%s", v->usersfile);
-	if (rc != 0 && r.line != 0)
-		errx(CLI_EXIT_ERR, "%s: line %zu: %s", v->usersfile, r.line,
-		    otp_strerror(rc));
-	if (rc != 0)
-		errx(CLI_EXIT_ERR, "%s: %s", v->usersfile, otp_strerror(rc));
-	if (!r.accepted && r.why == OTP_USERS_WHY_UNKNOWN)
-		errx(CLI_EXIT_ERR, "%s: '%s': %s", v->usersfile, user,
-		    otp_strerror(OTP_EUSERSUNKNOWN));
-	if (v->verbose && r.accepted)
-		fprintf(stderr, "Accepted by line %zu, counter %" PRIu64
-		    "; users file %s.\n", r.line, r.counter, v->dry_run ?
-		    "not written (dry run)" : "updated");
-	if (!r.accepted) {
-		not_accepted(v, otp_users_why_text(r.why));
-		return 1;
-	}
-	print_signed(r.offset);
-	return 0;
-}
-
 static void
 set_mode(struct verify *v, enum mode m)
 {
-	/* --radius --usersfile: the request's user in the users file. */
-	if ((v->mode == MODE_RADIUS && m == MODE_USERS) ||
-	    (v->mode == MODE_USERS && m == MODE_RADIUS)) {
+	/* --radius with a store: the request's user in the store. */
+	if ((v->mode == MODE_RADIUS && m == MODE_STORE && v->radius_ok) ||
+	    (v->mode == MODE_STORE && m == MODE_RADIUS && v->radius_ok)) {
 		v->mode = MODE_RADIUS;
 		return;
 	}
@@ -1253,8 +1230,33 @@ set_mode(struct verify *v, enum mode m)
 	v->mode = m;
 }
 
-/* Key parameters on the command line: none apply where a file holds
- * them (a state file, a users file). */
+/* Name the store: a --store URL, or one of the spellings it replaces. */
+static void
+set_store(struct verify *v, enum mode m, const char *spelled,
+    const char *scheme, const char *arg)
+{
+	int n;
+
+	if (v->spelled != NULL && strcmp(v->spelled, spelled) != 0)
+		cli_usage_error("%s and %s exclude each other",
+		    strcmp(v->spelled, spelled) < 0 ? v->spelled : spelled,
+		    strcmp(v->spelled, spelled) < 0 ? spelled : v->spelled);
+	if (m != MODE_RADIUS || v->mode != MODE_VERIFY)
+		set_mode(v, m);
+	v->spelled = spelled;
+	v->spelled_arg = arg;
+	if (scheme == NULL) {
+		v->store = arg;
+		return;
+	}
+	n = snprintf(v->url, sizeof(v->url), "%s:%s", scheme, arg);
+	if (n < 0 || (size_t)n >= sizeof(v->url))
+		errx(CLI_EXIT_ERR, "%s: path too long", spelled);
+	v->store = v->url;
+}
+
+/* Key parameters on the command line: none apply where a store holds
+ * them. */
 static int
 key_params_given(const struct cli_otp *o)
 {
@@ -1263,11 +1265,24 @@ key_params_given(const struct cli_otp *o)
 	    o->enc != OTP_KEYENC_HEX;
 }
 
+/* What the named store is like (no file is read). */
+static unsigned
+store_caps(const struct verify *v)
+{
+	struct sys_store *s = store_open(v, v->store);
+	unsigned caps = sys_store_caps(s);
+
+	sys_store_close(s);
+	return caps;
+}
+
 /* Options that make no sense in the chosen mode are usage errors. */
 static void
 check_options(const struct verify *v)
 {
 	const struct cli_otp *o = &v->o;
+	unsigned caps = 0;
+	int store = v->mode == MODE_STORE || v->mode == MODE_RADIUS;
 
 	cli_otp_check(o, NULL, NULL);
 	if ((v->o.steam || v->o.motp) && v->mode != MODE_VERIFY)
@@ -1276,43 +1291,46 @@ check_options(const struct verify *v)
 	if (o->window > OTP_WINDOW_MAX)
 		errx(CLI_EXIT_ERR, "--window: '%" PRIu64 "': at most %llu",
 		    o->window, OTP_WINDOW_MAX);
-	if (v->challenge && v->mode != MODE_OTPW)
-		cli_usage_error("--challenge needs --otpw");
-	if (v->mode == MODE_OTPW && (o->have_type || o->have_alg ||
-	    o->have_digits || o->have_counter || o->have_step ||
-	    o->have_start || o->have_window || o->have_now || o->strict ||
-	    o->enc != OTP_KEYENC_HEX || v->verbose))
-		cli_usage_error("with --otpw the file sets everything; only "
-		    "-q and --challenge apply");
 	if (v->state_dir != NULL && v->mode != MODE_RADIUS)
 		cli_usage_error("--state-dir needs --radius");
-	if (v->mode == MODE_RADIUS && v->usersfile != NULL) {
-		if (v->user != NULL)
-			cli_usage_error("--user does not apply with --radius: "
-			    "the user is the request's User-Name");
+	if (v->mode == MODE_RADIUS && v->store == NULL)
+		cli_usage_error("--radius needs --state-dir=DIR or "
+		    "--usersfile=FILE (or --store=URL)");
+	if (store)
+		caps = store_caps(v);
+	if (v->challenge && !(caps & SYS_STORE_CHALLENGE))
+		cli_usage_error("--challenge needs --otpw");
+	if (v->user != NULL && v->mode == MODE_RADIUS)
+		cli_usage_error("--user does not apply with --radius: the user "
+		    "is the request's User-Name");
+	if (v->user != NULL && !(caps & SYS_STORE_MANY))
+		cli_usage_error("--user needs --usersfile");
+	if (caps & SYS_STORE_CHALLENGE) {
+		if (v->mode == MODE_RADIUS)
+			cli_usage_error("--radius cannot answer an OTPW "
+			    "challenge");
+		if (key_params_given(o) || o->have_window || o->have_now ||
+		    v->verbose || v->state_flags != 0 || v->have_perm ||
+		    v->dry_run)
+			cli_usage_error("with %s the file sets everything; "
+			    "only -q and --challenge apply", v->spelled);
+	} else if (caps & SYS_STORE_MANY) {
 		if (key_params_given(o) || v->state_flags != 0 ||
 		    v->have_perm)
-			cli_usage_error("with --radius --usersfile the file "
-			    "sets the parameters; only --now, --window and "
-			    "--dry-run apply");
-	} else if (v->mode == MODE_STATE || v->mode == MODE_RADIUS) {
+			cli_usage_error("with %s%s the file sets the "
+			    "parameters; only --now, --window%s and --dry-run "
+			    "apply", v->mode == MODE_RADIUS ? "--radius " : "",
+			    v->spelled, v->mode == MODE_RADIUS ? "" :
+			    ", --user");
+	} else if (store) {
 		if (key_params_given(o) || o->have_window)
 			cli_usage_error("with %s the file sets the "
 			    "parameters; only --now applies",
-			    v->mode == MODE_STATE ? "--state" : "--radius");
-	} else if (v->mode == MODE_USERS) {
-		if (key_params_given(o) || v->state_flags != 0 ||
-		    v->have_perm)
-			cli_usage_error("with --usersfile the file sets the "
-			    "parameters; only --now, --window, --user and "
-			    "--dry-run apply");
+			    v->mode == MODE_RADIUS ? "--radius" : v->spelled);
 	} else if (v->state_flags != 0 || v->have_perm || v->dry_run)
 		cli_usage_error("--no-skew-adjust, --no-increment-hotp, "
 		    "--no-strict-owner, --allowed-perm, --allow-readonly and "
 		    "--dry-run need --state or --radius");
-	if (v->user != NULL && v->mode != MODE_USERS &&
-	    v->mode != MODE_RADIUS)
-		cli_usage_error("--user needs --usersfile");
 }
 
 int
@@ -1332,13 +1350,18 @@ main(int argc, char *argv[])
 		case OPT_DIAGNOSE:
 			set_mode(&v, MODE_DIAGNOSE);
 			break;
+		case OPT_STORE:
+			v.radius_ok = 1;
+			set_store(&v, MODE_STORE, "--store", NULL, optarg);
+			break;
 		case OPT_STATE:
-			set_mode(&v, MODE_STATE);
-			v.state = optarg;
+			set_store(&v, MODE_STORE, "--state", "ga", optarg);
 			break;
 		case OPT_OTPW:
-			set_mode(&v, MODE_OTPW);
-			v.otpw = optarg;
+			if (optarg != NULL && optarg[0] == '\0')
+				cli_usage_error("--otpw=FILE: empty file name");
+			set_store(&v, MODE_STORE, "--otpw", "otpw", optarg !=
+			    NULL ? optarg : cli_home_file("--otpw", ".otpw"));
 			break;
 		case OPT_CHALLENGE:
 			v.challenge = 1;
@@ -1349,10 +1372,21 @@ main(int argc, char *argv[])
 			break;
 		case OPT_STATEDIR:
 			v.state_dir = optarg;
+			v.radius_ok = 1;
+			set_store(&v, MODE_RADIUS, "--state-dir", "ga",
+			    optarg);
+			/* DIR/USER: the request's user's own file. */
+			if (strlen(v.url) + 8 >= sizeof(v.url))
+				errx(CLI_EXIT_ERR, "--state-dir: path too "
+				    "long");
+			strcat(v.url, "/${USER}");
 			break;
 		case OPT_USERSFILE:
-			set_mode(&v, MODE_USERS);
-			v.usersfile = optarg;
+			if (optarg[0] == '\0')
+				cli_usage_error("--usersfile: empty file name");
+			v.radius_ok = 1;
+			set_store(&v, MODE_STORE, "--usersfile", "oath",
+			    optarg);
 			break;
 		case OPT_USER:
 			v.user = optarg;
@@ -1393,17 +1427,11 @@ main(int argc, char *argv[])
 	case MODE_DIAGNOSE:
 		status = do_diagnose(&v, argc, argv);
 		break;
-	case MODE_STATE:
-		status = do_state(&v, argc, argv);
-		break;
-	case MODE_OTPW:
-		status = do_otpw(&v, argc, argv);
+	case MODE_STORE:
+		status = do_store(&v, argc, argv);
 		break;
 	case MODE_RADIUS:
 		status = do_radius(&v, argc, argv);
-		break;
-	case MODE_USERS:
-		status = do_users(&v, argc, argv);
 		break;
 	case MODE_VERIFY:
 	default:

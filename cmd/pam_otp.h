@@ -2,10 +2,9 @@
  * pam_otp.h - what the files of the PAM module share (not installed).
  *
  * pam_otp.so is built from every cmd/pam_*.c: pam_otp.c holds the PAM
- * entry points and the Google Authenticator state-file mode; each other
- * mode (a users file, OTPW lists) lives in a file of its own and is chosen
- * by its module argument.  This header is their common glue: identities,
- * path expansion, secrets from the conversation.
+ * entry points and the one login over every store (lib/sys/store.h);
+ * pam_common.c the glue declared here: identities, path expansion,
+ * secrets from the conversation.
  */
 #ifndef PAM_OTP_H
 #define PAM_OTP_H
@@ -55,13 +54,6 @@ int	pamotp_become(pam_handle_t *pamh, const struct pamotp_id *id,
 int	pamotp_unbecome(pam_handle_t *pamh, uid_t old_uid, gid_t old_gid);
 /* Wipe and free a string that held an answer (NULL is fine). */
 void	pamotp_free_secret(char *s);
-
-/* pam_sm_authenticate for usersfile= (cmd/pam_users.c). */
-int	pamotp_users(pam_handle_t *pamh, int argc, const char **argv);
-/* The OTPW mode (pam_otpw.c): 1 when the arguments name it; its login. */
-int	pamotp_otpw_wanted(int argc, const char **argv);
-int	pamotp_otpw_authenticate(pam_handle_t *pamh, int flags, int argc,
-	    const char **argv);
 
 #pragma GCC visibility pop
 

@@ -129,6 +129,11 @@
 	    "digits, '.', '_', '-', '@', a final '$'; no leading '.' or '-')") \
 	X(ERADIUSVALUE,	-171,	"malformed attribute value (quotes or " \
 	    "backslash escapes)") \
+	/* stores (lib/sys/store.c) */ \
+	X(ESTORESCHEME,	-180,	"unknown store scheme (want ga:, oath: or " \
+	    "otpw:)") \
+	X(ESTOREURL,	-181,	"store URL names no path") \
+	X(ESTOREOP,	-182,	"the store cannot do that") \
 	/* PSKC containers */ \
 	X(EPSKC,	-130,	"malformed PSKC container") \
 	X(EPSKCDTD,	-131,	"PSKC file has a DTD or entity references " \

@@ -27,7 +27,7 @@
 
 #include "otp.h"
 #include "otp_otpw.h"
-#include "sys.h"
+#include "store_int.h"
 
 #define LOCK_SUFFIX	".lock"
 #define LOCK_TRIES	5

@@ -30,13 +30,13 @@
 
 #include "otp.h"
 #include "otp_state.h"
-#include "sys.h"
+#include "store_int.h"
 
 #define RETRIES		20	/* replaced or changed underneath: again */
 #define FOREIGN_WAIT_MS	3000	/* longest wait for the original's rename */
 #define FOREIGN_AGE	10	/* seconds after which its file is stale */
 
-struct sys_login {
+struct sys_ga {
 	int			 dirfd;
 	char			 name[NAME_MAX + 1];
 	struct otp_state_opts	 o;
@@ -159,7 +159,7 @@ foreign_wait(int dirfd, const char *name)
 /* Replace the file by the image, keeping its owner and group, unless the
  * original module is writing it or has written it since we read it. */
 static int
-write_image(struct sys_login *l, const struct stat *st,
+write_image(struct sys_ga *l, const struct stat *st,
     const struct seen *seen, const char *img, size_t len)
 {
 	struct sys_file f;
@@ -190,7 +190,7 @@ discard:
 /* One locked read-check-write cycle.  OTP_ESTATECHANGED asks for
  * another. */
 static int
-cycle(struct sys_login *l, unsigned phases, const struct otp_answer *a,
+cycle(struct sys_ga *l, unsigned phases, const struct otp_answer *a,
     size_t n, struct otp_state_result *r)
 {
 	struct stat st;
@@ -251,7 +251,7 @@ out:
 }
 
 static int
-run(struct sys_login *l, unsigned phases, const struct otp_answer *a,
+run(struct sys_ga *l, unsigned phases, const struct otp_answer *a,
     size_t n, struct otp_state_result *r)
 {
 	int ret = OTP_ESTATECHANGED, i;
@@ -273,10 +273,10 @@ run(struct sys_login *l, unsigned phases, const struct otp_answer *a,
 	return ret;
 }
 
-struct sys_login *
-sys_login_new(const char *path, const struct otp_state_opts *o, int64_t now)
+struct sys_ga *
+sys_ga_new(const char *path, const struct otp_state_opts *o, int64_t now)
 {
-	struct sys_login *l;
+	struct sys_ga *l;
 	int e;
 
 	if ((l = calloc(1, sizeof(*l))) == NULL)
@@ -294,19 +294,19 @@ sys_login_new(const char *path, const struct otp_state_opts *o, int64_t now)
 }
 
 void
-sys_login_dry(struct sys_login *l)
+sys_ga_dry(struct sys_ga *l)
 {
 	l->dry = 1;
 }
 
 int
-sys_login_begin(struct sys_login *l, struct otp_state_result *r)
+sys_ga_begin(struct sys_ga *l, struct otp_state_result *r)
 {
 	return run(l, OTP_LOGIN_OPEN, NULL, 0, r);
 }
 
 int
-sys_login_peek(struct sys_login *l, const struct otp_answer *a, size_t n,
+sys_ga_peek(struct sys_ga *l, const struct otp_answer *a, size_t n,
     struct otp_state_result *r)
 {
 	size_t outlen = 0;
@@ -324,40 +324,40 @@ sys_login_peek(struct sys_login *l, const struct otp_answer *a, size_t n,
 }
 
 int
-sys_login_end(struct sys_login *l, const struct otp_answer *a, size_t n,
+sys_ga_end(struct sys_ga *l, const struct otp_answer *a, size_t n,
     struct otp_state_result *r)
 {
 	return run(l, OTP_LOGIN_SETTLE, a, n, r);
 }
 
 int
-sys_login_check(struct sys_login *l, const struct otp_answer *a, size_t n,
+sys_ga_check(struct sys_ga *l, const struct otp_answer *a, size_t n,
     struct otp_state_result *r)
 {
 	return run(l, OTP_LOGIN_OPEN | OTP_LOGIN_SETTLE, a, n, r);
 }
 
 int
-sys_login_errno(const struct sys_login *l)
+sys_ga_errno(const struct sys_ga *l)
 {
 	return l->err;
 }
 
 void
-sys_login_fault(const struct sys_login *l, size_t *line, const char **opt)
+sys_ga_fault(const struct sys_ga *l, size_t *line, const char **opt)
 {
 	*line = l->fault_line;
 	*opt = l->fault_opt;
 }
 
 unsigned
-sys_login_cycles(const struct sys_login *l)
+sys_ga_cycles(const struct sys_ga *l)
 {
 	return l->cycles;
 }
 
 void
-sys_login_free(struct sys_login *l)
+sys_ga_free(struct sys_ga *l)
 {
 	if (l == NULL)
 		return;
@@ -366,7 +366,7 @@ sys_login_free(struct sys_login *l)
 	/* in and out were wiped as far as each cycle used them; wiping all
 	 * 256 KiB would fault in pages calloc never touched. */
 	otp_wipe(l->seen, l->seenlen);
-	otp_wipe(l, offsetof(struct sys_login, seen));
+	otp_wipe(l, offsetof(struct sys_ga, seen));
 	free(l);
 }
 

@@ -41,7 +41,7 @@
 
 #include "otp.h"
 #include "otp_users.h"
-#include "sys.h"
+#include "store_int.h"
 
 #define RETRIES		20	/* replaced underneath: again */
 #define LOCK_WAIT_MS	10000	/* most we wait for pam_oath's FILE.lock */

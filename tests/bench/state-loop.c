@@ -1,7 +1,7 @@
 /*
  * state-loop.c - the time of one state-mode check inside a process: lock,
  * read, verify, temporary file, fsync, rename, directory fsync, as
- * sys_login_check does them for otp-verify --state.
+ * sys_ga_check does them for otp-verify --state.
  * Between checks (untimed) a fresh copy of the file is written and
  * synced, so that every check accepts and rewrites it and its fsyncs
  * flush only its own update.
@@ -17,6 +17,7 @@
 
 #include "otp.h"
 #include "otp_state.h"
+#include "store_int.h"
 #include "sys.h"
 
 /* RFC 6238's SHA1 key in Base32, DISALLOW_REUSE: every accept writes. */
@@ -46,7 +47,7 @@ main(int argc, char *argv[])
 	struct otp_state_opts o;
 	struct otp_state_result r;
 	struct otp_answer a;
-	struct sys_login *l;
+	struct sys_ga *l;
 	char path[4096];
 	double *t, t0;
 	int i, runs;
@@ -66,12 +67,12 @@ main(int argc, char *argv[])
 		/* 1700000000: the code of RFC 6238's key is 921300 then. */
 		a.text = "921300";
 		a.kind = OTP_ANSWER_CODE;
-		if ((l = sys_login_new(path, &o, 1700000000)) == NULL ||
-		    sys_login_check(l, &a, 1, &r) != 0 || !r.accepted ||
+		if ((l = sys_ga_new(path, &o, 1700000000)) == NULL ||
+		    sys_ga_check(l, &a, 1, &r) != 0 || !r.accepted ||
 		    !r.recorded)
 			errx(2, "%s: the check did not accept and record", path);
 		t[i] = now_ms() - t0;
-		sys_login_free(l);
+		sys_ga_free(l);
 	}
 	qsort(t, (size_t)runs, sizeof(*t), cmp);
 	printf("%.3f %.3f\n", t[runs / 2], t[runs * 9 / 10]);

@@ -29,6 +29,7 @@
 
 #include "otp.h"
 #include "otp_state.h"
+#include "store_int.h"
 #include "sys.h"
 #include "unit.h"
 
@@ -74,7 +75,7 @@ static int
 file_check(const char *path, const char *code, int64_t now,
     const struct otp_state_opts *o, struct otp_state_result *r)
 {
-	struct sys_login *l = sys_login_new(path, o, now);
+	struct sys_ga *l = sys_ga_new(path, o, now);
 	struct otp_answer a;
 	int ret;
 
@@ -82,9 +83,9 @@ file_check(const char *path, const char *code, int64_t now,
 		return OTP_ENOMEM;
 	a.text = code;
 	a.kind = OTP_ANSWER_CODE;
-	ret = sys_login_check(l, &a, 1, r);
-	errno = sys_login_errno(l);
-	sys_login_free(l);
+	ret = sys_ga_check(l, &a, 1, r);
+	errno = sys_ga_errno(l);
+	sys_ga_free(l);
 	return ret;
 }
 

@@ -1,0 +1,254 @@
+/*
+ * store.c - the table of stores, found by URL scheme, and the login
+ * protocol over whichever store a URL names.  Nothing here knows a
+ * store's files: each row's operations do (store_ga.c, store_oath.c,
+ * store_otpw.c).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "otp.h"
+#include "store_int.h"
+
+static const struct sys_store_ops *const stores[] = {
+	&sys_store_ga,
+	&sys_store_oath,
+	&sys_store_otpw,
+};
+
+void
+sys_store_cfg_init(struct sys_store_cfg *c)
+{
+	memset(c, 0, sizeof(*c));
+	otp_state_opts_init(&c->ga);
+	c->window = OTP_USERS_WINDOW;
+	c->owner = (unsigned long)geteuid();
+	c->now = SYS_NOW_REAL;
+}
+
+/* The row for url's scheme and where its path starts, or NULL. */
+static const struct sys_store_ops *
+find(const char *url, const char **path)
+{
+	size_t i, n;
+
+	for (i = 0; i < sizeof(stores) / sizeof(stores[0]); i++) {
+		n = strlen(stores[i]->scheme);
+		if (strncmp(url, stores[i]->scheme, n) == 0 &&
+		    url[n] == ':') {
+			*path = url + n + 1;
+			return stores[i];
+		}
+	}
+	return NULL;
+}
+
+int
+sys_store_is_url(const char *url)
+{
+	const char *path;
+
+	return find(url, &path) != NULL;
+}
+
+int
+sys_store_open(const char *url, const struct sys_store_cfg *c,
+    struct sys_store **sp)
+{
+	const struct sys_store_ops *ops;
+	struct sys_store *s;
+	const char *path;
+
+	*sp = NULL;
+	if ((ops = find(url, &path)) == NULL)
+		return OTP_ESTORESCHEME;
+	if (*path == '\0')
+		return OTP_ESTOREURL;
+	if (strlen(path) >= sizeof(s->path))
+		return OTP_ETOOLONG;
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return OTP_ENOMEM;
+	s->ops = ops;
+	if (c != NULL)
+		s->cfg = *c;
+	else
+		sys_store_cfg_init(&s->cfg);
+	memcpy(s->path, path, strlen(path) + 1);
+	*sp = s;
+	return 0;
+}
+
+const char *
+sys_store_scheme(const struct sys_store *s)
+{
+	return s->ops->scheme;
+}
+
+const char *
+sys_store_path(const struct sys_store *s)
+{
+	return s->path;
+}
+
+unsigned
+sys_store_caps(const struct sys_store *s)
+{
+	return s->ops->caps;
+}
+
+const char *
+sys_store_prompt(const struct sys_store *s)
+{
+	return s->ops->prompt;
+}
+
+void
+sys_store_close(struct sys_store *s)
+{
+	free(s);
+}
+
+int
+sys_store_put(struct sys_store *s, const char *user,
+    const struct sys_record *r, int force, int *note)
+{
+	int dummy = 0;
+
+	return s->ops->put == NULL ? OTP_ESTOREOP :
+	    s->ops->put(s, user, r, force, note != NULL ? note : &dummy);
+}
+
+int
+sys_store_has(struct sys_store *s, const char *user)
+{
+	return s->ops->has == NULL ? OTP_ESTOREOP : s->ops->has(s, user);
+}
+
+int
+sys_store_load_state(struct sys_store *s, const char *user,
+    struct otp_state *st)
+{
+	return s->ops->load_state == NULL ? OTP_ESTOREOP :
+	    s->ops->load_state(s, user, st);
+}
+
+int
+sys_store_code_shape(const struct sys_store *s, const char *code,
+    const char **want)
+{
+	if (want != NULL)
+		*want = s->ops->want;
+	return s->ops->shape == NULL ? 0 : s->ops->shape(code);
+}
+
+const char *
+sys_store_shape_why(const struct sys_store *s)
+{
+	return s->ops->badshape != NULL ? s->ops->badshape : "not a code";
+}
+
+int
+sys_login_open(struct sys_store *s, const char *user, struct sys_login **lp)
+{
+	struct sys_login *l;
+	size_t n = user != NULL ? strlen(user) : 0;
+	int rc;
+
+	*lp = NULL;
+	if (n >= sizeof(l->user))
+		return OTP_EUSERSFIELD;
+	if ((l = calloc(1, sizeof(*l))) == NULL)
+		return OTP_ENOMEM;
+	l->s = s;
+	if (n > 0)
+		memcpy(l->user, user, n + 1);
+	if ((rc = s->ops->login_open(l)) != 0) {
+		free(l);
+		return rc;
+	}
+	*lp = l;
+	return 0;
+}
+
+static void
+verdict_init(struct sys_verdict *v)
+{
+	memset(v, 0, sizeof(*v));
+}
+
+int
+sys_login_begin(struct sys_login *l, struct sys_verdict *v)
+{
+	verdict_init(v);
+	return l->s->ops->begin(l, v);
+}
+
+int
+sys_login_peek(struct sys_login *l, const struct otp_answer *a, size_t n,
+    struct sys_verdict *v)
+{
+	if (l->s->ops->peek == NULL)
+		return 0;	/* undecided: the end will tell */
+	return l->s->ops->peek(l, a, n, v);
+}
+
+int
+sys_login_end(struct sys_login *l, const struct otp_answer *a, size_t n,
+    struct sys_verdict *v)
+{
+	return l->s->ops->end(l, a, n, v);
+}
+
+int
+sys_login_check(struct sys_login *l, const struct otp_answer *a, size_t n,
+    struct sys_verdict *v)
+{
+	int rc;
+
+	if (l->s->ops->check != NULL) {
+		verdict_init(v);
+		return l->s->ops->check(l, a, n, v);
+	}
+	if ((rc = sys_login_begin(l, v)) != 0 || v->unknown || v->decided)
+		return rc;
+	return sys_login_end(l, a, n, v);
+}
+
+int
+sys_login_challenge(struct sys_login *l, const char *text)
+{
+	return l->s->ops->challenge == NULL ? OTP_ESTOREOP :
+	    l->s->ops->challenge(l, text);
+}
+
+int
+sys_login_errno(const struct sys_login *l)
+{
+	return l->err;
+}
+
+void
+sys_login_fault(const struct sys_login *l, size_t *line, const char **opt)
+{
+	*line = l->fault_line;
+	*opt = l->fault_opt;
+}
+
+unsigned
+sys_login_cycles(const struct sys_login *l)
+{
+	return l->cycles;
+}
+
+void
+sys_login_free(struct sys_login *l)
+{
+	if (l == NULL)
+		return;
+	if (l->s->ops->login_free != NULL)
+		l->s->ops->login_free(l);
+	otp_wipe(l, sizeof(*l));
+	free(l);
+}

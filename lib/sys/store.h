@@ -1,0 +1,175 @@
+/*
+ * store.h - where tokens live, behind one interface: the system floor's
+ * stores, named by URL, and the one login protocol over them.
+ *
+ *	ga:PATH		a Google Authenticator state file (one user's)
+ *	oath:PATH	OATH Toolkit's users file (many users, otp-users(5))
+ *	otpw:PATH	an OTPW password list (one user's)
+ *
+ * lib/sys/store.c holds the table that finds a store's operations by
+ * scheme (struct sys_store_ops, lib/sys/store_int.h); each store is a
+ * file of its own (store_ga.c, store_oath.c, store_otpw.c) over its
+ * file engine.  Front ends call only what this header declares, never a
+ * store's own functions, so a new store is one more row of the table.
+ *
+ * Conventions as in sys.h: 0 on success, a negative OTP_E* code on
+ * failure; sys_login_errno() gives errno for OTP_EIO, OTP_ELOCK and
+ * OTP_EREADONLY.  Nothing here prints, exits or changes process-wide
+ * state: pam_otp.so runs it in threaded hosts.
+ */
+#ifndef OTP_STORE_H
+#define OTP_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "otp.h"
+#include "otp_otpw.h"
+#include "otp_state.h"
+#include "otp_users.h"
+
+#define SYS_NOW_REAL	INT64_MIN	/* the clock, read once locked */
+#define SYS_OWNER_ANY	((unsigned long)-1)	/* otpw: skip owner check */
+
+/* What a front end sets of a store's rules; each store reads its own. */
+struct sys_store_cfg {
+	struct otp_state_opts ga;	/* ga: flags, allowed_perm, owner,
+					 * grace_period, rhost */
+	unsigned	window;		/* oath: steps or counters either
+					 * side (OTP_USERS_WINDOW) */
+	unsigned	digits;		/* oath: an answer longer than this
+					 * is a PIN then the code; 0 none */
+	unsigned long	owner;		/* otpw: the file's owner, or
+					 * SYS_OWNER_ANY */
+	int		nolock;		/* otpw: take no lock symlink */
+	int		dry;		/* decide, record nothing */
+	int64_t		now;		/* or SYS_NOW_REAL */
+};
+
+/* Defaults: the engines' own (ga's otp_state_opts_init, oath's window
+ * of 5, the effective uid as owner), the real clock. */
+void sys_store_cfg_init(struct sys_store_cfg *c);
+
+/* What a store is like (sys_store_caps()): what its peer's login
+ * module does, which pam_otp.so follows for each. */
+#define SYS_STORE_MANY		0x01	/* holds many users' tokens */
+#define SYS_STORE_CHALLENGE	0x02	/* asks a challenge (OTPW) */
+#define SYS_STORE_EARLYUNKNOWN	0x04	/* "no token" is told before any
+					 * prompt (pam_oath) */
+#define SYS_STORE_UNAVAIL	0x08	/* a store that cannot be used is
+					 * "unavailable", not a refusal */
+#define SYS_STORE_SCRATCH	0x10	/* holds emergency scratch codes */
+
+struct sys_store;	/* an open store (opaque) */
+struct sys_login;	/* one login on one user's token (opaque; secrets) */
+
+/* Open the store url names with c (NULL: defaults).  OTP_ESTORESCHEME
+ * for a scheme no store has, OTP_ESTOREURL for no path, OTP_ENOMEM.
+ * Nothing is read yet. */
+int sys_store_open(const char *url, const struct sys_store_cfg *c,
+    struct sys_store **sp);
+/* 1 when url names a store (has one of the schemes), else 0. */
+int sys_store_is_url(const char *url);
+/* The scheme ("ga", "oath", "otpw") and the path, for messages. */
+const char *sys_store_scheme(const struct sys_store *s);
+const char *sys_store_path(const struct sys_store *s);
+/* SYS_STORE_* bits. */
+unsigned sys_store_caps(const struct sys_store *s);
+/* The prompt its peer module asks with, a format whose one %s is the
+ * user name (oath) or the challenge (otpw); NULL: the front end's own. */
+const char *sys_store_prompt(const struct sys_store *s);
+/* Close s (NULL is fine). */
+void sys_store_close(struct sys_store *s);
+
+/* A new token for a store: the whole new file for the one-user stores
+ * (ga, otpw: img[0..len)), the user's line for a users file (token). */
+struct sys_record {
+	const char			*img;
+	size_t				 len;
+	const struct otp_users_token	*token;
+};
+
+/* Put r in s for user: a new file (mode 0400 for ga, 0600 otherwise),
+ * or the user's line; an existing one is OTP_ESTATEEXIST (oath:
+ * OTP_EUSERSEXIST) unless force.  *note (may be NULL) gets 1 when a lock
+ * an old list left was removed (otpw). */
+int sys_store_put(struct sys_store *s, const char *user,
+    const struct sys_record *r, int force, int *note);
+/* 1 when s holds a token for user, 0 when not, or OTP_E*; no lock. */
+int sys_store_has(struct sys_store *s, const char *user);
+/* What s holds for user, read only: a state file parsed into *st (ga;
+ * OTP_EINVAL for the other stores). */
+int sys_store_load_state(struct sys_store *s, const char *user,
+    struct otp_state *st);
+/* 0 when code has a shape the store takes (checked before any file is
+ * read), else OTP_ECODE; *want (may be NULL) says what it takes. */
+int sys_store_code_shape(const struct sys_store *s, const char *code,
+    const char **want);
+/* The reason a login gives for an answer of another shape. */
+const char *sys_store_shape_why(const struct sys_store *s);
+
+/* How a login ended (sys_verdict.how). */
+enum sys_how {
+	SYS_BY_NONE,		/* refused */
+	SYS_BY_CODE,		/* a TOTP/HOTP/mOTP code */
+	SYS_BY_SCRATCH,		/* an emergency scratch code, now used */
+	SYS_BY_GRACE,		/* a grace period, no code asked */
+	SYS_BY_LIST,		/* an OTPW password, now used */
+};
+
+/* A login's outcome, and what to ask. */
+struct sys_verdict {
+	int		accepted;
+	enum sys_how	how;
+	int		decided;	/* no answer can change it now */
+	int		unknown;	/* the store holds no token for the
+					 * user (a missing file included) */
+	const char	*why;		/* a refusal's reason, NULL if none */
+	int64_t		offset;		/* steps or counters from expected */
+	uint64_t	counter;	/* matched step or counter */
+	int64_t		skew;		/* ga: TIME_SKEW in force after */
+	int		changed;	/* the store was to change */
+	int		recorded;	/* and the change was written */
+	size_t		answer;		/* the answer that decided */
+	size_t		restlen;	/* its text before the code: what a
+					 * split answer hands on */
+	size_t		line;		/* oath: the token's line */
+	unsigned	remaining;	/* otpw: unused passwords left */
+	unsigned	entries;	/* otpw: passwords in the list */
+	char		challenge[OTP_OTPW_CHAL_MAX];	/* otpw: asked */
+};
+
+/* A login on user's token in s (user: ignored by one-user stores); no
+ * file is read yet.  OTP_ENOMEM, OTP_EUSERSFIELD for an unfit name. */
+int sys_login_open(struct sys_store *s, const char *user,
+    struct sys_login **lp);
+/* The login's start, before any prompt: whether the user has a token
+ * (v->unknown), the challenge to ask, the grace period and RATE_LIMIT. */
+int sys_login_begin(struct sys_login *l, struct sys_verdict *v);
+/* What answers would give on the store as the start left it: nothing
+ * written (whether to prompt after PAM_AUTHTOK; 0 and undecided where a
+ * store cannot tell without recording). */
+int sys_login_peek(struct sys_login *l, const struct otp_answer *a,
+    size_t n, struct sys_verdict *v);
+/* The login's end: the answers checked, the outcome recorded. */
+int sys_login_end(struct sys_login *l, const struct otp_answer *a,
+    size_t n, struct sys_verdict *v);
+/* Start and end in one go, for answers known before the start. */
+int sys_login_check(struct sys_login *l, const struct otp_answer *a,
+    size_t n, struct sys_verdict *v);
+/* errno of the last OTP_EIO, OTP_ELOCK or OTP_EREADONLY. */
+int sys_login_errno(const struct sys_login *l);
+/* Where a malformed store failed: line (0 unknown) and option (NULL for
+ * none); never a byte of its data. */
+void sys_login_fault(const struct sys_login *l, size_t *line,
+    const char **opt);
+/* Answer the challenge text ("NNN" or "NNN/NNN/NNN") instead of the one
+ * begin chooses (otpw); OTP_EOTPWUNKNOWN, OTP_EOTPWCHAL, OTP_ESTOREOP. */
+int sys_login_challenge(struct sys_login *l, const char *text);
+/* Lock-and-read cycles so far. */
+unsigned sys_login_cycles(const struct sys_login *l);
+/* End the login (a lock it holds is released), wipe and free it (NULL is
+ * fine). */
+void sys_login_free(struct sys_login *l);
+
+#endif /* OTP_STORE_H */

@@ -1,0 +1,139 @@
+/*
+ * store_int.h - inside the stores (lib/sys/ only, never cmd/): the table
+ * row each store fills (struct sys_store_ops), the open store and login
+ * every store shares, and the file engines the stores are built on.
+ */
+#ifndef OTP_STORE_INT_H
+#define OTP_STORE_INT_H
+
+#include <limits.h>
+
+#include "store.h"
+#include "sys.h"
+
+/* One store: its scheme, what it is like, and its operations.  A NULL
+ * operation is one the store does not have (OTP_EINVAL). */
+struct sys_store_ops {
+	const char	*scheme;
+	unsigned	 caps;			/* SYS_STORE_* */
+	const char	*prompt;		/* its peer module's, or NULL */
+	int	(*put)(struct sys_store *s, const char *user,
+		    const struct sys_record *r, int force, int *note);
+	int	(*has)(struct sys_store *s, const char *user);
+	int	(*load_state)(struct sys_store *s, const char *user,
+		    struct otp_state *st);
+	int	(*shape)(const char *code);
+	const char	*want;			/* the shape, in words */
+	const char	*badshape;		/* a refusal for another */
+	/* A login: open sets l->impl; check may be NULL (begin, end). */
+	int	(*login_open)(struct sys_login *l);
+	int	(*begin)(struct sys_login *l, struct sys_verdict *v);
+	int	(*peek)(struct sys_login *l, const struct otp_answer *a,
+		    size_t n, struct sys_verdict *v);
+	int	(*end)(struct sys_login *l, const struct otp_answer *a,
+		    size_t n, struct sys_verdict *v);
+	int	(*check)(struct sys_login *l, const struct otp_answer *a,
+		    size_t n, struct sys_verdict *v);
+	int	(*challenge)(struct sys_login *l, const char *text);
+	void	(*login_free)(struct sys_login *l);
+};
+
+struct sys_store {
+	const struct sys_store_ops	*ops;
+	struct sys_store_cfg		 cfg;
+	char				 path[PATH_MAX];
+};
+
+struct sys_login {
+	struct sys_store	*s;
+	char			 user[OTP_USERS_FIELD_MAX];
+	int			 err;		/* errno of the last failure */
+	size_t			 fault_line;
+	const char		*fault_opt;
+	unsigned		 cycles;	/* when impl does not count */
+	void			*impl;		/* the store's own */
+};
+
+extern const struct sys_store_ops sys_store_ga, sys_store_oath,
+    sys_store_otpw;
+
+/* ---- the state file and the login protocol (lib/sys/statefile.c) ----- */
+
+/* One login on one state file (opaque; its buffers hold secrets). */
+struct sys_ga;
+
+/* A login on the file at path, checked as o says, at now (SYS_NOW_REAL:
+ * the clock when the file is locked); NULL when out of memory. */
+struct sys_ga *sys_ga_new(const char *path,
+    const struct otp_state_opts *o, int64_t now);
+/* Check and report, but write nothing (a dry run). */
+void sys_ga_dry(struct sys_ga *l);
+/* The login's start, before any prompt: grace period and RATE_LIMIT. */
+int sys_ga_begin(struct sys_ga *l, struct otp_state_result *r);
+/* What answers would give on the file as the last cycle left it: no lock,
+ * nothing written (whether to prompt after PAM_AUTHTOK). */
+int sys_ga_peek(struct sys_ga *l, const struct otp_answer *a,
+    size_t n, struct otp_state_result *r);
+/* The login's end: every answer's readings, the HOTP move, one write. */
+int sys_ga_end(struct sys_ga *l, const struct otp_answer *a,
+    size_t n, struct otp_state_result *r);
+/* Start and end in one cycle, for answers known before the start. */
+int sys_ga_check(struct sys_ga *l, const struct otp_answer *a,
+    size_t n, struct otp_state_result *r);
+/* errno of the last OTP_EIO, OTP_ELOCK or OTP_EREADONLY. */
+int sys_ga_errno(const struct sys_ga *l);
+/* Where a malformed file failed: line (0 unknown) and option (NULL for
+ * none), as otp_state_fault() says; never a byte of the file. */
+void sys_ga_fault(const struct sys_ga *l, size_t *line,
+    const char **opt);
+/* Lock-and-read cycles so far. */
+unsigned sys_ga_cycles(const struct sys_ga *l);
+/* Wipe and free l (NULL is fine). */
+void sys_ga_free(struct sys_ga *l);
+
+/* Read and parse path with the login's checks, writing nothing. */
+int sys_statefile_load(const char *path, const struct otp_state_opts *o,
+    struct otp_state *st);
+/* Create path with img, mode 0400, atomically; an existing path is
+ * OTP_ESTATEEXIST unless force, which replaces only a regular file. */
+int sys_statefile_create(const char *path, const char *img, size_t len,
+    int force);
+/* ---- OATH Toolkit's users file (lib/sys/usersfile.c) ---------------- */
+
+/* Check code for user (typed prefix password) against the users file at
+ * path as pam_oath does, under both locks, and record an accept (not when
+ * dry); now may be SYS_NOW_REAL.  0 and r, or OTP_E* (errno for EIO). */
+int sys_users_check(const char *path, const char *user, const char *password,
+    const char *code, int64_t now, unsigned window, int dry,
+    struct otp_users_result *r);
+/* Add t's line to path (a new file is 0600), or replace the user's lines;
+ * every other byte, the owner and the mode kept. */
+int sys_users_set(const char *path, const struct otp_users_token *t,
+    int replace);
+/* 1 if path has a token line for user, 0 if not, OTP_E* (no lock taken). */
+int sys_users_has_user(const char *path, const char *user);
+/* ---- OTPW files and their lock symlink (lib/sys/otpwfile.c) ---------- */
+
+#define SYS_OTPW_LOCK_AGE	(24 * 60 * 60)	/* seconds a lock holds */
+#define SYS_OTPW_ANYUID		SYS_OWNER_ANY
+
+/* Read the OTPW file at path (no symlink, a regular file owned by uid and
+ * writable by nobody else) into img; *len its length.  OTP_EOTPW*, EIO. */
+int sys_otpw_load(const char *path, unsigned long uid, char *img,
+    size_t imgsz, size_t *len);
+/* Take the lock symlink path.lock -> chal as a login does: 0 taken, 1 held
+ * by another login (its target in held), a lock older than a day removed. */
+int sys_otpw_lock(const char *path, const char *chal, char *held,
+    size_t heldsz);
+/* Remove path.lock; 0, or OTP_EIO with errno (ENOENT: there was none). */
+int sys_otpw_unlock(const char *path);
+/* Under a flock, read path again, check resp against chal's entries and
+ * mark them used by an atomic rename; 1 accepted, 0 not, or OTP_E*. */
+int sys_otpw_consume(const char *path, unsigned long uid,
+    const struct otp_otpw_chal *chal, const char *resp, struct otp_otpw *w);
+/* Create path with img, mode 0600, atomically (OTP_ESTATEEXIST unless
+ * force) and remove a lock left for the old list: *unlocked says so. */
+int sys_otpw_create(const char *path, const char *img, size_t len,
+    int force, int *unlocked);
+
+#endif /* OTP_STORE_INT_H */
