@@ -56,6 +56,7 @@ enum {
 	OPT_USERSFILE,
 	OPT_USER,
 	OPT_UTOTP,
+	OPT_STORE,
 };
 
 static const struct option longopts[] = {
@@ -76,6 +77,7 @@ static const struct option longopts[] = {
 	{ "step-size",		required_argument, NULL, OPT_STEP_SIZE },
 	{ "uri",		no_argument,	   NULL, OPT_URI },
 	{ "window-size",	required_argument, NULL, OPT_WINDOW_SIZE },
+	{ "store",		required_argument, NULL, OPT_STORE },
 	{ "usersfile",		required_argument, NULL, OPT_USERSFILE },
 	{ "user",		required_argument, NULL, OPT_USER },
 	{ "motp",		no_argument,	   NULL, CLI_OPT_MOTP },
@@ -157,6 +159,7 @@ usage(void)
 	    "--user=NAME\n"
 	    "       otp-keygen [-f] [--prefix=@FILE|-] [--entries=N] "
 	    "--otpw[=FILE]\n"
+	    "       otp-keygen [OPTION]... --store=URL [--user=NAME]\n"
 	    "\n"
 	    "Print a new random key (unpadded Base32) on standard output; "
 	    "emergency\n"
@@ -184,6 +187,10 @@ usage(void)
 	    "  -p, --period=DURATION  TOTP time step, as 30, 30s or 1m "
 	    "(default 30s)\n"
 	    "  -c, --counter=N        HOTP counter (default 0)\n"
+	    "      --store=URL        a new token in a store: ga:FILE is "
+	    "--state=FILE,\n"
+	    "                         oath:FILE --usersfile=FILE, otpw:FILE "
+	    "--otpw=FILE\n"
 	    "      --state=FILE       write a new Google Authenticator state "
 	    "file\n"
 	    "      --window-size=N    codes valid at once, 1 to 21 (default "
@@ -1074,6 +1081,33 @@ do_usersfile(struct keygen *k)
 	(void)show_key();	/* an error shows at exit */
 }
 
+/* --store=URL: the store's kind says which of the spellings it is;
+ * each keeps its own options and checks. */
+static void
+store_option(struct keygen *k, const char *url)
+{
+	struct sys_store *s;
+	const char *path;
+	unsigned caps;
+	int rc;
+
+	if ((rc = sys_store_open(url, NULL, &s)) != 0)
+		cli_usage_error("--store '%s': %s", url, otp_strerror(rc));
+	caps = sys_store_caps(s);
+	path = url + strlen(sys_store_scheme(s)) + 1;
+	sys_store_close(s);
+	if (k->state != NULL || k->usersfile != NULL || k->otpw)
+		cli_usage_error("--store names the store once (not with "
+		    "--state, --usersfile or --otpw)");
+	if (caps & SYS_STORE_CHALLENGE) {
+		k->otpw = 1;
+		k->otpw_file = path;
+	} else if (caps & SYS_STORE_MANY)
+		k->usersfile = path;
+	else
+		k->state = path;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1162,6 +1196,9 @@ main(int argc, char *argv[])
 			break;
 		case OPT_USERSFILE:
 			k.usersfile = optarg;
+			break;
+		case OPT_STORE:
+			store_option(&k, optarg);
 			break;
 		case OPT_USER:
 			k.user = optarg;
