@@ -41,6 +41,10 @@ otp-verify --state $D/o|$D/other
 otp-verify @$D/o|@$D/other
 otp-verify --pin=@$D/o|--pin=@$D/other
 otp-verify --allowed-perm=04|--allowed-perm=0400
+otp-verify --store=o|--store=oath: --store=otpw:
+otp-verify --store=ga:$D/o|--store=ga:$D/other
+otp-verify --sto|--store
+otp-keygen --store=g|--store=ga:
 otp-uri --qr=u|--qr=utf8 --qr=utf8-inverted
 otp-uri --get=s|--get=secret
 otp-uri --get=al|--get=algorithm

@@ -31,3 +31,16 @@ complete -c otp-keygen -l prefix -x -a '-' -d 'OTPW prefix password from @FILE o
 complete -c otp-keygen -l entries -x -a '50 100 280 560 1000' -d 'OTPW passwords in the list'
 complete -c otp-keygen -s h -l help -d 'Show help'
 complete -c otp-keygen -s V -l version -d 'Show version'
+# --store=SCHEME:PATH: the schemes, then files after one.
+function __otp_store_url
+    set -l tok (commandline -ct | string replace -r -- '^--store=' '')
+    if string match -qr -- '^(ga|oath|otpw):' $tok
+        set -l scheme (string match -r -- '^[a-z]+:' $tok)
+        for f in (__fish_complete_path (string replace -r -- '^[a-z]+:' '' $tok))
+            echo $scheme$f
+        end
+    else
+        printf '%s\n' ga: oath: otpw:
+    end
+end
+complete -c otp-keygen -l store -x -a '(__otp_store_url)' -d 'Where tokens live: ga:FILE, oath:FILE, otpw:FILE'

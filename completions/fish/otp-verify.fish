@@ -36,3 +36,16 @@ complete -c otp-verify -s h -l help -d 'Show help'
 complete -c otp-verify -s V -l version -d 'Show version'
 # KEY operands as @FILE: a file name after the '@'
 complete -c otp-verify -n 'string match -q -- "@*" (commandline -ct)' -f -a '(__fish_complete_path (string sub -s 2 -- (commandline -ct)) | string replace -r -- "^" "@")'
+# --store=SCHEME:PATH: the schemes, then files after one.
+function __otp_store_url
+    set -l tok (commandline -ct | string replace -r -- '^--store=' '')
+    if string match -qr -- '^(ga|oath|otpw):' $tok
+        set -l scheme (string match -r -- '^[a-z]+:' $tok)
+        for f in (__fish_complete_path (string replace -r -- '^[a-z]+:' '' $tok))
+            echo $scheme$f
+        end
+    else
+        printf '%s\n' ga: oath: otpw:
+    end
+end
+complete -c otp-verify -l store -x -a '(__otp_store_url)' -d 'Where tokens live: ga:FILE, oath:FILE, otpw:FILE'
