@@ -959,8 +959,11 @@ do_store(const struct verify *v, int argc, char *argv[])
 	struct sys_login *l;
 	int rc;
 
-	if (sys_store_caps(s) & SYS_STORE_CHALLENGE)
-		return store_response(v, s, argc, argv);
+	if (sys_store_caps(s) & SYS_STORE_CHALLENGE) {
+		rc = store_response(v, s, argc, argv);
+		sys_store_close(s);
+		return rc;
+	}
 	if (v->challenge)
 		cli_usage_error("--challenge needs --otpw");
 	if (argc > 1)
@@ -999,6 +1002,7 @@ do_store(const struct verify *v, int argc, char *argv[])
 	    !v->quiet)
 		warnx("%s: accepted, but the update could not be recorded",
 		    path);
+	sys_store_close(s);
 	if (!r.accepted) {
 		not_accepted(v, r.why);
 		return 1;

@@ -406,10 +406,12 @@ OUT
 }
 
 @test "--radius --usersfile is in --help, the man page and the completions" {
+	# The synopsis names the store by URL; --usersfile is its alias.
 	run otp-verify --help
-	assert_output --partial $'--radius\n                  --usersfile=FILE'
+	assert_output --partial $'--radius --store=URL'
+	assert_output --partial "--usersfile=FILE   the same as --store=oath:FILE"
 	grep -q 'otp-verify --radius --usersfile=' "$ROOT/man/otp-verify.1"
-	grep -A1 -x '.Fl -radius' "$ROOT/man/otp-verify.1" | grep -q 'Fl -usersfile'
+	grep -A1 -x '.Fl -radius' "$ROOT/man/otp-verify.1" | grep -q 'Fl -store'
 	grep -q -- '--usersfile' "$ROOT/completions/bash/otp-verify"
 	grep -q -- 'radius' <(grep -- 'usersfile' "$ROOT/completions/zsh/_otp-verify")
 	grep -q -- 'radius' <(grep -- 'usersfile' "$ROOT/completions/fish/otp-verify.fish")

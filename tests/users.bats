@@ -141,7 +141,8 @@ settle() {
 	run --separate-stderr otp-verify --usersfile="$F" a b
 	assert_failure 2
 	run otp-verify --help
-	assert_output --partial "--usersfile FILE [OTP]"
+	assert_output --partial "--store=URL [--user=NAME]"
+	assert_output --partial "--usersfile=FILE   the same as --store=oath:FILE"
 	assert_output --partial "--user=NAME"
 }
 
