@@ -35,11 +35,13 @@ enum {
 	OPT_PSKC_KEY,
 	OPT_PSKC_PASSWORD,
 	OPT_DROP_ISSUER,
+	OPT_ALLOW_PLAIN,
 };
 
 static const struct option longopts[] = {
 	CLI_STD_LONGOPTS,
 	CLI_URI_LONGOPTS,
+	{ "allow-plain",	no_argument,	   NULL, OPT_ALLOW_PLAIN },
 	{ "check",		no_argument,	   NULL, OPT_CHECK },
 	{ "drop-issuer",	no_argument,	   NULL, OPT_DROP_ISSUER },
 	{ "from",		required_argument, NULL, OPT_FROM },
@@ -107,6 +109,7 @@ static struct {
 	const char		*pskc_key;	/* --pskc-key's argument */
 	const char		*pskc_password;	/* --pskc-password's */
 	int			 drop_issuer;	/* --drop-issuer */
+	int			 allow_plain;	/* --allow-plain */
 } opt;
 
 static struct otp_qr qr;
@@ -123,8 +126,8 @@ usage(void)
 	    "       otp-uri [-q] --check [URI ...]\n"
 	    "       otp-uri [-q] --from=FORMAT [--to=FORMAT] [--qr[=STYLE]] "
 	    "[--drop-issuer]\n"
-	    "               [--pskc-key=HEX|@FILE|- | --pskc-password=@FILE|-] "
-	    "[INPUT ...]\n"
+	    "               [--pskc-key=HEX|@FILE|- | --pskc-password=@FILE|-]\n"
+	    "               [--allow-plain] [INPUT ...]\n"
 	    "       otp-uri [-q] --to=FORMAT [--qr[=STYLE]] [--drop-issuer]\n"
 	    "               [--pskc-key=HEX|@FILE|- | --pskc-password=@FILE|-] "
 	    "[URI ...]\n"
@@ -192,6 +195,9 @@ usage(void)
 	    "      --pskc-password=@FILE|-\n"
 	    "                         the PSKC password (PBKDF2), from FILE "
 	    "or stdin\n"
+	    "      --allow-plain      with --from=pskc and a key or password: "
+	    "read a file\n"
+	    "                         that is not encrypted (else refused)\n"
 	    "  -q, --quiet            no warnings\n"
 	    "  -h, --help             this help\n"
 	    "  -V, --version          version\n");
@@ -636,21 +642,43 @@ in_uri(const char *text, size_t len, const char *where)
 	otp_wipe(&u, sizeof(u));
 }
 
-/* A PSKC Key's Id for a message: printable ASCII, else its position. */
+/* s without surrounding XML white space into buf, if it is printable
+ * ASCII (cut at 40 bytes); else NULL. */
 static const char *
-key_name(const struct otp_pskc_keytext *k, size_t index, char *buf,
-    size_t bufsz)
+shown(const char *s, char *buf, size_t bufsz)
 {
-	const char *id = k->id;
-	size_t i, n = id != NULL ? strlen(id) : 0;
+	size_t i, n;
 
-	for (i = 0; i < n; i++)
-		if (id[i] <= 0x20 || id[i] >= 0x7f)
-			break;
-	if (n > 0 && i == n)
-		snprintf(buf, bufsz, "key '%.40s%s'", id, n > 40 ? "..." : "");
+	if (s == NULL)
+		return NULL;
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	for (n = 0; s[n] > 0x20 && s[n] < 0x7f; n++)
+		;
+	for (i = n; s[i] == ' ' || s[i] == '\t' || s[i] == '\n' ||
+	    s[i] == '\r'; i++)
+		;
+	if (n == 0 || s[i] != '\0')
+		return NULL;
+	snprintf(buf, bufsz, "%.40s%s", s, n > 40 ? "..." : "");
+	return buf;
+}
+
+/* A PSKC Key for a message: its Id when printable ASCII, else its
+ * position; with serial, its DeviceInfo/SerialNo too. */
+static const char *
+key_name(const struct otp_pskc_keytext *k, size_t index, int serial,
+    char *buf, size_t bufsz)
+{
+	char id[48], sn[48];
+	size_t n;
+
+	if (shown(k->id, id, sizeof(id)) != NULL)
+		n = (size_t)snprintf(buf, bufsz, "key '%s'", id);
 	else
-		snprintf(buf, bufsz, "key %zu", index + 1);
+		n = (size_t)snprintf(buf, bufsz, "key %zu", index + 1);
+	if (serial && n < bufsz && shown(k->serial, sn, sizeof(sn)) != NULL)
+		snprintf(buf + n, bufsz - n, " (serial '%s')", sn);
 	return buf;
 }
 
@@ -703,15 +731,24 @@ pskc_key(void *arg, const struct otp_pskc_doc *d,
 {
 	struct pskc_in *in = arg;
 	struct otp_uri u;
-	char name[64];
+	char name[64], full[128];
 	int rc;
 
+	key_name(k, in->index, 0, name, sizeof(name));
+	key_name(k, in->index++, 1, full, sizeof(full));
 	if (d->encrypted && !in->unlocked) {
 		if ((rc = pskc_unlock(in, d)) != 0)
 			return rc;
 		in->unlocked = 1;
 	}
-	key_name(k, in->index++, name, sizeof(name));
+	/* A key or password given says the file is meant to be encrypted:
+	 * a plain one may have been put in its place. */
+	if (!d->encrypted && !opt.allow_plain && (opt.pskc_key != NULL ||
+	    opt.pskc_password != NULL)) {
+		warnx("%s: %s: %s; --allow-plain reads it", in->where, full,
+		    otp_strerror(OTP_EPSKCUNENC));
+		return OTP_EPSKCUNENC;
+	}
 	rc = otp_pskc_key(in->unlocked ? &in->c : NULL, k, &u);
 	if (rc != 0 && otp_pskc_skip(rc)) {
 		/* Said once, in the first pass. */
@@ -724,6 +761,8 @@ pskc_key(void *arg, const struct otp_pskc_doc *d,
 	if (rc == OTP_EPSKCNOKEY)
 		warnx("%s: %s is encrypted but the container names no key",
 		    in->where, name);
+	else if (rc == OTP_EPSKCPLAIN)
+		warnx("%s: %s: %s", in->where, full, otp_strerror(rc));
 	else if (rc != 0)
 		warnx("%s: %s: %s", in->where, name, otp_strerror(rc));
 	if (rc == 0 && in->emit) {
@@ -1610,6 +1649,9 @@ main(int argc, char *argv[])
 		case OPT_DROP_ISSUER:
 			opt.drop_issuer = 1;
 			break;
+		case OPT_ALLOW_PLAIN:
+			opt.allow_plain = 1;
+			break;
 		}
 	}
 	argc -= optind;
@@ -1632,6 +1674,11 @@ main(int argc, char *argv[])
 	    (opt.pskc_key != NULL || opt.pskc_password != NULL))
 		cli_usage_error("--pskc-key and --pskc-password go with "
 		    "--from=pskc or --to=pskc");
+	if (opt.allow_plain && (opt.mode != MODE_CONVERT ||
+	    opt.from != FMT_PSKC || (opt.pskc_key == NULL &&
+	    opt.pskc_password == NULL)))
+		cli_usage_error("--allow-plain goes with --from=pskc and "
+		    "--pskc-key or --pskc-password");
 	if (opt.mode == MODE_GET) {
 		char scratch[8];
 		struct otp_uri z;

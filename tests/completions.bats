@@ -54,6 +54,7 @@ otp-uri --to=m|--to=migration
 otp-uri --to=o|--to=oath
 otp-uri --from=oa|--from=oath
 otp-uri --dro|--drop-issuer
+otp-uri --allow|--allow-plain
 otp-uri --pskc-password=@$D/o|--pskc-password=@$D/other
 otp-keygen --totp=SHA5|--totp=SHA512
 otp-keygen --scr|--scratch --scratch-out

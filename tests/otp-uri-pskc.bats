@@ -345,3 +345,77 @@ crosscheck() {
 	run -0 otp-uri --from=pskc --pskc-key=$PSK "$T/some.xml"
 	[ "$output" = "$(cat "$T/some")" ]
 }
+
+@test "an encrypted container takes no plain secret: a KeyPackage added or a seed swapped is refused, naming the key" {
+	f=$V/figure6-plain-package.pskcxml
+	run -2 --separate-stderr otp-uri --from=pskc --pskc-key=$PSK "$f"
+	assert_output ""
+	assert_equal "$stderr" "otp-uri: $f: key 'injected' (serial '987654322'): secret in plain text in an encrypted container (neither its key nor its MAC protects it)"
+	# Figure 6's own seed swapped for one in plain text (its Counter is
+	# plain in the figure itself, and read: the test of figure 6 above).
+	sed '/<EncryptedValue>/,/<\/ValueMAC>/c\
+<PlainValue>QUFBQUFBQUFBQUFBQUFBQUFBQUE=</PlainValue>' \
+	    "$V/rfc6030-figure6.pskcxml" > "$T/swap.xml"
+	run -2 --separate-stderr otp-uri --from=pskc --pskc-key=$PSK "$T/swap.xml"
+	assert_output ""
+	assert_equal "$stderr" "otp-uri: $T/swap.xml: key '12345678' (serial '987654321'): secret in plain text in an encrypted container (neither its key nor its MAC protects it)"
+	# Into an export too: nothing written.
+	run -2 --separate-stderr otp-uri --from=pskc --to=oath --pskc-key=$PSK "$T/swap.xml"
+	assert_output ""
+	[[ $stderr != *QUFB* && $stderr != *MTIz* ]]
+}
+
+@test "python-pskc's encrypted files: a plain KeyPackage spliced in, a secret swapped: refused; a plain file where a key or password is given: refused unless --allow-plain" {
+	need_peers
+	printf '%s\n' serial,secret,algorithm,counter \
+	    "PEER00000001,$RFC_B32,urn:ietf:params:xml:ns:keyprov:pskc:hotp,5" \
+	    > "$T/a.csv"
+	printf '%s\n' serial,secret,algorithm,counter \
+	    "EVIL00000002,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA,urn:ietf:params:xml:ns:keyprov:pskc:hotp,0" \
+	    > "$T/evil.csv"
+	"$PY" "$PEER" csv2pskc -e base32 -s $PSK "$T/a.csv" > "$T/key.xml"
+	"$PY" "$PEER" csv2pskc -e base32 -p "$T/pw" "$T/a.csv" > "$T/pw.xml"
+	"$PY" "$PEER" csv2pskc -e base32 "$T/evil.csv" > "$T/evil.xml"
+	want="otpauth://hotp/PEER00000001?secret=$RFC_B32&counter=5"
+	run -0 otp-uri --from=pskc --pskc-key=$PSK "$T/key.xml"
+	assert_output "$want"
+	run -0 otp-uri --from=pskc --pskc-password=@"$T/pw" "$T/pw.xml"
+	assert_output "$want"
+	for m in key pw; do
+		[ $m = key ] && k=--pskc-key=$PSK || k=--pskc-password=@$T/pw
+		# The attacker's KeyPackage added to the container.
+		{ sed '$d' "$T/$m.xml"
+		  sed -n '/<pskc:KeyPackage>/,/<\/pskc:KeyPackage>/p' "$T/evil.xml"
+		  echo '</pskc:KeyContainer>'; } > "$T/$m-added.xml"
+		run -2 --separate-stderr otp-uri --from=pskc "$k" "$T/$m-added.xml"
+		assert_output ""
+		assert_equal "$stderr" "otp-uri: $T/$m-added.xml: key 2 (serial 'EVIL00000002'): secret in plain text in an encrypted container (neither its key nor its MAC protects it)"
+		# The genuine seed swapped for the attacker's.
+		sed '/<pskc:EncryptedValue>/,/<pskc:ValueMAC>/c\
+<pskc:PlainValue>AAAAAAAAAAAAAAAAAAAAAAAAAAA=</pskc:PlainValue>' \
+		    "$T/$m.xml" > "$T/$m-swap.xml"
+		run -2 --separate-stderr otp-uri --from=pskc "$k" "$T/$m-swap.xml"
+		assert_output ""
+		assert_equal "$stderr" "otp-uri: $T/$m-swap.xml: key 1 (serial 'PEER00000001'): secret in plain text in an encrypted container (neither its key nor its MAC protects it)"
+		# A whole plain file in the encrypted one's place.
+		run -2 --separate-stderr otp-uri --from=pskc "$k" "$T/evil.xml"
+		assert_output ""
+		assert_equal "$stderr" "otp-uri: $T/evil.xml: key 1 (serial 'EVIL00000002'): the container is not encrypted, but a key or password was given (its secrets are not protected); --allow-plain reads it"
+		run -2 --separate-stderr otp-uri --from=pskc --to=pskc "$k" "$T/evil.xml"
+		assert_output ""
+		# Asked for, it is read as without the key.
+		run -0 --separate-stderr otp-uri --from=pskc --allow-plain "$k" "$T/evil.xml"
+		assert_output "otpauth://hotp/EVIL00000002?secret=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA&counter=0"
+		# --allow-plain does not let a plain secret into an encrypted
+		# container.
+		run -2 otp-uri --from=pskc --allow-plain "$k" "$T/$m-added.xml"
+	done
+	# Re-encrypting a plain file says so: --allow-plain.
+	run -0 otp-uri --from=pskc --to=pskc --allow-plain --pskc-key=$PSK "$T/evil.xml"
+	printf '%s\n' "$output" > "$T/re.xml"
+	run -0 otp-uri --from=pskc --pskc-key=$PSK "$T/re.xml"
+	assert_output "otpauth://hotp/EVIL00000002?secret=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA&counter=0"
+	# Without a key or input PSKC, --allow-plain is a usage error.
+	run -2 otp-uri --from=pskc --allow-plain "$T/evil.xml"
+	run -2 otp-uri --to=pskc --allow-plain --pskc-key=$PSK "$want"
+}

@@ -24,6 +24,7 @@ complete -c otp-uri -l pskc-key -x -a '(set -l t (string replace -r -- "^--pskc-
 	string match -q -- "@*" $t; and __fish_complete_path (string sub -s 2 -- $t) | string replace -r -- "^" "@")' -d 'PSKC pre-shared AES key: HEX, @FILE or -'
 complete -c otp-uri -l pskc-password -x -a '(set -l t (string replace -r -- "^--pskc-password=" "" (commandline -ct))
 	string match -q -- "@*" $t; and __fish_complete_path (string sub -s 2 -- $t) | string replace -r -- "^" "@")' -d 'PSKC password: @FILE or -'
+complete -c otp-uri -l allow-plain -d 'With --from=pskc and a key: read a file not encrypted'
 complete -c otp-uri -s q -l quiet -d 'No warnings'
 complete -c otp-uri -s h -l help -d 'Show help'
 complete -c otp-uri -s V -l version -d 'Show version'
