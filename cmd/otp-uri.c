@@ -5,6 +5,7 @@
  * (RFC 6030) containers and OATH Toolkit users-file lines.
  */
 #include <err.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -14,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "otp_migration.h"
@@ -44,10 +47,12 @@ static const struct option longopts[] = {
 	{ "allow-plain",	no_argument,	   NULL, OPT_ALLOW_PLAIN },
 	{ "check",		no_argument,	   NULL, OPT_CHECK },
 	{ "drop-issuer",	no_argument,	   NULL, OPT_DROP_ISSUER },
+	{ "force",		no_argument,	   NULL, 'f' },
 	{ "from",		required_argument, NULL, OPT_FROM },
 	{ "from-migration",	no_argument,	   NULL, OPT_FROM_MIGRATION },
 	{ "get",		required_argument, NULL, OPT_GET },
 	{ "json",		no_argument,	   NULL, OPT_JSON },
+	{ "output",		required_argument, NULL, 'o' },
 	{ "parse",		no_argument,	   NULL, OPT_PARSE },
 	{ "pskc-key",		required_argument, NULL, OPT_PSKC_KEY },
 	{ "pskc-password",	required_argument, NULL, OPT_PSKC_PASSWORD },
@@ -110,6 +115,8 @@ static struct {
 	const char		*pskc_password;	/* --pskc-password's */
 	int			 drop_issuer;	/* --drop-issuer */
 	int			 allow_plain;	/* --allow-plain */
+	const char		*output;	/* -o's FILE, NULL: stdout */
+	int			 force;		/* -f */
 } opt;
 
 static struct otp_qr qr;
@@ -124,11 +131,13 @@ usage(void)
 	    "       otp-uri [-q] --parse [--json] [URI ...]\n"
 	    "       otp-uri [-q] --get=FIELD [URI]\n"
 	    "       otp-uri [-q] --check [URI ...]\n"
-	    "       otp-uri [-q] --from=FORMAT [--to=FORMAT] [--qr[=STYLE]] "
+	    "       otp-uri [-fq] --from=FORMAT [--to=FORMAT] [-o FILE] "
+	    "[--qr[=STYLE]]\n"
+	    "               [--drop-issuer] [--allow-plain]\n"
+	    "               [--pskc-key=HEX|@FILE|- | --pskc-password=@FILE|-] "
+	    "[INPUT ...]\n"
+	    "       otp-uri [-fq] --to=FORMAT [-o FILE] [--qr[=STYLE]] "
 	    "[--drop-issuer]\n"
-	    "               [--pskc-key=HEX|@FILE|- | --pskc-password=@FILE|-]\n"
-	    "               [--allow-plain] [INPUT ...]\n"
-	    "       otp-uri [-q] --to=FORMAT [--qr[=STYLE]] [--drop-issuer]\n"
 	    "               [--pskc-key=HEX|@FILE|- | --pskc-password=@FILE|-] "
 	    "[URI ...]\n"
 	    "\n"
@@ -184,6 +193,11 @@ usage(void)
 	    "oath\n"
 	    "                         (users-file lines, the account as the "
 	    "user)\n"
+	    "  -o, --output=FILE      write a conversion to FILE, a new file of "
+	    "mode 0600,\n"
+	    "                         whole or not at all (- for standard "
+	    "output)\n"
+	    "  -f, --force            with -o: replace an existing FILE\n"
 	    "      --drop-issuer      with --to=oath: leave issuers out "
 	    "instead of\n"
 	    "                         refusing the accounts that have one\n"
@@ -293,6 +307,148 @@ built_warn(const char *uri)
 	return w;
 }
 
+/*
+ * What a conversion writes goes through out_write(): to standard output
+ * as it comes, or, when held.hold, kept until the end and written only if
+ * nothing failed, to -o's file (mode 0600, atomically) or to standard
+ * output.  The buffer is grown by hand and wiped: it holds the secrets.
+ */
+#define OUT_MAX		(32u << 20)
+
+static struct {
+	char	*buf;
+	size_t	 len, cap;
+	int	 hold;
+	int	 checked;	/* standard output looked at */
+} held;
+
+static int
+out_secret(void)
+{
+	/* An encrypted PSKC file is the one output without a secret in
+	 * the clear. */
+	return !(opt.to == FMT_PSKC && (opt.pskc_key != NULL ||
+	    opt.pskc_password != NULL));
+}
+
+/* Once, before secrets go to standard output: a warning when it is a
+ * regular file that other users may read. */
+static void
+out_check_stdout(void)
+{
+	struct stat st;
+
+	if (held.checked || opt.mode != MODE_CONVERT)
+		return;
+	held.checked = 1;
+	if (opt.quiet || !out_secret() || fstat(STDOUT_FILENO, &st) != 0 ||
+	    !S_ISREG(st.st_mode) || (st.st_mode & (S_IRGRP | S_IROTH)) == 0)
+		return;
+	warnx("warning: standard output is a file that other users may "
+	    "read (mode %04o) and the output holds secrets; -o FILE writes "
+	    "a file of mode 0600", (unsigned)(st.st_mode & 07777));
+}
+
+/* n bytes of output; 0, or OTP_EIO when standard output failed. */
+static int
+out_write(const void *p, size_t n)
+{
+	char *b;
+	size_t cap;
+
+	if (!held.hold) {
+		out_check_stdout();
+		return fwrite(p, 1, n, stdout) == n ? 0 : OTP_EIO;
+	}
+	if (n > OUT_MAX - held.len)
+		errx(CLI_EXIT_ERR, "the output would be larger than %u MiB; "
+		    "nothing written", OUT_MAX >> 20);
+	if (n > held.cap - held.len) {
+		cap = held.cap == 0 ? 4096 : held.cap;
+		while (cap - held.len < n)
+			cap *= 2;
+		if (cap > OUT_MAX)
+			cap = OUT_MAX;
+		if ((b = calloc(1, cap)) == NULL)
+			err(CLI_EXIT_ERR, NULL);
+		cli_lock(b, cap);
+		if (held.len > 0)
+			memcpy(b, held.buf, held.len);
+		if (held.buf != NULL) {
+			otp_wipe(held.buf, held.cap);
+			free(held.buf);
+		}
+		held.buf = b;
+		held.cap = cap;
+	}
+	memcpy(held.buf + held.len, p, n);
+	held.len += n;
+	return 0;
+}
+
+static int
+out_line(const char *s)
+{
+	int rc = out_write(s, strlen(s));
+
+	return rc != 0 ? rc : out_write("\n", 1);
+}
+
+/* -o FILE, looked at before anything is read or asked: an existing
+ * regular file (or symlink) is replaced with -f only, anything else
+ * never. */
+static void
+out_target(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0) {
+		if (errno != ENOENT)
+			err(CLI_EXIT_ERR, "--output: %s", path);
+		return;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		errx(CLI_EXIT_ERR, "--output: %s: not a regular file, and "
+		    "never replaced", path);
+	if (!opt.force)
+		errx(CLI_EXIT_ERR, "--output: %s: %s (use -f to replace it)",
+		    path, otp_strerror(OTP_ESTATEEXIST));
+}
+
+/* The end of a held output: written whole unless status says an error
+ * stopped the conversion; wiped either way. */
+static void
+out_finish(int status)
+{
+	int rc;
+
+	if (!held.hold)
+		return;
+	if (status >= CLI_EXIT_ERR) {
+		if (opt.output != NULL)
+			warnx("--output: %s: no export written", opt.output);
+	} else if (opt.output == NULL) {
+		held.hold = 0;
+		if (held.len > 0 && out_write(held.buf, held.len) != 0)
+			err(CLI_EXIT_ERR, "standard output");
+	} else if ((rc = sys_create(opt.output, held.buf, held.len, 0600,
+	    opt.force, OTP_EINVAL)) != 0) {
+		otp_wipe(held.buf, held.cap);
+		if (rc == OTP_ESTATEEXIST)
+			errx(CLI_EXIT_ERR, "--output: %s: %s (use -f to replace "
+			    "it)", opt.output, otp_strerror(rc));
+		if (rc == OTP_EINVAL)
+			errx(CLI_EXIT_ERR, "--output: %s: not a regular file, "
+			    "and never replaced", opt.output);
+		err(CLI_EXIT_ERR, "--output: %s", opt.output);
+	}
+	if (held.buf != NULL)
+		otp_wipe(held.buf, held.cap);
+	free(held.buf);
+	held.buf = NULL;
+	held.len = held.cap = 0;
+}
+
 static void
 draw_qr(const char *text)
 {
@@ -308,7 +464,7 @@ draw_qr(const char *text)
 		err(CLI_EXIT_ERR, "QR code");
 	if ((rc = otp_qr_render(&qr, opt.qrstyle, buf, need)) < 0)
 		errx(CLI_EXIT_ERR, "QR code: %s", otp_strerror(rc));
-	fwrite(buf, 1, (size_t)rc, stdout);
+	(void)out_write(buf, (size_t)rc);
 	/* The drawing spells the secret. */
 	otp_wipe(buf, need);
 	otp_wipe(&qr, sizeof(qr));
@@ -821,7 +977,7 @@ out_uri(const struct otp_uri *u, const char *where)
 	if (opt.qr)
 		draw_qr(uri);
 	else
-		puts(uri);
+		(void)out_line(uri);
 	otp_wipe(uri, sizeof(uri));
 }
 
@@ -907,7 +1063,7 @@ end_migration(void)
 		if (opt.qr)
 			draw_qr(out);
 		else
-			puts(out);
+			(void)out_line(out);
 		otp_wipe(out, OTP_MIGRATION_URI_MAX);
 	}
 	free(out);
@@ -929,7 +1085,7 @@ static int
 emit_stdout(void *arg, const char *text, size_t n)
 {
 	(void)arg;
-	return fwrite(text, 1, n, stdout) == n ? 0 : OTP_EIO;
+	return out_write(text, n);
 }
 
 static void
@@ -1123,8 +1279,7 @@ out_oath(const struct otp_uri *u, const char *where)
 static void
 end_oath(void)
 {
-	if (oath_out.len > 0 &&
-	    fwrite(oath_out.buf, 1, oath_out.len, stdout) != oath_out.len)
+	if (oath_out.len > 0 && out_write(oath_out.buf, oath_out.len) != 0)
 		err(CLI_EXIT_ERR, "standard output");
 }
 
@@ -1568,7 +1723,7 @@ main(int argc, char *argv[])
 	/* What apps use: TOTP, and keys as Base32. */
 	o.type = OTP_TYPE_TOTP;
 	o.enc = OTP_KEYENC_BASE32;
-	while ((ch = cli_getopt(argc, argv, CLI_URI_SHORTOPTS "hqV",
+	while ((ch = cli_getopt(argc, argv, CLI_URI_SHORTOPTS "fho:qV",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'A':
@@ -1597,6 +1752,12 @@ main(int argc, char *argv[])
 			break;
 		case 'q':
 			opt.quiet = 1;
+			break;
+		case 'o':
+			opt.output = optarg;
+			break;
+		case 'f':
+			opt.force = 1;
 			break;
 		case 'h':
 			usage();
@@ -1679,6 +1840,17 @@ main(int argc, char *argv[])
 	    opt.pskc_password == NULL)))
 		cli_usage_error("--allow-plain goes with --from=pskc and "
 		    "--pskc-key or --pskc-password");
+	if (opt.output != NULL && opt.mode != MODE_CONVERT)
+		cli_usage_error("-o/--output goes with the conversions (--from, "
+		    "--to)");
+	if (opt.force && opt.output == NULL)
+		cli_usage_error("-f/--force goes with -o/--output");
+	if (opt.output != NULL && strcmp(opt.output, "-") == 0)
+		opt.output = NULL;
+	else if (opt.output != NULL) {
+		out_target(opt.output);
+		held.hold = 1;
+	}
 	if (opt.mode == MODE_GET) {
 		char scratch[8];
 		struct otp_uri z;
@@ -1737,6 +1909,8 @@ main(int argc, char *argv[])
 			otp_wipe(oath_out.buf, oath_out.cap);
 		free(oath_out.buf);
 	}
+	if (opt.mode == MODE_CONVERT)
+		out_finish(opt.status);
 	otp_wipe(&pskc_secret, sizeof(pskc_secret));
 	cli_exit(opt.status);
 }

@@ -17,6 +17,8 @@ complete -c otp-uri -l get -x -a 'type issuer account secret algorithm digits pe
 complete -c otp-uri -l check -d 'Exit 0 portable, 1 warnings, 2 invalid'
 complete -c otp-uri -l from -x -a 'uri migration pskc oath' -d 'Read accounts in FORMAT'
 complete -c otp-uri -l to -x -a 'uri migration pskc oath' -d 'Write accounts in FORMAT'
+complete -c otp-uri -s o -l output -r -F -d 'Write the conversion to FILE (mode 0600)'
+complete -c otp-uri -s f -l force -d 'With -o: replace an existing FILE'
 complete -c otp-uri -l drop-issuer -d 'With --to=oath: leave issuers out'
 complete -c otp-uri -l from-migration -d 'The same as --from=migration'
 complete -c otp-uri -l to-migration -d 'The same as --to=migration'
