@@ -39,6 +39,8 @@ enum {
 	OPT_PSKC_PASSWORD,
 	OPT_DROP_ISSUER,
 	OPT_ALLOW_PLAIN,
+	OPT_MAP,
+	OPT_SKIP_UNMAPPED,
 };
 
 static const struct option longopts[] = {
@@ -52,12 +54,14 @@ static const struct option longopts[] = {
 	{ "from-migration",	no_argument,	   NULL, OPT_FROM_MIGRATION },
 	{ "get",		required_argument, NULL, OPT_GET },
 	{ "json",		no_argument,	   NULL, OPT_JSON },
+	{ "map",		required_argument, NULL, OPT_MAP },
 	{ "output",		required_argument, NULL, 'o' },
 	{ "parse",		no_argument,	   NULL, OPT_PARSE },
 	{ "pskc-key",		required_argument, NULL, OPT_PSKC_KEY },
 	{ "pskc-password",	required_argument, NULL, OPT_PSKC_PASSWORD },
 	{ "qr",			optional_argument, NULL, OPT_QR },
 	{ "quiet",		no_argument,	   NULL, 'q' },
+	{ "skip-unmapped",	no_argument,	   NULL, OPT_SKIP_UNMAPPED },
 	{ "strict",		no_argument,	   NULL, CLI_OPT_STRICT },
 	{ "to",			required_argument, NULL, OPT_TO },
 	{ "to-migration",	no_argument,	   NULL, OPT_TO_MIGRATION },
@@ -117,6 +121,9 @@ static struct {
 	int			 allow_plain;	/* --allow-plain */
 	const char		*output;	/* -o's FILE, NULL: stdout */
 	int			 force;		/* -f */
+	const char		*map;		/* --map's FILE */
+	int			 skip_unmapped;	/* --skip-unmapped */
+	size_t			 named;		/* accounts -A has named */
 } opt;
 
 static struct otp_qr qr;
@@ -133,11 +140,13 @@ usage(void)
 	    "       otp-uri [-q] --check [URI ...]\n"
 	    "       otp-uri [-fq] --from=FORMAT [--to=FORMAT] [-o FILE] "
 	    "[--qr[=STYLE]]\n"
-	    "               [--drop-issuer] [--allow-plain]\n"
-	    "               [--pskc-key=HEX|@FILE|- | --pskc-password=@FILE|-] "
-	    "[INPUT ...]\n"
-	    "       otp-uri [-fq] --to=FORMAT [-o FILE] [--qr[=STYLE]] "
-	    "[--drop-issuer]\n"
+	    "               [--drop-issuer] [-A ACCOUNT | --map=FILE "
+	    "[--skip-unmapped]]\n"
+	    "               [--pskc-key=HEX|@FILE|- | --pskc-password=@FILE|-]\n"
+	    "               [--allow-plain] [INPUT ...]\n"
+	    "       otp-uri [-fq] --to=FORMAT [-o FILE] [-A ACCOUNT] "
+	    "[--qr[=STYLE]]\n"
+	    "               [--drop-issuer]\n"
 	    "               [--pskc-key=HEX|@FILE|- | --pskc-password=@FILE|-] "
 	    "[URI ...]\n"
 	    "\n"
@@ -156,7 +165,9 @@ usage(void)
 	    "  -p, --period=DURATION  TOTP time step, as 30, 30s or 1m "
 	    "(default 30s)\n"
 	    "  -i, --issuer=NAME      issuer, as label prefix and parameter\n"
-	    "  -A, --account=NAME     account name\n"
+	    "  -A, --account=NAME     account name; in a conversion, that of the "
+	    "one account\n"
+	    "                         converted (more accounts are refused)\n"
 	    "  -b, --base32           KEY is Base32 (default)\n"
 	    "  -x, --hex              KEY is hex\n"
 	    "      --strict           refuse non-canonical Base32\n"
@@ -198,6 +209,12 @@ usage(void)
 	    "                         whole or not at all (- for standard "
 	    "output)\n"
 	    "  -f, --force            with -o: replace an existing FILE\n"
+	    "      --map=FILE         with --from=pskc: lines \"SERIAL-OR-KEYID "
+	    "LOGIN\", the\n"
+	    "                         login (account, user) of each key; a key "
+	    "it does\n"
+	    "                         not name stops the conversion\n"
+	    "      --skip-unmapped    with --map: skip the keys it does not name\n"
 	    "      --drop-issuer      with --to=oath: leave issuers out "
 	    "instead of\n"
 	    "                         refusing the accounts that have one\n"
@@ -838,6 +855,167 @@ key_name(const struct otp_pskc_keytext *k, size_t index, int serial,
 	return buf;
 }
 
+/* A user or account name for a message, quoted: as it is when it is
+ * printable UTF-8 (cut at 60 bytes), else percent-encoded. */
+#define NAME_TEXT_MAX	256
+static const char *
+name_text(const char *s, char *buf, size_t bufsz)
+{
+	char enc[3 * 60 + 1];
+	size_t n = strlen(s), bad;
+
+	if (otp_text_check(s, n, &bad) == 0) {
+		size_t k = n > 60 ? 60 : n;
+
+		/* Not inside a UTF-8 sequence. */
+		while (k < n && k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
+			k--;
+		snprintf(buf, bufsz, "'%.*s%s'", (int)k, s, k < n ? "..." :
+		    "");
+	} else {
+		(void)otp_pct_encode(s, n > 60 ? 60 : n, enc, sizeof(enc));
+		snprintf(buf, bufsz, "'%s%s' (percent-encoded)", enc,
+		    n > 60 ? "..." : "");
+	}
+	return buf;
+}
+
+/*
+ * --map=FILE: which login each PSKC key is for, one "SERIAL-OR-KEYID
+ * LOGIN" a line, the name matched against the key's DeviceInfo/SerialNo
+ * and its Id (as the file spells them, without surrounding white space).
+ * Blank lines and lines starting with '#' are passed over.
+ */
+#define MAP_MAX		100000	/* lines a map may hold */
+
+struct map_entry {
+	char		*name, *login;
+	unsigned long	 line;
+	int		 used;
+};
+
+static struct {
+	struct map_entry	*e;
+	size_t			 n, cap;
+} map;
+
+static int
+is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* The entry whose name is s (XML white space around s ignored). */
+static struct map_entry *
+map_find(const char *s)
+{
+	size_t i, n;
+
+	if (s == NULL)
+		return NULL;
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	n = strlen(s);
+	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' ||
+	    s[n - 1] == '\n' || s[n - 1] == '\r'))
+		n--;
+	for (i = 0; n > 0 && i < map.n; i++)
+		if (strlen(map.e[i].name) == n &&
+		    memcmp(map.e[i].name, s, n) == 0)
+			return &map.e[i];
+	return NULL;
+}
+
+static void
+map_load(const char *path)
+{
+	static struct sys_lines lines;
+	char line[OTP_LINE_MAX], *f[3], *p, name[NAME_TEXT_MAX];
+	struct map_entry *e, *dup;
+	unsigned long lineno = 0;
+	size_t nf, bad;
+	int fd, rc;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
+		err(CLI_EXIT_ERR, "--map: %s", path);
+	sys_lines_init(&lines, fd);
+	while ((rc = sys_lines_next(&lines, line, sizeof(line))) !=
+	    OTP_EEMPTY) {
+		lineno++;
+		if (rc == OTP_EIO)
+			err(CLI_EXIT_ERR, "--map: %s", path);
+		if (rc == OTP_ETOOLONG)
+			errx(CLI_EXIT_ERR, "--map: %s:%lu: longer than %zu "
+			    "bytes", path, lineno, sizeof(line) - 1);
+		if (rc != 0)
+			errx(CLI_EXIT_ERR, "--map: %s:%lu: %s", path, lineno,
+			    otp_strerror(rc));
+		for (nf = 0, p = line; nf < 3; nf++) {
+			while (is_blank(*p))
+				p++;
+			if (*p == '\0' || (nf == 0 && *p == '#'))
+				break;
+			f[nf] = p;
+			while (*p != '\0' && !is_blank(*p))
+				p++;
+			if (*p != '\0')
+				*p++ = '\0';
+		}
+		if (nf == 0)
+			continue;
+		if (nf != 2)
+			errx(CLI_EXIT_ERR, "--map: %s:%lu: not a line \"SERIAL-"
+			    "OR-KEYID LOGIN\"", path, lineno);
+		if (otp_text_check(f[1], strlen(f[1]), &bad) != 0 ||
+		    strlen(f[1]) >= OTP_LABEL_MAX)
+			errx(CLI_EXIT_ERR, "--map: %s:%lu: the login %s is not "
+			    "UTF-8 text of %d bytes at most without control "
+			    "characters", path, lineno, name_text(f[1], name,
+			    sizeof(name)), OTP_LABEL_MAX - 1);
+		if ((dup = map_find(f[0])) != NULL)
+			errx(CLI_EXIT_ERR, "--map: %s:%lu: %s is mapped on line "
+			    "%lu already", path, lineno, name_text(f[0], name,
+			    sizeof(name)), dup->line);
+		if (map.n == MAP_MAX)
+			errx(CLI_EXIT_ERR, "--map: %s: more than %d lines",
+			    path, MAP_MAX);
+		if (map.n == map.cap) {
+			map.cap = map.cap == 0 ? 64 : map.cap * 2;
+			if ((e = reallocarray(map.e, map.cap,
+			    sizeof(*e))) == NULL)
+				err(CLI_EXIT_ERR, NULL);
+			map.e = e;
+		}
+		e = &map.e[map.n++];
+		if ((e->name = strdup(f[0])) == NULL ||
+		    (e->login = strdup(f[1])) == NULL)
+			err(CLI_EXIT_ERR, NULL);
+		e->line = lineno;
+		e->used = 0;
+	}
+	close(fd);
+}
+
+/* At the end: the lines that named no key, likely a typing mistake. */
+static void
+map_unused(void)
+{
+	char name[NAME_TEXT_MAX];
+	size_t i;
+
+	for (i = 0; i < map.n; i++) {
+		if (!map.e[i].used && !opt.quiet)
+			warnx("warning: --map: %s:%lu: no key has the serial or "
+			    "Id %s", opt.map, map.e[i].line,
+			    name_text(map.e[i].name, name, sizeof(name)));
+		free(map.e[i].name);
+		free(map.e[i].login);
+	}
+	free(map.e);
+	map.e = NULL;
+	map.n = map.cap = 0;
+}
+
 struct pskc_in {
 	const char		*where;
 	int			 emit;		/* second pass: put accounts */
@@ -886,7 +1064,10 @@ pskc_key(void *arg, const struct otp_pskc_doc *d,
     const struct otp_pskc_keytext *k)
 {
 	struct pskc_in *in = arg;
+	struct otp_pskc_keytext named;
+	struct map_entry *es, *ei;
 	struct otp_uri u;
+	const char *login = opt.account;
 	char name[64], full[128];
 	int rc;
 
@@ -905,7 +1086,28 @@ pskc_key(void *arg, const struct otp_pskc_doc *d,
 		    otp_strerror(OTP_EPSKCUNENC));
 		return OTP_EPSKCUNENC;
 	}
-	rc = otp_pskc_key(in->unlocked ? &in->c : NULL, k, &u);
+	if (opt.map != NULL) {
+		if ((es = map_find(k->serial)) != NULL)
+			es->used = 1;
+		if ((ei = map_find(k->id)) != NULL)
+			ei->used = 1;
+		if (es != NULL && ei != NULL && es != ei &&
+		    strcmp(es->login, ei->login) != 0) {
+			if (!in->emit)
+				warnx("%s: %s: its serial and its Id are mapped "
+				    "to different logins (%s lines %lu and %lu)",
+				    in->where, full, opt.map, es->line,
+				    ei->line);
+			set_status(CLI_EXIT_ERR);
+			return 0;
+		}
+		login = es != NULL ? es->login : ei != NULL ? ei->login : NULL;
+	}
+	/* The login given is the account, whatever the file names. */
+	named = *k;
+	if (login != NULL)
+		named.userid = login;
+	rc = otp_pskc_key(in->unlocked ? &in->c : NULL, &named, &u);
 	if (rc != 0 && otp_pskc_skip(rc)) {
 		/* Said once, in the first pass. */
 		if (!in->emit && !opt.quiet)
@@ -921,6 +1123,18 @@ pskc_key(void *arg, const struct otp_pskc_doc *d,
 		warnx("%s: %s: %s", in->where, full, otp_strerror(rc));
 	else if (rc != 0)
 		warnx("%s: %s: %s", in->where, name, otp_strerror(rc));
+	if (rc == 0 && opt.map != NULL && login == NULL) {
+		/* A token no login is named for: all or nothing, unless
+		 * skipping was asked for.  Said once, in the first pass. */
+		if (!in->emit && (!opt.skip_unmapped || !opt.quiet))
+			warnx("%s: %s: neither its serial nor its Id is in %s%s",
+			    in->where, full, opt.map, opt.skip_unmapped ?
+			    "; skipped" : " (--skip-unmapped skips it); no export "
+			    "written");
+		set_status(opt.skip_unmapped ? 1 : CLI_EXIT_ERR);
+		otp_wipe(&u, sizeof(u));
+		return 0;
+	}
 	if (rc == 0 && in->emit) {
 		char where[96];
 
@@ -1115,31 +1329,6 @@ end_pskc(void)
 			    "export fewer at a time", to_count);
 		errx(CLI_EXIT_ERR, "PSKC export: %s", otp_strerror(rc));
 	}
-}
-
-/* A user or account name for a message, quoted: as it is when it is
- * printable UTF-8 (cut at 60 bytes), else percent-encoded. */
-#define NAME_TEXT_MAX	256
-static const char *
-name_text(const char *s, char *buf, size_t bufsz)
-{
-	char enc[3 * 60 + 1];
-	size_t n = strlen(s), bad;
-
-	if (otp_text_check(s, n, &bad) == 0) {
-		size_t k = n > 60 ? 60 : n;
-
-		/* Not inside a UTF-8 sequence. */
-		while (k < n && k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
-			k--;
-		snprintf(buf, bufsz, "'%.*s%s'", (int)k, s, k < n ? "..." :
-		    "");
-	} else {
-		(void)otp_pct_encode(s, n > 60 ? 60 : n, enc, sizeof(enc));
-		snprintf(buf, bufsz, "'%s%s' (percent-encoded)", enc,
-		    n > 60 ? "..." : "");
-	}
-	return buf;
 }
 
 /* --to=oath: the lines, written at the end (all or nothing); no more
@@ -1449,7 +1638,22 @@ static const struct format {
 static void
 put_account(const struct otp_uri *u, const char *where)
 {
-	formats[opt.to].out(u, where);
+	struct otp_uri v;
+
+	if (opt.account == NULL) {
+		formats[opt.to].out(u, where);
+		return;
+	}
+	/* -A names one account: a second is an error, and nothing has
+	 * been written (the output is held). */
+	if (opt.named++ > 0)
+		errx(CLI_EXIT_ERR, "-A/--account names one account, and the "
+		    "input holds more%s; no export written (--map names "
+		    "several PSKC keys)", where);
+	v = *u;
+	snprintf(v.account, sizeof(v.account), "%s", opt.account);
+	formats[opt.to].out(&v, where);
+	otp_wipe(&v, sizeof(v));
 }
 
 static enum fmt
@@ -1727,8 +1931,8 @@ main(int argc, char *argv[])
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'A':
+			/* Builds a URI, or names the one account converted. */
 			opt.account = optarg;
-			opt.have_build = 1;
 			break;
 		case 'i':
 			opt.issuer = optarg;
@@ -1813,6 +2017,12 @@ main(int argc, char *argv[])
 		case OPT_ALLOW_PLAIN:
 			opt.allow_plain = 1;
 			break;
+		case OPT_MAP:
+			opt.map = optarg;
+			break;
+		case OPT_SKIP_UNMAPPED:
+			opt.skip_unmapped = 1;
+			break;
 		}
 	}
 	argc -= optind;
@@ -1821,9 +2031,21 @@ main(int argc, char *argv[])
 	if (opt.json && opt.mode != MODE_PARSE)
 		cli_usage_error("--json goes with --parse");
 	if (opt.mode != MODE_BUILD && opt.have_build)
-		cli_usage_error("key options (-a, -A, -b, -c, -d, -i, -p, -x, "
+		cli_usage_error("key options (-a, -b, -c, -d, -i, -p, -x, "
 		    "--totp, --hotp, --strict) build a URI; they do not go "
 		    "with --parse, --get, --check or the conversions");
+	if (opt.account != NULL && opt.mode != MODE_BUILD &&
+	    opt.mode != MODE_CONVERT)
+		cli_usage_error("-A/--account names the account built or "
+		    "converted; it does not go with --parse, --get or --check");
+	if (opt.map != NULL && (opt.mode != MODE_CONVERT ||
+	    opt.from != FMT_PSKC))
+		cli_usage_error("--map goes with --from=pskc");
+	if (opt.map != NULL && opt.account != NULL)
+		cli_usage_error("-A/--account names one account, --map many: "
+		    "they exclude each other");
+	if (opt.skip_unmapped && opt.map == NULL)
+		cli_usage_error("--skip-unmapped goes with --map");
 	if (opt.qr && (opt.mode == MODE_PARSE || opt.mode == MODE_GET ||
 	    opt.mode == MODE_CHECK || (opt.mode == MODE_CONVERT &&
 	    formats[opt.to].whole)))
@@ -1870,6 +2092,12 @@ main(int argc, char *argv[])
 		for (i = 0; formats[opt.from].whole && i < (size_t)argc; i++)
 			if (strcmp(argv[i], "-") == 0)
 				stdin_input = 1;
+		/* An account refused or one too many stops it all: nothing
+		 * is written before the end. */
+		if (opt.map != NULL || opt.account != NULL)
+			held.hold = 1;
+		if (opt.map != NULL)
+			map_load(opt.map);
 		read_pskc_secrets(stdin_input);
 		to_max = formats[opt.to].max;
 	}
@@ -1909,8 +2137,10 @@ main(int argc, char *argv[])
 			otp_wipe(oath_out.buf, oath_out.cap);
 		free(oath_out.buf);
 	}
-	if (opt.mode == MODE_CONVERT)
+	if (opt.mode == MODE_CONVERT) {
+		map_unused();
 		out_finish(opt.status);
+	}
 	otp_wipe(&pskc_secret, sizeof(pskc_secret));
 	cli_exit(opt.status);
 }

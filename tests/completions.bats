@@ -58,6 +58,8 @@ otp-uri --allow|--allow-plain
 otp-uri --output=$D/st|--output=$D/state2 --output=$D/statefile
 otp-uri -o $D/o|$D/other
 otp-uri --for|--force
+otp-uri --map=$D/o|--map=$D/other
+otp-uri --skip|--skip-unmapped
 otp-uri --pskc-password=@$D/o|--pskc-password=@$D/other
 otp-keygen --totp=SHA5|--totp=SHA512
 otp-keygen --scr|--scratch --scratch-out

@@ -20,6 +20,8 @@ complete -c otp-uri -l to -x -a 'uri migration pskc oath' -d 'Write accounts in 
 complete -c otp-uri -s o -l output -r -F -d 'Write the conversion to FILE (mode 0600)'
 complete -c otp-uri -s f -l force -d 'With -o: replace an existing FILE'
 complete -c otp-uri -l drop-issuer -d 'With --to=oath: leave issuers out'
+complete -c otp-uri -l map -r -F -d 'With --from=pskc: the login of each key'
+complete -c otp-uri -l skip-unmapped -d 'With --map: skip the keys it does not name'
 complete -c otp-uri -l from-migration -d 'The same as --from=migration'
 complete -c otp-uri -l to-migration -d 'The same as --to=migration'
 complete -c otp-uri -l pskc-key -x -a '(set -l t (string replace -r -- "^--pskc-key=" "" (commandline -ct))
