@@ -905,25 +905,51 @@ is_blank(char c)
 	return c == ' ' || c == '\t';
 }
 
+/* Entries in order of name, then of line: bsearch finds a name, and a
+ * name given twice sits beside its first line. */
+static int
+map_cmp(const void *a, const void *b)
+{
+	const struct map_entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c != 0 ? c : x->line < y->line ? -1 : x->line > y->line;
+}
+
+struct map_key {
+	const char	*s;
+	size_t		 n;
+};
+
+static int
+map_key_cmp(const void *a, const void *b)
+{
+	const struct map_key *k = a;
+	const struct map_entry *e = b;
+	size_t n = strlen(e->name);
+	int c = memcmp(k->s, e->name, k->n < n ? k->n : n);
+
+	return c != 0 ? c : k->n < n ? -1 : k->n > n;
+}
+
 /* The entry whose name is s (XML white space around s ignored). */
 static struct map_entry *
 map_find(const char *s)
 {
-	size_t i, n;
+	struct map_key k;
 
-	if (s == NULL)
+	if (s == NULL || map.n == 0)
 		return NULL;
 	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
 		s++;
-	n = strlen(s);
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' ||
-	    s[n - 1] == '\n' || s[n - 1] == '\r'))
-		n--;
-	for (i = 0; n > 0 && i < map.n; i++)
-		if (strlen(map.e[i].name) == n &&
-		    memcmp(map.e[i].name, s, n) == 0)
-			return &map.e[i];
-	return NULL;
+	k.s = s;
+	k.n = strlen(s);
+	while (k.n > 0 && (s[k.n - 1] == ' ' || s[k.n - 1] == '\t' ||
+	    s[k.n - 1] == '\n' || s[k.n - 1] == '\r'))
+		k.n--;
+	if (k.n == 0)
+		return NULL;
+	return bsearch(&k, map.e, map.n, sizeof(*map.e), map_key_cmp);
 }
 
 static void
@@ -931,9 +957,9 @@ map_load(const char *path)
 {
 	static struct sys_lines lines;
 	char line[OTP_LINE_MAX], *f[3], *p, name[NAME_TEXT_MAX];
-	struct map_entry *e, *dup;
+	struct map_entry *e;
 	unsigned long lineno = 0;
-	size_t nf, bad;
+	size_t nf, bad, i;
 	int fd, rc;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
@@ -972,10 +998,6 @@ map_load(const char *path)
 			    "UTF-8 text of %d bytes at most without control "
 			    "characters", path, lineno, name_text(f[1], name,
 			    sizeof(name)), OTP_LABEL_MAX - 1);
-		if ((dup = map_find(f[0])) != NULL)
-			errx(CLI_EXIT_ERR, "--map: %s:%lu: %s is mapped on line "
-			    "%lu already", path, lineno, name_text(f[0], name,
-			    sizeof(name)), dup->line);
 		if (map.n == MAP_MAX)
 			errx(CLI_EXIT_ERR, "--map: %s: more than %d lines",
 			    path, MAP_MAX);
@@ -994,6 +1016,23 @@ map_load(const char *path)
 		e->used = 0;
 	}
 	close(fd);
+	if (map.n == 0)
+		return;
+	qsort(map.e, map.n, sizeof(*map.e), map_cmp);
+	for (i = 1; i < map.n; i++)
+		if (strcmp(map.e[i - 1].name, map.e[i].name) == 0)
+			errx(CLI_EXIT_ERR, "--map: %s:%lu: %s is mapped on line "
+			    "%lu already", path, map.e[i].line,
+			    name_text(map.e[i].name, name, sizeof(name)),
+			    map.e[i - 1].line);
+}
+
+static int
+map_line_cmp(const void *a, const void *b)
+{
+	const struct map_entry *x = a, *y = b;
+
+	return x->line < y->line ? -1 : x->line > y->line;
 }
 
 /* At the end: the lines that named no key, likely a typing mistake. */
@@ -1003,6 +1042,7 @@ map_unused(void)
 	char name[NAME_TEXT_MAX];
 	size_t i;
 
+	qsort(map.e, map.n, sizeof(*map.e), map_line_cmp);
 	for (i = 0; i < map.n; i++) {
 		if (!map.e[i].used && !opt.quiet)
 			warnx("warning: --map: %s:%lu: no key has the serial or "
