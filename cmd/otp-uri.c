@@ -5,6 +5,7 @@
  * (RFC 6030) containers and OATH Toolkit users-file lines.
  */
 #include <err.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -14,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "otp_migration.h"
@@ -35,22 +38,30 @@ enum {
 	OPT_PSKC_KEY,
 	OPT_PSKC_PASSWORD,
 	OPT_DROP_ISSUER,
+	OPT_ALLOW_PLAIN,
+	OPT_MAP,
+	OPT_SKIP_UNMAPPED,
 };
 
 static const struct option longopts[] = {
 	CLI_STD_LONGOPTS,
 	CLI_URI_LONGOPTS,
+	{ "allow-plain",	no_argument,	   NULL, OPT_ALLOW_PLAIN },
 	{ "check",		no_argument,	   NULL, OPT_CHECK },
 	{ "drop-issuer",	no_argument,	   NULL, OPT_DROP_ISSUER },
+	{ "force",		no_argument,	   NULL, 'f' },
 	{ "from",		required_argument, NULL, OPT_FROM },
 	{ "from-migration",	no_argument,	   NULL, OPT_FROM_MIGRATION },
 	{ "get",		required_argument, NULL, OPT_GET },
 	{ "json",		no_argument,	   NULL, OPT_JSON },
+	{ "map",		required_argument, NULL, OPT_MAP },
+	{ "output",		required_argument, NULL, 'o' },
 	{ "parse",		no_argument,	   NULL, OPT_PARSE },
 	{ "pskc-key",		required_argument, NULL, OPT_PSKC_KEY },
 	{ "pskc-password",	required_argument, NULL, OPT_PSKC_PASSWORD },
 	{ "qr",			optional_argument, NULL, OPT_QR },
 	{ "quiet",		no_argument,	   NULL, 'q' },
+	{ "skip-unmapped",	no_argument,	   NULL, OPT_SKIP_UNMAPPED },
 	{ "strict",		no_argument,	   NULL, CLI_OPT_STRICT },
 	{ "to",			required_argument, NULL, OPT_TO },
 	{ "to-migration",	no_argument,	   NULL, OPT_TO_MIGRATION },
@@ -107,6 +118,12 @@ static struct {
 	const char		*pskc_key;	/* --pskc-key's argument */
 	const char		*pskc_password;	/* --pskc-password's */
 	int			 drop_issuer;	/* --drop-issuer */
+	int			 allow_plain;	/* --allow-plain */
+	const char		*output;	/* -o's FILE, NULL: stdout */
+	int			 force;		/* -f */
+	const char		*map;		/* --map's FILE */
+	int			 skip_unmapped;	/* --skip-unmapped */
+	size_t			 named;		/* accounts -A has named */
 } opt;
 
 static struct otp_qr qr;
@@ -121,11 +138,15 @@ usage(void)
 	    "       otp-uri [-q] --parse [--json] [URI ...]\n"
 	    "       otp-uri [-q] --get=FIELD [URI]\n"
 	    "       otp-uri [-q] --check [URI ...]\n"
-	    "       otp-uri [-q] --from=FORMAT [--to=FORMAT] [--qr[=STYLE]] "
-	    "[--drop-issuer]\n"
-	    "               [--pskc-key=HEX|@FILE|- | --pskc-password=@FILE|-] "
-	    "[INPUT ...]\n"
-	    "       otp-uri [-q] --to=FORMAT [--qr[=STYLE]] [--drop-issuer]\n"
+	    "       otp-uri [-fq] --from=FORMAT [--to=FORMAT] [-o FILE] "
+	    "[--qr[=STYLE]]\n"
+	    "               [--drop-issuer] [-A ACCOUNT | --map=FILE "
+	    "[--skip-unmapped]]\n"
+	    "               [--pskc-key=HEX|@FILE|- | --pskc-password=@FILE|-]\n"
+	    "               [--allow-plain] [INPUT ...]\n"
+	    "       otp-uri [-fq] --to=FORMAT [-o FILE] [-A ACCOUNT] "
+	    "[--qr[=STYLE]]\n"
+	    "               [--drop-issuer]\n"
 	    "               [--pskc-key=HEX|@FILE|- | --pskc-password=@FILE|-] "
 	    "[URI ...]\n"
 	    "\n"
@@ -144,7 +165,9 @@ usage(void)
 	    "  -p, --period=DURATION  TOTP time step, as 30, 30s or 1m "
 	    "(default 30s)\n"
 	    "  -i, --issuer=NAME      issuer, as label prefix and parameter\n"
-	    "  -A, --account=NAME     account name\n"
+	    "  -A, --account=NAME     account name; in a conversion, that of the "
+	    "one account\n"
+	    "                         converted (more accounts are refused)\n"
 	    "  -b, --base32           KEY is Base32 (default)\n"
 	    "  -x, --hex              KEY is hex\n"
 	    "      --strict           refuse non-canonical Base32\n"
@@ -181,6 +204,17 @@ usage(void)
 	    "oath\n"
 	    "                         (users-file lines, the account as the "
 	    "user)\n"
+	    "  -o, --output=FILE      write a conversion to FILE, a new file of "
+	    "mode 0600,\n"
+	    "                         whole or not at all (- for standard "
+	    "output)\n"
+	    "  -f, --force            with -o: replace an existing FILE\n"
+	    "      --map=FILE         with --from=pskc: lines \"SERIAL-OR-KEYID "
+	    "LOGIN\", the\n"
+	    "                         login (account, user) of each key; a key "
+	    "it does\n"
+	    "                         not name stops the conversion\n"
+	    "      --skip-unmapped    with --map: skip the keys it does not name\n"
 	    "      --drop-issuer      with --to=oath: leave issuers out "
 	    "instead of\n"
 	    "                         refusing the accounts that have one\n"
@@ -192,6 +226,9 @@ usage(void)
 	    "      --pskc-password=@FILE|-\n"
 	    "                         the PSKC password (PBKDF2), from FILE "
 	    "or stdin\n"
+	    "      --allow-plain      with --from=pskc and a key or password: "
+	    "read a file\n"
+	    "                         that is not encrypted (else refused)\n"
 	    "  -q, --quiet            no warnings\n"
 	    "  -h, --help             this help\n"
 	    "  -V, --version          version\n");
@@ -287,6 +324,148 @@ built_warn(const char *uri)
 	return w;
 }
 
+/*
+ * What a conversion writes goes through out_write(): to standard output
+ * as it comes, or, when held.hold, kept until the end and written only if
+ * nothing failed, to -o's file (mode 0600, atomically) or to standard
+ * output.  The buffer is grown by hand and wiped: it holds the secrets.
+ */
+#define OUT_MAX		(32u << 20)
+
+static struct {
+	char	*buf;
+	size_t	 len, cap;
+	int	 hold;
+	int	 checked;	/* standard output looked at */
+} held;
+
+static int
+out_secret(void)
+{
+	/* An encrypted PSKC file is the one output without a secret in
+	 * the clear. */
+	return !(opt.to == FMT_PSKC && (opt.pskc_key != NULL ||
+	    opt.pskc_password != NULL));
+}
+
+/* Once, before secrets go to standard output: a warning when it is a
+ * regular file that other users may read. */
+static void
+out_check_stdout(void)
+{
+	struct stat st;
+
+	if (held.checked || opt.mode != MODE_CONVERT)
+		return;
+	held.checked = 1;
+	if (opt.quiet || !out_secret() || fstat(STDOUT_FILENO, &st) != 0 ||
+	    !S_ISREG(st.st_mode) || (st.st_mode & (S_IRGRP | S_IROTH)) == 0)
+		return;
+	warnx("warning: standard output is a file that other users may "
+	    "read (mode %04o) and the output holds secrets; -o FILE writes "
+	    "a file of mode 0600", (unsigned)(st.st_mode & 07777));
+}
+
+/* n bytes of output; 0, or OTP_EIO when standard output failed. */
+static int
+out_write(const void *p, size_t n)
+{
+	char *b;
+	size_t cap;
+
+	if (!held.hold) {
+		out_check_stdout();
+		return fwrite(p, 1, n, stdout) == n ? 0 : OTP_EIO;
+	}
+	if (n > OUT_MAX - held.len)
+		errx(CLI_EXIT_ERR, "the output would be larger than %u MiB; "
+		    "nothing written", OUT_MAX >> 20);
+	if (n > held.cap - held.len) {
+		cap = held.cap == 0 ? 4096 : held.cap;
+		while (cap - held.len < n)
+			cap *= 2;
+		if (cap > OUT_MAX)
+			cap = OUT_MAX;
+		if ((b = calloc(1, cap)) == NULL)
+			err(CLI_EXIT_ERR, NULL);
+		cli_lock(b, cap);
+		if (held.len > 0)
+			memcpy(b, held.buf, held.len);
+		if (held.buf != NULL) {
+			otp_wipe(held.buf, held.cap);
+			free(held.buf);
+		}
+		held.buf = b;
+		held.cap = cap;
+	}
+	memcpy(held.buf + held.len, p, n);
+	held.len += n;
+	return 0;
+}
+
+static int
+out_line(const char *s)
+{
+	int rc = out_write(s, strlen(s));
+
+	return rc != 0 ? rc : out_write("\n", 1);
+}
+
+/* -o FILE, looked at before anything is read or asked: an existing
+ * regular file (or symlink) is replaced with -f only, anything else
+ * never. */
+static void
+out_target(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0) {
+		if (errno != ENOENT)
+			err(CLI_EXIT_ERR, "--output: %s", path);
+		return;
+	}
+	if (!S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		errx(CLI_EXIT_ERR, "--output: %s: not a regular file, and "
+		    "never replaced", path);
+	if (!opt.force)
+		errx(CLI_EXIT_ERR, "--output: %s: %s (use -f to replace it)",
+		    path, otp_strerror(OTP_ESTATEEXIST));
+}
+
+/* The end of a held output: written whole unless status says an error
+ * stopped the conversion; wiped either way. */
+static void
+out_finish(int status)
+{
+	int rc;
+
+	if (!held.hold)
+		return;
+	if (status >= CLI_EXIT_ERR) {
+		if (opt.output != NULL)
+			warnx("--output: %s: no export written", opt.output);
+	} else if (opt.output == NULL) {
+		held.hold = 0;
+		if (held.len > 0 && out_write(held.buf, held.len) != 0)
+			err(CLI_EXIT_ERR, "standard output");
+	} else if ((rc = sys_create(opt.output, held.buf, held.len, 0600,
+	    opt.force, OTP_EINVAL)) != 0) {
+		otp_wipe(held.buf, held.cap);
+		if (rc == OTP_ESTATEEXIST)
+			errx(CLI_EXIT_ERR, "--output: %s: %s (use -f to replace "
+			    "it)", opt.output, otp_strerror(rc));
+		if (rc == OTP_EINVAL)
+			errx(CLI_EXIT_ERR, "--output: %s: not a regular file, "
+			    "and never replaced", opt.output);
+		err(CLI_EXIT_ERR, "--output: %s", opt.output);
+	}
+	if (held.buf != NULL)
+		otp_wipe(held.buf, held.cap);
+	free(held.buf);
+	held.buf = NULL;
+	held.len = held.cap = 0;
+}
+
 static void
 draw_qr(const char *text)
 {
@@ -302,7 +481,7 @@ draw_qr(const char *text)
 		err(CLI_EXIT_ERR, "QR code");
 	if ((rc = otp_qr_render(&qr, opt.qrstyle, buf, need)) < 0)
 		errx(CLI_EXIT_ERR, "QR code: %s", otp_strerror(rc));
-	fwrite(buf, 1, (size_t)rc, stdout);
+	(void)out_write(buf, (size_t)rc);
 	/* The drawing spells the secret. */
 	otp_wipe(buf, need);
 	otp_wipe(&qr, sizeof(qr));
@@ -636,22 +815,245 @@ in_uri(const char *text, size_t len, const char *where)
 	otp_wipe(&u, sizeof(u));
 }
 
-/* A PSKC Key's Id for a message: printable ASCII, else its position. */
+/* s without surrounding XML white space into buf, if it is printable
+ * ASCII (cut at 40 bytes); else NULL. */
 static const char *
-key_name(const struct otp_pskc_keytext *k, size_t index, char *buf,
-    size_t bufsz)
+shown(const char *s, char *buf, size_t bufsz)
 {
-	const char *id = k->id;
-	size_t i, n = id != NULL ? strlen(id) : 0;
+	size_t i, n;
 
-	for (i = 0; i < n; i++)
-		if (id[i] <= 0x20 || id[i] >= 0x7f)
-			break;
-	if (n > 0 && i == n)
-		snprintf(buf, bufsz, "key '%.40s%s'", id, n > 40 ? "..." : "");
-	else
-		snprintf(buf, bufsz, "key %zu", index + 1);
+	if (s == NULL)
+		return NULL;
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	for (n = 0; s[n] > 0x20 && s[n] < 0x7f; n++)
+		;
+	for (i = n; s[i] == ' ' || s[i] == '\t' || s[i] == '\n' ||
+	    s[i] == '\r'; i++)
+		;
+	if (n == 0 || s[i] != '\0')
+		return NULL;
+	snprintf(buf, bufsz, "%.40s%s", s, n > 40 ? "..." : "");
 	return buf;
+}
+
+/* A PSKC Key for a message: its Id when printable ASCII, else its
+ * position; with serial, its DeviceInfo/SerialNo too. */
+static const char *
+key_name(const struct otp_pskc_keytext *k, size_t index, int serial,
+    char *buf, size_t bufsz)
+{
+	char id[48], sn[48];
+	size_t n;
+
+	if (shown(k->id, id, sizeof(id)) != NULL)
+		n = (size_t)snprintf(buf, bufsz, "key '%s'", id);
+	else
+		n = (size_t)snprintf(buf, bufsz, "key %zu", index + 1);
+	if (serial && n < bufsz && shown(k->serial, sn, sizeof(sn)) != NULL)
+		snprintf(buf + n, bufsz - n, " (serial '%s')", sn);
+	return buf;
+}
+
+/* A user or account name for a message, quoted: as it is when it is
+ * printable UTF-8 (cut at 60 bytes), else percent-encoded. */
+#define NAME_TEXT_MAX	256
+static const char *
+name_text(const char *s, char *buf, size_t bufsz)
+{
+	char enc[3 * 60 + 1];
+	size_t n = strlen(s), bad;
+
+	if (otp_text_check(s, n, &bad) == 0) {
+		size_t k = n > 60 ? 60 : n;
+
+		/* Not inside a UTF-8 sequence. */
+		while (k < n && k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
+			k--;
+		snprintf(buf, bufsz, "'%.*s%s'", (int)k, s, k < n ? "..." :
+		    "");
+	} else {
+		(void)otp_pct_encode(s, n > 60 ? 60 : n, enc, sizeof(enc));
+		snprintf(buf, bufsz, "'%s%s' (percent-encoded)", enc,
+		    n > 60 ? "..." : "");
+	}
+	return buf;
+}
+
+/*
+ * --map=FILE: which login each PSKC key is for, one "SERIAL-OR-KEYID
+ * LOGIN" a line, the name matched against the key's DeviceInfo/SerialNo
+ * and its Id (as the file spells them, without surrounding white space).
+ * Blank lines and lines starting with '#' are passed over.
+ */
+#define MAP_MAX		100000	/* lines a map may hold */
+
+struct map_entry {
+	char		*name, *login;
+	unsigned long	 line;
+	int		 used;
+};
+
+static struct {
+	struct map_entry	*e;
+	size_t			 n, cap;
+} map;
+
+static int
+is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Entries in order of name, then of line: bsearch finds a name, and a
+ * name given twice sits beside its first line. */
+static int
+map_cmp(const void *a, const void *b)
+{
+	const struct map_entry *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c != 0 ? c : x->line < y->line ? -1 : x->line > y->line;
+}
+
+struct map_key {
+	const char	*s;
+	size_t		 n;
+};
+
+static int
+map_key_cmp(const void *a, const void *b)
+{
+	const struct map_key *k = a;
+	const struct map_entry *e = b;
+	size_t n = strlen(e->name);
+	int c = memcmp(k->s, e->name, k->n < n ? k->n : n);
+
+	return c != 0 ? c : k->n < n ? -1 : k->n > n;
+}
+
+/* The entry whose name is s (XML white space around s ignored). */
+static struct map_entry *
+map_find(const char *s)
+{
+	struct map_key k;
+
+	if (s == NULL || map.n == 0)
+		return NULL;
+	while (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')
+		s++;
+	k.s = s;
+	k.n = strlen(s);
+	while (k.n > 0 && (s[k.n - 1] == ' ' || s[k.n - 1] == '\t' ||
+	    s[k.n - 1] == '\n' || s[k.n - 1] == '\r'))
+		k.n--;
+	if (k.n == 0)
+		return NULL;
+	return bsearch(&k, map.e, map.n, sizeof(*map.e), map_key_cmp);
+}
+
+static void
+map_load(const char *path)
+{
+	static struct sys_lines lines;
+	char line[OTP_LINE_MAX], *f[3], *p, name[NAME_TEXT_MAX];
+	struct map_entry *e;
+	unsigned long lineno = 0;
+	size_t nf, bad, i;
+	int fd, rc;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
+		err(CLI_EXIT_ERR, "--map: %s", path);
+	sys_lines_init(&lines, fd);
+	while ((rc = sys_lines_next(&lines, line, sizeof(line))) !=
+	    OTP_EEMPTY) {
+		lineno++;
+		if (rc == OTP_EIO)
+			err(CLI_EXIT_ERR, "--map: %s", path);
+		if (rc == OTP_ETOOLONG)
+			errx(CLI_EXIT_ERR, "--map: %s:%lu: longer than %zu "
+			    "bytes", path, lineno, sizeof(line) - 1);
+		if (rc != 0)
+			errx(CLI_EXIT_ERR, "--map: %s:%lu: %s", path, lineno,
+			    otp_strerror(rc));
+		for (nf = 0, p = line; nf < 3; nf++) {
+			while (is_blank(*p))
+				p++;
+			if (*p == '\0' || (nf == 0 && *p == '#'))
+				break;
+			f[nf] = p;
+			while (*p != '\0' && !is_blank(*p))
+				p++;
+			if (*p != '\0')
+				*p++ = '\0';
+		}
+		if (nf == 0)
+			continue;
+		if (nf != 2)
+			errx(CLI_EXIT_ERR, "--map: %s:%lu: not a line \"SERIAL-"
+			    "OR-KEYID LOGIN\"", path, lineno);
+		if (otp_text_check(f[1], strlen(f[1]), &bad) != 0 ||
+		    strlen(f[1]) >= OTP_LABEL_MAX)
+			errx(CLI_EXIT_ERR, "--map: %s:%lu: the login %s is not "
+			    "UTF-8 text of %d bytes at most without control "
+			    "characters", path, lineno, name_text(f[1], name,
+			    sizeof(name)), OTP_LABEL_MAX - 1);
+		if (map.n == MAP_MAX)
+			errx(CLI_EXIT_ERR, "--map: %s: more than %d lines",
+			    path, MAP_MAX);
+		if (map.n == map.cap) {
+			map.cap = map.cap == 0 ? 64 : map.cap * 2;
+			if ((e = reallocarray(map.e, map.cap,
+			    sizeof(*e))) == NULL)
+				err(CLI_EXIT_ERR, NULL);
+			map.e = e;
+		}
+		e = &map.e[map.n++];
+		if ((e->name = strdup(f[0])) == NULL ||
+		    (e->login = strdup(f[1])) == NULL)
+			err(CLI_EXIT_ERR, NULL);
+		e->line = lineno;
+		e->used = 0;
+	}
+	close(fd);
+	if (map.n == 0)
+		return;
+	qsort(map.e, map.n, sizeof(*map.e), map_cmp);
+	for (i = 1; i < map.n; i++)
+		if (strcmp(map.e[i - 1].name, map.e[i].name) == 0)
+			errx(CLI_EXIT_ERR, "--map: %s:%lu: %s is mapped on line "
+			    "%lu already", path, map.e[i].line,
+			    name_text(map.e[i].name, name, sizeof(name)),
+			    map.e[i - 1].line);
+}
+
+static int
+map_line_cmp(const void *a, const void *b)
+{
+	const struct map_entry *x = a, *y = b;
+
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* At the end: the lines that named no key, likely a typing mistake. */
+static void
+map_unused(void)
+{
+	char name[NAME_TEXT_MAX];
+	size_t i;
+
+	qsort(map.e, map.n, sizeof(*map.e), map_line_cmp);
+	for (i = 0; i < map.n; i++) {
+		if (!map.e[i].used && !opt.quiet)
+			warnx("warning: --map: %s:%lu: no key has the serial or "
+			    "Id %s", opt.map, map.e[i].line,
+			    name_text(map.e[i].name, name, sizeof(name)));
+		free(map.e[i].name);
+		free(map.e[i].login);
+	}
+	free(map.e);
+	map.e = NULL;
+	map.n = map.cap = 0;
 }
 
 struct pskc_in {
@@ -702,17 +1104,50 @@ pskc_key(void *arg, const struct otp_pskc_doc *d,
     const struct otp_pskc_keytext *k)
 {
 	struct pskc_in *in = arg;
+	struct otp_pskc_keytext named;
+	struct map_entry *es, *ei;
 	struct otp_uri u;
-	char name[64];
+	const char *login = opt.account;
+	char name[64], full[128];
 	int rc;
 
+	key_name(k, in->index, 0, name, sizeof(name));
+	key_name(k, in->index++, 1, full, sizeof(full));
 	if (d->encrypted && !in->unlocked) {
 		if ((rc = pskc_unlock(in, d)) != 0)
 			return rc;
 		in->unlocked = 1;
 	}
-	key_name(k, in->index++, name, sizeof(name));
-	rc = otp_pskc_key(in->unlocked ? &in->c : NULL, k, &u);
+	/* A key or password given says the file is meant to be encrypted:
+	 * a plain one may have been put in its place. */
+	if (!d->encrypted && !opt.allow_plain && (opt.pskc_key != NULL ||
+	    opt.pskc_password != NULL)) {
+		warnx("%s: %s: %s; --allow-plain reads it", in->where, full,
+		    otp_strerror(OTP_EPSKCUNENC));
+		return OTP_EPSKCUNENC;
+	}
+	if (opt.map != NULL) {
+		if ((es = map_find(k->serial)) != NULL)
+			es->used = 1;
+		if ((ei = map_find(k->id)) != NULL)
+			ei->used = 1;
+		if (es != NULL && ei != NULL && es != ei &&
+		    strcmp(es->login, ei->login) != 0) {
+			if (!in->emit)
+				warnx("%s: %s: its serial and its Id are mapped "
+				    "to different logins (%s lines %lu and %lu)",
+				    in->where, full, opt.map, es->line,
+				    ei->line);
+			set_status(CLI_EXIT_ERR);
+			return 0;
+		}
+		login = es != NULL ? es->login : ei != NULL ? ei->login : NULL;
+	}
+	/* The login given is the account, whatever the file names. */
+	named = *k;
+	if (login != NULL)
+		named.userid = login;
+	rc = otp_pskc_key(in->unlocked ? &in->c : NULL, &named, &u);
 	if (rc != 0 && otp_pskc_skip(rc)) {
 		/* Said once, in the first pass. */
 		if (!in->emit && !opt.quiet)
@@ -724,8 +1159,22 @@ pskc_key(void *arg, const struct otp_pskc_doc *d,
 	if (rc == OTP_EPSKCNOKEY)
 		warnx("%s: %s is encrypted but the container names no key",
 		    in->where, name);
+	else if (rc == OTP_EPSKCPLAIN)
+		warnx("%s: %s: %s", in->where, full, otp_strerror(rc));
 	else if (rc != 0)
 		warnx("%s: %s: %s", in->where, name, otp_strerror(rc));
+	if (rc == 0 && opt.map != NULL && login == NULL) {
+		/* A token no login is named for: all or nothing, unless
+		 * skipping was asked for.  Said once, in the first pass. */
+		if (!in->emit && (!opt.skip_unmapped || !opt.quiet))
+			warnx("%s: %s: neither its serial nor its Id is in %s%s",
+			    in->where, full, opt.map, opt.skip_unmapped ?
+			    "; skipped" : " (--skip-unmapped skips it); no export "
+			    "written");
+		set_status(opt.skip_unmapped ? 1 : CLI_EXIT_ERR);
+		otp_wipe(&u, sizeof(u));
+		return 0;
+	}
 	if (rc == 0 && in->emit) {
 		char where[96];
 
@@ -782,7 +1231,7 @@ out_uri(const struct otp_uri *u, const char *where)
 	if (opt.qr)
 		draw_qr(uri);
 	else
-		puts(uri);
+		(void)out_line(uri);
 	otp_wipe(uri, sizeof(uri));
 }
 
@@ -868,7 +1317,7 @@ end_migration(void)
 		if (opt.qr)
 			draw_qr(out);
 		else
-			puts(out);
+			(void)out_line(out);
 		otp_wipe(out, OTP_MIGRATION_URI_MAX);
 	}
 	free(out);
@@ -890,7 +1339,7 @@ static int
 emit_stdout(void *arg, const char *text, size_t n)
 {
 	(void)arg;
-	return fwrite(text, 1, n, stdout) == n ? 0 : OTP_EIO;
+	return out_write(text, n);
 }
 
 static void
@@ -920,31 +1369,6 @@ end_pskc(void)
 			    "export fewer at a time", to_count);
 		errx(CLI_EXIT_ERR, "PSKC export: %s", otp_strerror(rc));
 	}
-}
-
-/* A user or account name for a message, quoted: as it is when it is
- * printable UTF-8 (cut at 60 bytes), else percent-encoded. */
-#define NAME_TEXT_MAX	256
-static const char *
-name_text(const char *s, char *buf, size_t bufsz)
-{
-	char enc[3 * 60 + 1];
-	size_t n = strlen(s), bad;
-
-	if (otp_text_check(s, n, &bad) == 0) {
-		size_t k = n > 60 ? 60 : n;
-
-		/* Not inside a UTF-8 sequence. */
-		while (k < n && k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80)
-			k--;
-		snprintf(buf, bufsz, "'%.*s%s'", (int)k, s, k < n ? "..." :
-		    "");
-	} else {
-		(void)otp_pct_encode(s, n > 60 ? 60 : n, enc, sizeof(enc));
-		snprintf(buf, bufsz, "'%s%s' (percent-encoded)", enc,
-		    n > 60 ? "..." : "");
-	}
-	return buf;
 }
 
 /* --to=oath: the lines, written at the end (all or nothing); no more
@@ -1084,8 +1508,7 @@ out_oath(const struct otp_uri *u, const char *where)
 static void
 end_oath(void)
 {
-	if (oath_out.len > 0 &&
-	    fwrite(oath_out.buf, 1, oath_out.len, stdout) != oath_out.len)
+	if (oath_out.len > 0 && out_write(oath_out.buf, oath_out.len) != 0)
 		err(CLI_EXIT_ERR, "standard output");
 }
 
@@ -1255,7 +1678,22 @@ static const struct format {
 static void
 put_account(const struct otp_uri *u, const char *where)
 {
-	formats[opt.to].out(u, where);
+	struct otp_uri v;
+
+	if (opt.account == NULL) {
+		formats[opt.to].out(u, where);
+		return;
+	}
+	/* -A names one account: a second is an error, and nothing has
+	 * been written (the output is held). */
+	if (opt.named++ > 0)
+		errx(CLI_EXIT_ERR, "-A/--account names one account, and the "
+		    "input holds more%s; no export written (--map names "
+		    "several PSKC keys)", where);
+	v = *u;
+	snprintf(v.account, sizeof(v.account), "%s", opt.account);
+	formats[opt.to].out(&v, where);
+	otp_wipe(&v, sizeof(v));
 }
 
 static enum fmt
@@ -1529,12 +1967,12 @@ main(int argc, char *argv[])
 	/* What apps use: TOTP, and keys as Base32. */
 	o.type = OTP_TYPE_TOTP;
 	o.enc = OTP_KEYENC_BASE32;
-	while ((ch = cli_getopt(argc, argv, CLI_URI_SHORTOPTS "hqV",
+	while ((ch = cli_getopt(argc, argv, CLI_URI_SHORTOPTS "fho:qV",
 	    longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'A':
+			/* Builds a URI, or names the one account converted. */
 			opt.account = optarg;
-			opt.have_build = 1;
 			break;
 		case 'i':
 			opt.issuer = optarg;
@@ -1558,6 +1996,12 @@ main(int argc, char *argv[])
 			break;
 		case 'q':
 			opt.quiet = 1;
+			break;
+		case 'o':
+			opt.output = optarg;
+			break;
+		case 'f':
+			opt.force = 1;
 			break;
 		case 'h':
 			usage();
@@ -1610,6 +2054,15 @@ main(int argc, char *argv[])
 		case OPT_DROP_ISSUER:
 			opt.drop_issuer = 1;
 			break;
+		case OPT_ALLOW_PLAIN:
+			opt.allow_plain = 1;
+			break;
+		case OPT_MAP:
+			opt.map = optarg;
+			break;
+		case OPT_SKIP_UNMAPPED:
+			opt.skip_unmapped = 1;
+			break;
 		}
 	}
 	argc -= optind;
@@ -1618,9 +2071,21 @@ main(int argc, char *argv[])
 	if (opt.json && opt.mode != MODE_PARSE)
 		cli_usage_error("--json goes with --parse");
 	if (opt.mode != MODE_BUILD && opt.have_build)
-		cli_usage_error("key options (-a, -A, -b, -c, -d, -i, -p, -x, "
+		cli_usage_error("key options (-a, -b, -c, -d, -i, -p, -x, "
 		    "--totp, --hotp, --strict) build a URI; they do not go "
 		    "with --parse, --get, --check or the conversions");
+	if (opt.account != NULL && opt.mode != MODE_BUILD &&
+	    opt.mode != MODE_CONVERT)
+		cli_usage_error("-A/--account names the account built or "
+		    "converted; it does not go with --parse, --get or --check");
+	if (opt.map != NULL && (opt.mode != MODE_CONVERT ||
+	    opt.from != FMT_PSKC))
+		cli_usage_error("--map goes with --from=pskc");
+	if (opt.map != NULL && opt.account != NULL)
+		cli_usage_error("-A/--account names one account, --map many: "
+		    "they exclude each other");
+	if (opt.skip_unmapped && opt.map == NULL)
+		cli_usage_error("--skip-unmapped goes with --map");
 	if (opt.qr && (opt.mode == MODE_PARSE || opt.mode == MODE_GET ||
 	    opt.mode == MODE_CHECK || (opt.mode == MODE_CONVERT &&
 	    formats[opt.to].whole)))
@@ -1632,6 +2097,22 @@ main(int argc, char *argv[])
 	    (opt.pskc_key != NULL || opt.pskc_password != NULL))
 		cli_usage_error("--pskc-key and --pskc-password go with "
 		    "--from=pskc or --to=pskc");
+	if (opt.allow_plain && (opt.mode != MODE_CONVERT ||
+	    opt.from != FMT_PSKC || (opt.pskc_key == NULL &&
+	    opt.pskc_password == NULL)))
+		cli_usage_error("--allow-plain goes with --from=pskc and "
+		    "--pskc-key or --pskc-password");
+	if (opt.output != NULL && opt.mode != MODE_CONVERT)
+		cli_usage_error("-o/--output goes with the conversions (--from, "
+		    "--to)");
+	if (opt.force && opt.output == NULL)
+		cli_usage_error("-f/--force goes with -o/--output");
+	if (opt.output != NULL && strcmp(opt.output, "-") == 0)
+		opt.output = NULL;
+	else if (opt.output != NULL) {
+		out_target(opt.output);
+		held.hold = 1;
+	}
 	if (opt.mode == MODE_GET) {
 		char scratch[8];
 		struct otp_uri z;
@@ -1651,6 +2132,12 @@ main(int argc, char *argv[])
 		for (i = 0; formats[opt.from].whole && i < (size_t)argc; i++)
 			if (strcmp(argv[i], "-") == 0)
 				stdin_input = 1;
+		/* An account refused or one too many stops it all: nothing
+		 * is written before the end. */
+		if (opt.map != NULL || opt.account != NULL)
+			held.hold = 1;
+		if (opt.map != NULL)
+			map_load(opt.map);
 		read_pskc_secrets(stdin_input);
 		to_max = formats[opt.to].max;
 	}
@@ -1689,6 +2176,10 @@ main(int argc, char *argv[])
 		if (oath_out.buf != NULL)
 			otp_wipe(oath_out.buf, oath_out.cap);
 		free(oath_out.buf);
+	}
+	if (opt.mode == MODE_CONVERT) {
+		map_unused();
+		out_finish(opt.status);
 	}
 	otp_wipe(&pskc_secret, sizeof(pskc_secret));
 	cli_exit(opt.status);

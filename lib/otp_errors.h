@@ -159,6 +159,10 @@
 	    "algorithm") \
 	X(EPSKCNOMAC,	-145,	"encrypted value without a MAC (a wrong key " \
 	    "could not be told)") \
-	X(EPSKCITER,	-146,	"PBKDF2 iteration count out of range")
+	X(EPSKCITER,	-146,	"PBKDF2 iteration count out of range") \
+	X(EPSKCPLAIN,	-147,	"secret in plain text in an encrypted " \
+	    "container (neither its key nor its MAC protects it)") \
+	X(EPSKCUNENC,	-148,	"the container is not encrypted, but a key " \
+	    "or password was given (its secrets are not protected)")
 
 #endif /* OTP_ERRORS_H */

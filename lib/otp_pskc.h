@@ -84,7 +84,9 @@ int otp_pskc_derive(const struct otp_pskc_doc *d, const char *pw,
  * will not decrypt, OTP_EPSKCMETHOD, OTP_EPSKCKEYLEN, OTP_EPSKCCIPHER. */
 int otp_pskc_unlock(const struct otp_pskc_doc *d, struct otp_pskc_crypt *c);
 /* Key k as an account in u (c NULL: no key given); OTP_E* why not, which
- * otp_pskc_skip() sorts into keys to skip and faults of the file. */
+ * otp_pskc_skip() sorts into keys to skip and faults of the file.  With
+ * c (an encrypted container) a PlainValue secret is OTP_EPSKCPLAIN,
+ * whatever the key's type: no key or MAC vouches for it. */
 int otp_pskc_key(const struct otp_pskc_crypt *c,
     const struct otp_pskc_keytext *k, struct otp_uri *u);
 /* 1 for an otp_pskc_key() code that means "no otpauth:// form", else 0. */

@@ -492,6 +492,13 @@ otp_pskc_key(const struct otp_pskc_crypt *c,
 	int rc;
 
 	otp_uri_init(u);
+	/* A secret anyone could have put in an encrypted container (a
+	 * KeyPackage added, a seed swapped in transit) is not read: it
+	 * stops the file even where the key would be skipped.  Numbers in
+	 * plain text are what RFC 6030's own figure 6, LinOTP and python-pskc
+	 * write; they are read (otp-uri(1), SECURITY CONSIDERATIONS). */
+	if (c != NULL && k->secret.plain != NULL)
+		return OTP_EPSKCPLAIN;
 	/* What the key is first: a key with no otpauth:// form is skipped
 	 * whatever else is wrong with it. */
 	if ((rc = key_type(k->algorithm, &u->type)) != 0 ||

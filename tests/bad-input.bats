@@ -936,3 +936,34 @@ EOF
 	[ ! -e "$F/nonexistent" ]
 	[ -z "$(find "$u" -name '*~otp-*' -o -name '*.lock' -o -name '*.new')" ]
 }
+
+@test "otp-uri conversions: -o targets, PSKC files unprotected where a key is given, --map files, -A" {
+	local P=$VECTORS/pskc K=12345678901234567890123456789012
+	export P K
+	run_table <<'EOF2'
+otp-uri | --to=uri -o $F/uri-good "$URI"                       | - | err
+otp-uri | --to=oath -f -o $F/dir "$URI"                        | - | err
+otp-uri | --to=oath -f -o $F/fifo "$URI"                       | - | err
+otp-uri | --to=oath -f -o /dev/null "$URI"                     | - | err
+otp-uri | --to=pskc -o $F/nonexistent/x "$URI"                 | - | err
+otp-uri | --to=uri -o $F/out "$URI" "${URI%%&*}%"              | - | summary
+otp-uri | --to=oath -f "$URI"                                  | - | usage
+otp-uri | -o $F/out --parse "$URI"                             | - | usage
+otp-uri | --from=pskc --pskc-key=$K $P/figure6-plain-package.pskcxml | - | err
+otp-uri | --from=pskc --pskc-key=$K $P/rfc6030-figure2.pskcxml  | - | err
+otp-uri | --from=pskc --pskc-password=@$F/uri-good $P/rfc6030-figure2.pskcxml | - | err
+otp-uri | --from=pskc --allow-plain $P/rfc6030-figure2.pskcxml | - | usage
+otp-uri | --from=pskc --map=$F/nonexistent $P/rfc6030-figure2.pskcxml | - | err
+otp-uri | --from=pskc --map=$F/dir $P/rfc6030-figure2.pskcxml    | - | err
+otp-uri | --from=pskc --map=$F/nul $P/rfc6030-figure2.pskcxml    | - | err
+otp-uri | --from=pskc --map=$F/line1m $P/rfc6030-figure2.pskcxml | - | err
+otp-uri | --from=pskc --map=$F/uri-good $P/rfc6030-figure2.pskcxml | - | err
+otp-uri | --from=pskc --map=$F/utf8 $P/rfc6030-figure2.pskcxml   | - | err
+otp-uri | --from=pskc --map=$F/uri-good -A x $P/rfc6030-figure2.pskcxml | - | usage
+otp-uri | --to=uri --map=$F/uri-good "$URI"                     | - | usage
+otp-uri | --to=uri -A x "$URI" "$URI"                          | - | err
+otp-uri | --parse -A x "$URI"                                  | - | usage
+EOF2
+	[ ! -e "$F/out" ] && [ ! -e "$F/nonexistent" ]
+	[ "$(cat "$F/uri-good")" = "$URI" ]
+}

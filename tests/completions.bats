@@ -58,6 +58,12 @@ otp-uri --to=m|--to=migration
 otp-uri --to=o|--to=oath
 otp-uri --from=oa|--from=oath
 otp-uri --dro|--drop-issuer
+otp-uri --allow|--allow-plain
+otp-uri --output=$D/st|--output=$D/state2 --output=$D/statefile
+otp-uri -o $D/o|$D/other
+otp-uri --for|--force
+otp-uri --map=$D/o|--map=$D/other
+otp-uri --skip|--skip-unmapped
 otp-uri --pskc-password=@$D/o|--pskc-password=@$D/other
 otp-keygen --totp=SHA5|--totp=SHA512
 otp-keygen --scr|--scratch --scratch-out

@@ -325,13 +325,14 @@ otpauth://totp/b?secret=$K"
 
 @test "man page EXAMPLES: Google Authenticator accounts into a users file, a code accepted, and back" {
 	man=$BATS_TEST_DIRNAME/../man/otp-uri.1
-	grep -qxF '$ otp-uri --from=migration --to=oath --drop-issuer "$EXPORT_URI" > new.oath' "$man"
+	grep -qxF '$ otp-uri --from=migration --to=oath --drop-issuer -o new.oath "$EXPORT_URI"' "$man"
 	grep -qxF '$ otp-uri --from=oath /etc/users.oath > accounts' "$man"
 	EXPORT_URI=$(otp-uri --to-migration \
 	    "otpauth://totp/Example:alice?secret=JBSWY3DPEHPK3PXP&issuer=Example" \
 	    "otpauth://hotp/Corp:bob?secret=$K&issuer=Corp&digits=8&counter=4")
 	cd "$T"
-	otp-uri --from=migration --to=oath --drop-issuer "$EXPORT_URI" > new.oath
+	otp-uri --from=migration --to=oath --drop-issuer -o new.oath "$EXPORT_URI"
+	[ "$(stat -c %a new.oath)" = 600 ]
 	: > users.oath
 	chmod 600 users.oath
 	cat new.oath >> users.oath

@@ -345,3 +345,225 @@ crosscheck() {
 	run -0 otp-uri --from=pskc --pskc-key=$PSK "$T/some.xml"
 	[ "$output" = "$(cat "$T/some")" ]
 }
+
+@test "an encrypted container takes no plain secret: a KeyPackage added or a seed swapped is refused, naming the key" {
+	f=$V/figure6-plain-package.pskcxml
+	run -2 --separate-stderr otp-uri --from=pskc --pskc-key=$PSK "$f"
+	assert_output ""
+	assert_equal "$stderr" "otp-uri: $f: key 'injected' (serial '987654322'): secret in plain text in an encrypted container (neither its key nor its MAC protects it)"
+	# Figure 6's own seed swapped for one in plain text (its Counter is
+	# plain in the figure itself, and read: the test of figure 6 above).
+	sed '/<EncryptedValue>/,/<\/ValueMAC>/c\
+<PlainValue>QUFBQUFBQUFBQUFBQUFBQUFBQUE=</PlainValue>' \
+	    "$V/rfc6030-figure6.pskcxml" > "$T/swap.xml"
+	run -2 --separate-stderr otp-uri --from=pskc --pskc-key=$PSK "$T/swap.xml"
+	assert_output ""
+	assert_equal "$stderr" "otp-uri: $T/swap.xml: key '12345678' (serial '987654321'): secret in plain text in an encrypted container (neither its key nor its MAC protects it)"
+	# Into an export too: nothing written.
+	run -2 --separate-stderr otp-uri --from=pskc --to=oath --pskc-key=$PSK "$T/swap.xml"
+	assert_output ""
+	[[ $stderr != *QUFB* && $stderr != *MTIz* ]]
+}
+
+@test "python-pskc's encrypted files: a plain KeyPackage spliced in, a secret swapped: refused; a plain file where a key or password is given: refused unless --allow-plain" {
+	need_peers
+	printf '%s\n' serial,secret,algorithm,counter \
+	    "PEER00000001,$RFC_B32,urn:ietf:params:xml:ns:keyprov:pskc:hotp,5" \
+	    > "$T/a.csv"
+	printf '%s\n' serial,secret,algorithm,counter \
+	    "EVIL00000002,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA,urn:ietf:params:xml:ns:keyprov:pskc:hotp,0" \
+	    > "$T/evil.csv"
+	"$PY" "$PEER" csv2pskc -e base32 -s $PSK "$T/a.csv" > "$T/key.xml"
+	"$PY" "$PEER" csv2pskc -e base32 -p "$T/pw" "$T/a.csv" > "$T/pw.xml"
+	"$PY" "$PEER" csv2pskc -e base32 "$T/evil.csv" > "$T/evil.xml"
+	want="otpauth://hotp/PEER00000001?secret=$RFC_B32&counter=5"
+	run -0 otp-uri --from=pskc --pskc-key=$PSK "$T/key.xml"
+	assert_output "$want"
+	run -0 otp-uri --from=pskc --pskc-password=@"$T/pw" "$T/pw.xml"
+	assert_output "$want"
+	for m in key pw; do
+		[ $m = key ] && k=--pskc-key=$PSK || k=--pskc-password=@$T/pw
+		# The attacker's KeyPackage added to the container.
+		{ sed '$d' "$T/$m.xml"
+		  sed -n '/<pskc:KeyPackage>/,/<\/pskc:KeyPackage>/p' "$T/evil.xml"
+		  echo '</pskc:KeyContainer>'; } > "$T/$m-added.xml"
+		run -2 --separate-stderr otp-uri --from=pskc "$k" "$T/$m-added.xml"
+		assert_output ""
+		assert_equal "$stderr" "otp-uri: $T/$m-added.xml: key 2 (serial 'EVIL00000002'): secret in plain text in an encrypted container (neither its key nor its MAC protects it)"
+		# The genuine seed swapped for the attacker's.
+		sed '/<pskc:EncryptedValue>/,/<pskc:ValueMAC>/c\
+<pskc:PlainValue>AAAAAAAAAAAAAAAAAAAAAAAAAAA=</pskc:PlainValue>' \
+		    "$T/$m.xml" > "$T/$m-swap.xml"
+		run -2 --separate-stderr otp-uri --from=pskc "$k" "$T/$m-swap.xml"
+		assert_output ""
+		assert_equal "$stderr" "otp-uri: $T/$m-swap.xml: key 1 (serial 'PEER00000001'): secret in plain text in an encrypted container (neither its key nor its MAC protects it)"
+		# A whole plain file in the encrypted one's place.
+		run -2 --separate-stderr otp-uri --from=pskc "$k" "$T/evil.xml"
+		assert_output ""
+		assert_equal "$stderr" "otp-uri: $T/evil.xml: key 1 (serial 'EVIL00000002'): the container is not encrypted, but a key or password was given (its secrets are not protected); --allow-plain reads it"
+		run -2 --separate-stderr otp-uri --from=pskc --to=pskc "$k" "$T/evil.xml"
+		assert_output ""
+		# Asked for, it is read as without the key.
+		run -0 --separate-stderr otp-uri --from=pskc --allow-plain "$k" "$T/evil.xml"
+		assert_output "otpauth://hotp/EVIL00000002?secret=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA&counter=0"
+		# --allow-plain does not let a plain secret into an encrypted
+		# container.
+		run -2 otp-uri --from=pskc --allow-plain "$k" "$T/$m-added.xml"
+	done
+	# Re-encrypting a plain file says so: --allow-plain.
+	run -0 otp-uri --from=pskc --to=pskc --allow-plain --pskc-key=$PSK "$T/evil.xml"
+	printf '%s\n' "$output" > "$T/re.xml"
+	run -0 otp-uri --from=pskc --pskc-key=$PSK "$T/re.xml"
+	assert_output "otpauth://hotp/EVIL00000002?secret=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA&counter=0"
+	# Without a key or input PSKC, --allow-plain is a usage error.
+	run -2 otp-uri --from=pskc --allow-plain "$T/evil.xml"
+	run -2 otp-uri --to=pskc --allow-plain --pskc-key=$PSK "$want"
+}
+
+# A vendor's file as python-pskc writes it, encrypted with $T/pw: a DN as
+# the first token's user, no user for the second, a Key Id on the first
+# and the third.
+vendor_file() {
+	printf '%s\n' id,serial,secret,algorithm,counter,time_interval,issuer,key_userid \
+	    "K-1,VNDR00000001,$RFC_B32,urn:ietf:params:xml:ns:keyprov:pskc:hotp,5,,Vendor,\"CN=J Smith,O=Vendor\"" \
+	    ",VNDR00000002,JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP,urn:ietf:params:xml:ns:keyprov:pskc:totp,,30,Vendor," \
+	    "K-3,VNDR00000003,$RFC_B32,urn:ietf:params:xml:ns:keyprov:pskc:totp,,60,Vendor," \
+	    > "$T/vendor.csv"
+	"$PY" "$PEER" csv2pskc -e base32 -p "$T/pw" "$T/vendor.csv" > "$1"
+}
+
+@test "--map assigns a vendor's tokens to logins by serial or Key Id: python-pskc's file into users-file lines that log in" {
+	need_peers
+	vendor_file "$T/v.pskc"
+	# Without a map the vendor's names become the users: a DN, a serial.
+	run -2 --separate-stderr otp-uri --from=pskc --to=oath --drop-issuer \
+	    --pskc-password=@"$T/pw" "$T/v.pskc"
+	[[ $stderr == *"account 'CN=J Smith,O=Vendor'"*"white space"* ]]
+	printf '%s\n' '# vendor serial or key id -> login' \
+	    'VNDR00000001	alice' '' '  VNDR00000002   bob  ' 'K-3 alice' > "$T/map"
+	run -0 --separate-stderr otp-uri --from=pskc --to=oath --drop-issuer \
+	    --pskc-password=@"$T/pw" --map="$T/map" -o "$T/users" "$T/v.pskc"
+	assert_equal "$stderr" ""
+	diff -u - "$T/users" <<-LINES
+	HOTP	alice	-	$RFC_HEX	5
+	HOTP/T30	bob	-	48656c6c6f21deadbeef48656c6c6f21deadbeef
+	HOTP/T60	alice	-	$RFC_HEX
+	LINES
+	cp "$T/users" "$T/want"
+	# The lines log the logins in: each code as oathtool computes it.
+	run -0 otp-verify --usersfile="$T/users" --user=bob -N @1700000000 \
+	    "$(oathtool --totp -b -N @1700000000 JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP)"
+	run -0 otp-verify --usersfile="$T/users" --user=alice \
+	    "$(oathtool --hotp -c 5 "$RFC_HEX")"
+	run -0 otp-verify --usersfile="$T/users" --user=alice -N @1700000000 \
+	    "$(oathtool --totp -s 60s -N @1700000000 "$RFC_HEX")"
+	# Into URIs and PSKC the login is the account, the issuer kept.
+	run -0 otp-uri --from=pskc --pskc-password=@"$T/pw" --map="$T/map" "$T/v.pskc"
+	assert_line --index 0 "otpauth://hotp/Vendor:alice?secret=$RFC_B32&issuer=Vendor&counter=5"
+	assert_line --index 1 "otpauth://totp/Vendor:bob?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=Vendor"
+	# The man page's example, as it reads, on the first two tokens.
+	man=$BATS_TEST_DIRNAME/../man/otp-uri.1
+	grep -qxF '$ otp-uri --from=pskc --to=oath --drop-issuer --map=tokens.map \e' "$man"
+	grep -qxF '    --pskc-password=@vendor.pw -o new.oath vendor.pskc' "$man"
+	sed -n '/^\$ cat tokens.map$/,/^\$ otp-uri/p' "$man" | sed '1d;$d' > "$T/tokens.map"
+	[ "$(wc -l < "$T/tokens.map")" = 3 ]
+	head -n 3 "$T/vendor.csv" | "$PY" "$PEER" csv2pskc -e base32 -p "$T/pw" > "$T/vendor.pskc"
+	cp "$T/pw" "$T/vendor.pw"
+	cd "$T"
+	otp-uri --from=pskc --to=oath --drop-issuer --map=tokens.map \
+	    --pskc-password=@vendor.pw -o new.oath vendor.pskc
+	[ "$(stat -c %a new.oath)" = 600 ]
+	head -n 2 want | cmp - new.oath
+}
+
+@test "--map: an unmapped token refuses the whole conversion, each named; --skip-unmapped skips them (exit 1); map lines that name no key are warned of" {
+	need_peers
+	vendor_file "$T/v.pskc"
+	otp-uri -q --to=pskc --pskc-password=@"$T/pw" -o "$T/ours.pskc" \
+	    "otpauth://totp/x?secret=$RFC_B32"
+	serial=$(sed -n 's|.*<pskc:SerialNo>\(.*\)</pskc:SerialNo>.*|\1|p' "$T/ours.pskc")
+	printf '%s\n' "$serial carol" 'VNDR00000002 bob' > "$T/map"
+	# Our own file first, fully mapped: still nothing written, on
+	# standard output either.
+	run -2 --separate-stderr otp-uri --from=pskc --pskc-password=@"$T/pw" \
+	    --map="$T/map" "$T/ours.pskc" "$T/v.pskc"
+	assert_output ""
+	assert_equal "${stderr_lines[0]}" "otp-uri: $T/v.pskc: key 'K-1' (serial 'VNDR00000001'): neither its serial nor its Id is in $T/map (--skip-unmapped skips it); no export written"
+	assert_equal "${stderr_lines[1]}" "otp-uri: $T/v.pskc: key 'K-3' (serial 'VNDR00000003'): neither its serial nor its Id is in $T/map (--skip-unmapped skips it); no export written"
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	run -2 otp-uri --from=pskc --to=oath --pskc-password=@"$T/pw" \
+	    --map="$T/map" -o "$T/users" "$T/ours.pskc" "$T/v.pskc"
+	[ ! -e "$T/users" ]
+	run -1 --separate-stderr otp-uri --from=pskc --to=oath --drop-issuer \
+	    --pskc-password=@"$T/pw" --map="$T/map" --skip-unmapped "$T/ours.pskc" "$T/v.pskc"
+	assert_output "$(printf 'HOTP/T30\tcarol\t-\t%s\nHOTP/T30\tbob\t-\t%s' "$RFC_HEX" 48656c6c6f21deadbeef48656c6c6f21deadbeef)"
+	assert_equal "${stderr_lines[0]}" "otp-uri: $T/v.pskc: key 'K-1' (serial 'VNDR00000001'): neither its serial nor its Id is in $T/map; skipped"
+	[ "${#stderr_lines[@]}" -eq 2 ]
+	run -1 --separate-stderr otp-uri -q --from=pskc --pskc-password=@"$T/pw" \
+	    --map="$T/map" --skip-unmapped "$T/v.pskc"
+	assert_equal "$stderr" ""
+	# A line that names no key is likely a typing mistake.
+	printf '%s\n' 'VNDR00000001 alice' 'VNDR0000002 bob' 'K-3 carol' 'VNDR00000002 bob' > "$T/map2"
+	run -0 --separate-stderr otp-uri --from=pskc --pskc-password=@"$T/pw" --map="$T/map2" "$T/v.pskc"
+	assert_equal "$stderr" "otp-uri: warning: --map: $T/map2:2: no key has the serial or Id 'VNDR0000002'"
+	# A serial and an Id that name the same key for two logins.
+	printf '%s\n' 'VNDR00000001 alice' 'K-1 mallory' 'VNDR00000002 bob' 'K-3 carol' > "$T/map3"
+	run -2 --separate-stderr otp-uri --from=pskc --pskc-password=@"$T/pw" --map="$T/map3" "$T/v.pskc"
+	assert_output ""
+	assert_equal "$stderr" "otp-uri: $T/v.pskc: key 'K-1' (serial 'VNDR00000001'): its serial and its Id are mapped to different logins ($T/map3 lines 1 and 2)"
+}
+
+@test "--map files: a bad line is an error at FILE:LINE before any password is asked; usage errors of --map and --skip-unmapped" {
+	f=$V/rfc6030-figure7.pskcxml
+	for c in "a|not a line \"SERIAL-OR-KEYID LOGIN\"" \
+	    "a b c|not a line" \
+	    "a b\na c|2: 'a' is mapped on line 1 already" \
+	    $'a b\001c|1: the login \'b%01c\' (percent-encoded) is not UTF-8 text' \
+	    $'a b\377|the login \'b%FF\' (percent-encoded)'; do
+		printf "${c%%|*}\n" > "$T/m"
+		run -2 --separate-stderr bash -c 'otp-uri --from=pskc --pskc-password=- --map="$1" "$2"; rc=$?; cat; exit $rc' \
+		    _ "$T/m" "$f" <<< qwerty
+		assert_output qwerty
+		[[ $stderr == "otp-uri: --map: $T/m:"*"${c#*|}"* ]] || fail "$c: $stderr"
+		[ "${#stderr_lines[@]}" -eq 1 ]
+	done
+	run -2 --separate-stderr otp-uri --from=pskc --map="$T/none" "$f"
+	assert_equal "$stderr" "otp-uri: --map: $T/none: No such file or directory"
+	printf '987654321 alice\n' > "$T/m"
+	run -0 otp-uri --from=pskc --pskc-password=@"$T/fig7pw" --map="$T/m" "$f"
+	assert_output "otpauth://hotp/Example-Issuer:alice?secret=$RFC_B32&issuer=Example-Issuer&digits=8&counter=0"
+	for args in "--map=$T/m --to=oath otpauth://totp/a?secret=$RFC_B32" \
+	    "--map=$T/m --from=oath $T/m" "--skip-unmapped --from=pskc $f" \
+	    "--map=$T/m -A bob --from=pskc $f" "--map=$T/m --parse"; do
+		# shellcheck disable=SC2086
+		run -2 --separate-stderr otp-uri $args < /dev/null
+		assert_output ""
+		[[ ${stderr_lines[-1]} == "Try 'otp-uri --help' for more information." ]] ||
+		    fail "$args: $stderr"
+	done
+}
+
+@test "-A names the one account of a conversion; a second account is an error and nothing is written" {
+	run -0 otp-uri --from=pskc --to=oath -A jsmith --drop-issuer "$V/rfc6030-figure5.pskcxml"
+	assert_output "$(printf 'HOTP/E/8\tjsmith\t-\t%s' "$RFC_HEX")"
+	run -0 otp-uri --from=pskc --pskc-key=$PSK -A jsmith "$V/rfc6030-figure6.pskcxml"
+	assert_output "otpauth://hotp/Issuer:jsmith?secret=$RFC_B32&issuer=Issuer&digits=8&counter=0"
+	run -0 otp-uri --to=oath --account=bob "otpauth://totp/Ex:phone%20name?secret=$RFC_B32" --drop-issuer
+	assert_output "$(printf 'HOTP/T30\tbob\t-\t%s' "$RFC_HEX")"
+	run -0 otp-uri --from=uri -A bob "otpauth://totp/Ex:x?secret=$RFC_B32&issuer=Ex"
+	assert_output "otpauth://totp/Ex:bob?secret=$RFC_B32&issuer=Ex"
+	# A key skipped does not count.
+	f=$V/rfc6030-figure5.pskcxml
+	sed 's|pskc:hotp"|pskc:ocra"|; s|Id="12345678"|Id="OCRA-1"|' "$f" > "$T/ocra.xml"
+	{ sed '/<\/KeyContainer>/d' "$T/ocra.xml"; sed -n '/<KeyPackage>/,/<\/KeyPackage>/p' "$f"; echo '</KeyContainer>'; } > "$T/two.xml"
+	run -1 otp-uri -q --from=pskc -A carol "$T/two.xml"
+	assert_output "otpauth://hotp/Issuer:carol?secret=$RFC_B32&issuer=Issuer&digits=8&counter=0"
+	# Two accounts: for --to=uri too, nothing is printed.
+	for to in uri oath pskc migration; do
+		run -2 --separate-stderr otp-uri --to=$to -A bob "otpauth://totp/a?secret=$RFC_B32" "otpauth://totp/b?secret=$RFC_B32"
+		assert_output ""
+		assert_equal "$stderr" "otp-uri: -A/--account names one account, and the input holds more (URI 2); no export written (--map names several PSKC keys)"
+	done
+	run -2 --separate-stderr otp-uri --parse -A bob "otpauth://totp/a?secret=$RFC_B32"
+	[[ $stderr == *"-A/--account names the account built or converted"* ]]
+}

@@ -17,13 +17,18 @@ complete -c otp-uri -l get -x -a 'type issuer account secret algorithm digits pe
 complete -c otp-uri -l check -d 'Exit 0 portable, 1 warnings, 2 invalid'
 complete -c otp-uri -l from -x -a 'uri migration pskc oath' -d 'Read accounts in FORMAT'
 complete -c otp-uri -l to -x -a 'uri migration pskc oath' -d 'Write accounts in FORMAT'
+complete -c otp-uri -s o -l output -r -F -d 'Write the conversion to FILE (mode 0600)'
+complete -c otp-uri -s f -l force -d 'With -o: replace an existing FILE'
 complete -c otp-uri -l drop-issuer -d 'With --to=oath: leave issuers out'
+complete -c otp-uri -l map -r -F -d 'With --from=pskc: the login of each key'
+complete -c otp-uri -l skip-unmapped -d 'With --map: skip the keys it does not name'
 complete -c otp-uri -l from-migration -d 'The same as --from=migration'
 complete -c otp-uri -l to-migration -d 'The same as --to=migration'
 complete -c otp-uri -l pskc-key -x -a '(set -l t (string replace -r -- "^--pskc-key=" "" (commandline -ct))
 	string match -q -- "@*" $t; and __fish_complete_path (string sub -s 2 -- $t) | string replace -r -- "^" "@")' -d 'PSKC pre-shared AES key: HEX, @FILE or -'
 complete -c otp-uri -l pskc-password -x -a '(set -l t (string replace -r -- "^--pskc-password=" "" (commandline -ct))
 	string match -q -- "@*" $t; and __fish_complete_path (string sub -s 2 -- $t) | string replace -r -- "^" "@")' -d 'PSKC password: @FILE or -'
+complete -c otp-uri -l allow-plain -d 'With --from=pskc and a key: read a file not encrypted'
 complete -c otp-uri -s q -l quiet -d 'No warnings'
 complete -c otp-uri -s h -l help -d 'Show help'
 complete -c otp-uri -s V -l version -d 'Show version'

@@ -216,6 +216,26 @@ seal_cases(void)
 	c.keylen = 32;
 	CHECK(otp_pskc_key(&c, &k, &u) == OTP_EPSKCKEYLEN, "key length");
 	c.keylen = 16;
+	/* In an encrypted container a plain secret is refused, beside an
+	 * encrypted one or alone, and even in a key that would be skipped;
+	 * a plain counter beside the encrypted secret is read. */
+	k.secret.plain = "MTIzNDU2Nzg5MDEyMzQ1Njc4OTA=";
+	CHECK(otp_pskc_key(&c, &k, &u) == OTP_EPSKCPLAIN, "plain beside");
+	k.secret.method = k.secret.cipher = k.secret.mac = NULL;
+	CHECK(otp_pskc_key(&c, &k, &u) == OTP_EPSKCPLAIN, "plain secret");
+	k.algorithm = "urn:ietf:params:xml:ns:keyprov:pskc#OCRA-1";
+	CHECK(otp_pskc_key(&c, &k, &u) == OTP_EPSKCPLAIN, "plain OCRA");
+	k.algorithm = OTP_PSKC_HOTP;
+	k.counter.method = k.counter.cipher = k.counter.mac = NULL;
+	k.counter.plain = "7";
+	CHECK(otp_pskc_key(NULL, &k, &u) == 0 && u.counter == 7,
+	    "plain in a plain container");
+	k.secret.plain = NULL;
+	k.secret.method = aes;
+	k.secret.cipher = sc;
+	k.secret.mac = sm;
+	CHECK(otp_pskc_key(&c, &k, &u) == 0 && u.counter == 7,
+	    "plain counter beside an encrypted secret");
 	/* Plain values: a decimal counter, a TOTP key with its fields. */
 	memset(&k, 0, sizeof(k));
 	k.algorithm = OTP_PSKC_TOTP;
