@@ -140,6 +140,13 @@ for spec in "rlm_exec: otp-verify --radius --state-dir|exec|$pe" \
 	for par in 1 20; do
 		id=$((id + 1))
 		read -r acc us < <(run "$kind" "$port" "$par" "$id")
+		# None accepted is a path that does not work, not a figure.
+		if [ "${acc:-0}" = 0 ]; then
+			echo "bench: FAILED: $name accepted no request of $N" \
+			    "(radclient: $(tail -n 1 "$tmp/out"); server log:" \
+			    "$tmp/server.out, kept with BENCH_RADIUS_KEEP=1)" >&2
+			exit 1
+		fi
 		cols+=("$(awk -v a="$acc" -v u="$us" -v n="$N" 'BEGIN {
 		    s = sprintf("%.0f/s", u > 0 ? a / (u / 1e6) : 0)
 		    if (a != n) s = s " (" a " ok)"
