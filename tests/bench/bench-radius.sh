@@ -73,12 +73,9 @@ pup=$(free_port)
 for f in "$RAD_PAM_SVC" "$RAD_UPAM_SVC" "$RAD_GA_SVC"; do
 	[ ! -e "/etc/pam.d/$f" ] || { echo "skipped: /etc/pam.d/$f exists"; exit 0; }
 done
-{ rad_pam_line "$R"; echo "account required pam_permit.so"; } \
-    >"/etc/pam.d/$RAD_PAM_SVC"
-{ rad_upam_line "$R"; echo "account required pam_permit.so"; } \
-    >"/etc/pam.d/$RAD_UPAM_SVC"
-{ rad_ga_line "$R"; echo "account required pam_permit.so"; } \
-    >"/etc/pam.d/$RAD_GA_SVC"
+rad_pam_service "$R" >"/etc/pam.d/$RAD_PAM_SVC"
+rad_upam_service "$R" >"/etc/pam.d/$RAD_UPAM_SVC"
+rad_ga_service "$R" >"/etc/pam.d/$RAD_GA_SVC"
 rad_conf "$R" "$pe" "$pp" "$pg" "$pue" "$pup"
 rad_check "$R" >/dev/null
 # setpriv execs the server: $! is the server's own PID.
