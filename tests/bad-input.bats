@@ -81,6 +81,10 @@ setup_file() {
 	chmod 755 "$BATS_FILE_TMPDIR" "$F"
 }
 
+teardown() {
+	others_bin_remove
+}
+
 # run_case TOOL ARGS STDIN KIND: run one case and check what it must hold.
 run_case() {
 	local tool=$1 args=$2 in=$3 kind=$4 out err rc n
@@ -629,9 +633,7 @@ EOF
 	command -v setpriv > /dev/null || skip "setpriv(1) is not installed"
 	[ "$(id -u)" = 0 ] || skip "needs root to drop to nobody"
 	local nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-	# The tools themselves must be reachable by nobody.
-	"${nobody[@]}" test -x "$OTP_BIN/otp-gen" ||
-	    skip "OTP_BIN is not reachable for nobody"
+	others_bin "${nobody[@]}"
 	local c rc fails=0
 	for c in "otp-gen @$F/locked/key" "otp-verify @$F/locked/key 123456" \
 	    "otp-uri -x @$F/locked/key" "b32 $F/locked/key" \
@@ -639,7 +641,8 @@ EOF
 	    "otp-keygen --print-state=$F/locked/key"; do
 		rc=0
 		# shellcheck disable=SC2086
-		timeout 10 "${nobody[@]}" env PATH="$PATH" $c < /dev/null \
+		timeout 10 "${nobody[@]}" env PATH="$OTHERS_BIN:$PATH" $c \
+		    < /dev/null \
 		    > "$BATS_TEST_TMPDIR/out" 2> "$BATS_TEST_TMPDIR/err" ||
 		    rc=$?
 		check_case "$c" err "$rc" "$BATS_TEST_TMPDIR/out" \

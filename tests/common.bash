@@ -17,3 +17,24 @@ export PY
 RFC_HEX=3132333435363738393031323334353637383930
 RFC_B32=GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ
 export RFC_HEX RFC_B32
+
+# others_bin CMD...: for a test that runs the tools as another account
+# through CMD (setpriv --reuid=65534 ...).  OTP_BIN may be closed to that
+# account: a checkout in root's home, or under any 0700 directory such as
+# mktemp -d makes, is.  So the tools are copied into a new directory under
+# /tmp that every account can enter, named by OTHERS_BIN; the test skips,
+# saying why, when the account cannot run them even there.  The suite's
+# teardown calls others_bin_remove.
+others_bin() {
+	OTHERS_BIN=$(mktemp -d /tmp/otp-bin.XXXXXX) || return 1
+	chmod 0755 "$OTHERS_BIN"
+	cp "$OTP_BIN"/* "$OTHERS_BIN"/ || return 1
+	chmod 0755 "$OTHERS_BIN"/*
+	"$@" "$OTHERS_BIN/otp-gen" --version >/dev/null 2>&1 ||
+	    skip "the account cannot run the tools even in $OTHERS_BIN"
+}
+
+others_bin_remove() {
+	[[ -z ${OTHERS_BIN:-} ]] || rm -rf "$OTHERS_BIN"
+	OTHERS_BIN=
+}

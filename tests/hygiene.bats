@@ -26,6 +26,7 @@ setup() {
 
 teardown() {
 	exec 8>&- || true
+	others_bin_remove
 }
 
 # catch CMD...: start CMD with stdout on the full FIFO; set PID.
@@ -78,8 +79,7 @@ EOF
 	command -v setpriv > /dev/null || skip "setpriv(1) is not installed"
 	[ "$(id -u)" = 0 ] || skip "needs root to run as nobody"
 	local nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-	"${nobody[@]}" test -x "$OTP_BIN/otp-gen" ||
-	    skip "OTP_BIN is not reachable for nobody"
+	others_bin "${nobody[@]}"
 	# The control: an ordinary process of nobody is dumpable, and its
 	# /proc files are nobody's.  Without it this test could not fail.
 	catch "${nobody[@]}" sh -c 'echo x; exec cat /dev/zero'
@@ -88,7 +88,7 @@ EOF
 	local line fails=0 owner
 	while read -r line; do
 		# shellcheck disable=SC2086
-		catch "${nobody[@]}" env PATH="$PATH" $line ||
+		catch "${nobody[@]}" env PATH="$OTHERS_BIN:$PATH" $line ||
 		    { echo "did not stay alive: $line"; cat "$D/err"; return 1; }
 		owner=$(stat -c %u "/proc/$PID/status")
 		if [ "$owner" != 0 ]; then
@@ -122,15 +122,20 @@ EOF
 
 @test "locking is best effort: with RLIMIT_MEMLOCK 0 the tools still work" {
 	command -v prlimit > /dev/null || skip "prlimit(1) is not installed"
-	command -v setpriv > /dev/null || skip "setpriv(1) is not installed"
-	# As nobody (no CAP_IPC_LOCK) and a zero limit, mlock(2) fails.
-	local nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-	run prlimit --memlock=0:0 "${nobody[@]}" env PATH="$PATH" \
-	    otp-gen "$RFC_HEX"
+	# Without CAP_IPC_LOCK (root drops to nobody) and with a zero
+	# limit, mlock(2) fails.
+	local as=() bin=$OTP_BIN
+	if [ "$(id -u)" = 0 ]; then
+		command -v setpriv > /dev/null ||
+		    skip "setpriv(1) is not installed"
+		as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+		others_bin "${as[@]}"
+		bin=$OTHERS_BIN
+	fi
+	run prlimit --memlock=0:0 "${as[@]}" "$bin/otp-gen" "$RFC_HEX"
 	assert_success
 	assert_output 755224
-	run prlimit --memlock=0:0 "${nobody[@]}" env PATH="$PATH" \
-	    otp-keygen --bytes=16
+	run prlimit --memlock=0:0 "${as[@]}" "$bin/otp-keygen" --bytes=16
 	assert_success
 	[ "${#output}" -eq 26 ]
 }

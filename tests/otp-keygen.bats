@@ -105,6 +105,7 @@ setup() {
 
 teardown() {
 	[[ -z $RO ]] || rm -rf "$RO"
+	others_bin_remove
 }
 
 # b32bytes TEXT: how many bytes unpadded Base32 TEXT decodes to.
@@ -721,15 +722,14 @@ state_skeleton() {
 	[[ $(id -u) == 0 ]] || skip "needs root to switch to nobody"
 	RO=$(mktemp -d /tmp/otp-keygen-ro.XXXXXX)
 	chmod 0755 "$RO"
-	"${nobody[@]}" test -x "$OTP_BIN/otp-keygen" ||
-	    skip "nobody cannot run $OTP_BIN/otp-keygen"
-	run --separate-stderr "${nobody[@]}" "$OTP_BIN/otp-keygen" \
+	others_bin "${nobody[@]}"
+	run --separate-stderr "${nobody[@]}" "$OTHERS_BIN/otp-keygen" \
 	    --state "$RO/state"
 	assert_failure 2
 	assert_output ""
 	[[ $stderr == *"$RO/state"* ]] || fail "$stderr"
 	[[ -z $(ls -A "$RO") ]] || fail "left behind: $(ls -A "$RO")"
-	run --separate-stderr "${nobody[@]}" "$OTP_BIN/otp-keygen" \
+	run --separate-stderr "${nobody[@]}" "$OTHERS_BIN/otp-keygen" \
 	    --scratch=2 --scratch-out "$RO/codes"
 	assert_failure 2
 	[[ -z $(ls -A "$RO") ]]

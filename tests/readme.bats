@@ -294,3 +294,32 @@ run_block() {
 	[[ ${lines[3]} == *"pam_otp.so nullok' | sudo tee -a /etc/pam.d/sudo" ]]
 	grep -q 'keep a root shell open' "$README"
 }
+
+@test "the README's FreeRADIUS configuration is examples/freeradius, which freeradius -C accepts as shipped" {
+	local x=$ROOT/examples/freeradius f table
+	# The files the README's table names are there.
+	table=$(awk '/^\*\*A whole configuration, both ways/ { on = 1 }
+	    on && /^\| `/ { print }
+	    /^\*\*In the server.s threads/ { on = 0 }' "$README")
+	[ "$(wc -l <<<"$table")" -ge 6 ]
+	while read -r f; do
+		[ -f "$x/$f" ] || fail "the README names $f, not in $x"
+	done < <(sed 's/^| `\([^`]*\)`.*/\1/' <<<"$table")
+	# No fragment of radiusd.conf is left in the README to copy: the
+	# last one was not FreeRADIUS syntax (one-line blocks with ;).
+	! grep -nE '^[[:space:]]*(listen|authorize|authenticate|modules) *\{' \
+	    "$README" || fail "a radiusd.conf fragment in the README"
+	grep -qxF 'examples/freeradius' "$ROOT/debian/otp-utils.examples"
+	command -v freeradius >/dev/null || skip "freeradius is not installed"
+	# The server reads the tree as root and then becomes freerad (the
+	# example's security section): it cannot start as anyone else.
+	[ "$(id -u)" = 0 ] || skip "freeradius -C with user = freerad needs root"
+	getent passwd freerad >/dev/null || skip "no freerad account"
+	run freeradius -C -d "$x"
+	assert_success
+	# And -C can fail: a broken copy is refused.
+	cp -r "$x" "$T/broken"
+	echo 'server broken {' >>"$T/broken/sites-enabled/otp"
+	run freeradius -C -d "$T/broken"
+	assert_failure
+}

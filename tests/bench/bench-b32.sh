@@ -35,14 +35,18 @@ bench "encode through a pipe (cat | b32 -w 0 | cat)" \
     "cat $tmp/data | b32 -w 0 | cat >/dev/null" \
     "cat $tmp/data | base32 -w0 | cat >/dev/null"
 
+# rss NAME CMD_20MB CMD_ALL: one row of peak memory.
+rss() {
+	local a b
+	a=$(peak_rss_kb "$2") || exit 1
+	b=$(peak_rss_kb "$3") || exit 1
+	printf '%-40s %10s %10s\n' "$1" "$a" "$b"
+}
+
 printf '\n== b32 peak RSS (KiB): constant memory\n'
 printf '%-40s %10s %10s\n' case "20 MB" "$MB MB"
-printf '%-40s %10s %10s\n' "b32 (encode)" \
-    "$(peak_rss_kb "b32 $tmp/data20")" "$(peak_rss_kb "b32 $tmp/data")"
+rss "b32 (encode)" "b32 $tmp/data20" "b32 $tmp/data"
 b32 "$tmp/data20" > "$tmp/data20.b32"
-printf '%-40s %10s %10s\n' "b32 -d (decode, of 20 MB / $MB MB)" \
-    "$(peak_rss_kb "b32 -d $tmp/data20.b32")" \
-    "$(peak_rss_kb "b32 -d $tmp/data.b32")"
-printf '%-40s %10s %10s\n' "base32 (encode, for scale)" \
-    "$(peak_rss_kb "base32 $tmp/data20")" \
-    "$(peak_rss_kb "base32 $tmp/data")"
+rss "b32 -d (decode, of 20 MB / $MB MB)" "b32 -d $tmp/data20.b32" \
+    "b32 -d $tmp/data.b32"
+rss "base32 (encode, for scale)" "base32 $tmp/data20" "base32 $tmp/data"

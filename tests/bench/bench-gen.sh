@@ -25,12 +25,12 @@ BENCH_RUNS=${BENCH_RUNS_ONE:-101} bench_alt "one --totp code, one process" \
 bench_header "otp-gen vs oathtool: start-up, many keys"
 # One process: 200 runs in a shell loop, so start-up cost dominates.
 bench "200 single --totp processes" \
-    "for i in \$(seq 200); do otp-gen --totp $KEY; done >/dev/null" \
-    "for i in \$(seq 200); do oathtool --totp $KEY; done >/dev/null"
+    "for i in \$(seq 200); do otp-gen --totp $KEY || exit; done >/dev/null" \
+    "for i in \$(seq 200); do oathtool --totp $KEY || exit; done >/dev/null"
 
 # 10,000 random keys: one otp-gen reading them all vs one oathtool each.
 head -c 200000 /dev/urandom | od -An -v -tx1 | tr -d ' \n' |
     fold -w 40 | head -n 10000 > "$tmp/keys"
 BENCH_RUNS=${BENCH_RUNS_SLOW:-3} bench "10,000 keys: one otp-gen vs 10,000 oathtool runs" \
     "otp-gen < $tmp/keys >/dev/null" \
-    "while read -r k; do oathtool \$k; done < $tmp/keys >/dev/null"
+    "while read -r k; do oathtool \$k || exit; done < $tmp/keys >/dev/null"

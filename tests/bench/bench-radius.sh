@@ -73,12 +73,9 @@ pup=$(free_port)
 for f in "$RAD_PAM_SVC" "$RAD_UPAM_SVC" "$RAD_GA_SVC"; do
 	[ ! -e "/etc/pam.d/$f" ] || { echo "skipped: /etc/pam.d/$f exists"; exit 0; }
 done
-{ rad_pam_line "$R"; echo "account required pam_permit.so"; } \
-    >"/etc/pam.d/$RAD_PAM_SVC"
-{ rad_upam_line "$R"; echo "account required pam_permit.so"; } \
-    >"/etc/pam.d/$RAD_UPAM_SVC"
-{ rad_ga_line "$R"; echo "account required pam_permit.so"; } \
-    >"/etc/pam.d/$RAD_GA_SVC"
+rad_pam_service "$R" >"/etc/pam.d/$RAD_PAM_SVC"
+rad_upam_service "$R" >"/etc/pam.d/$RAD_UPAM_SVC"
+rad_ga_service "$R" >"/etc/pam.d/$RAD_GA_SVC"
 rad_conf "$R" "$pe" "$pp" "$pg" "$pue" "$pup"
 rad_check "$R" >/dev/null
 # setpriv execs the server: $! is the server's own PID.
@@ -140,6 +137,13 @@ for spec in "rlm_exec: otp-verify --radius --state-dir|exec|$pe" \
 	for par in 1 20; do
 		id=$((id + 1))
 		read -r acc us < <(run "$kind" "$port" "$par" "$id")
+		# None accepted is a path that does not work, not a figure.
+		if [ "${acc:-0}" = 0 ]; then
+			echo "bench: FAILED: $name accepted no request of $N" \
+			    "(radclient: $(tail -n 1 "$tmp/out"); server log:" \
+			    "$tmp/server.out, kept with BENCH_RADIUS_KEEP=1)" >&2
+			exit 1
+		fi
 		cols+=("$(awk -v a="$acc" -v u="$us" -v n="$N" 'BEGIN {
 		    s = sprintf("%.0f/s", u > 0 ? a / (u / 1e6) : 0)
 		    if (a != n) s = s " (" a " ok)"

@@ -52,12 +52,12 @@ for m in oath otp; do
 done
 runs=${USERS_RUNS:-21}
 bench_header "one login, users file of $USERS users (median of $runs)"
-ours=$(BENCH_RUNS=$runs median_ns "$(pam otp)" "$(prep otp)")
-theirs=$(BENCH_RUNS=$runs median_ns "$(pam oath)" "$(prep oath)")
+ours=$(BENCH_RUNS=$runs median_ns "$(pam otp)" "$(prep otp)") || exit 1
+theirs=$(BENCH_RUNS=$runs median_ns "$(pam oath)" "$(prep oath)") || exit 1
 row "pam_otp.so usersfile= vs pam_oath.so" "$ours" "$theirs"
 tool=$(BENCH_RUNS=$runs median_ns \
     "otp-verify -q --usersfile=$dir/users.otp --user=last $code" \
-    "$(prep otp)")
+    "$(prep otp)") || exit 1
 row "otp-verify --usersfile vs pam_oath.so" "$tool" "$theirs"
 echo "(pam_otp.so holds pam_oath's lock file 10 ms after a write; see" \
     "lib/sys/usersfile.c)"

@@ -151,6 +151,8 @@ diff "$W/make-install.list" "$W/deb.list" >&2 ||
     bad "the .deb's files (+) differ from make install's (-)"
 grep -q "/usr/share/pam-configs/$PKG\$" "$W/deb.contents" ||
     bad "no pam-auth-update profile in the .deb"
+grep -q "/usr/share/doc/$PKG/examples/freeradius/radiusd.conf\$" \
+    "$W/deb.contents" || bad "no examples/freeradius in the .deb"
 
 # --- 3. install and use ---------------------------------------------------
 snapshot() {

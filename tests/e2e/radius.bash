@@ -1,8 +1,9 @@
 # shellcheck shell=bash
 # radius.bash - FreeRADIUS for tests/e2e/radius.bats and tests/bench:
-# one server from one config tree of our own, run unprivileged as the
-# freerad account on 127.0.0.1, with three virtual servers, each on its
-# own port:
+# one server from one config tree of our own, made from the shipped
+# example examples/freeradius (rad_conf), run unprivileged as the freerad
+# account on 127.0.0.1, with up to five virtual servers, each on its own
+# port:
 #
 #	exec	rlm_exec running otp-verify --radius --state-dir=DIR/exec
 #	pam	rlm_pam running the PAM service RAD_PAM_SVC, which holds
@@ -23,6 +24,9 @@
 RAD_SECRET=otp-e2e-secret
 RAD_ACCOUNT=freerad
 RAD_SBIN=/usr/sbin/freeradius
+# The shipped example configuration that rad_conf starts from.
+RAD_EXAMPLE=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../examples/freeradius" &&
+    pwd)
 
 # rad_as CMD...: run CMD as the server's account.
 rad_as() {
@@ -45,151 +49,149 @@ rad_tree() {
 	chmod 0700 "$d"
 }
 
-# rad_conf DIR EXEC_PORT PAM_PORT [GA_PORT [UEXEC_PORT UPAM_PORT]]: write
-# DIR/radiusd.conf (an empty GA_PORT: no ga server).  Every path is
-# explicit; requests are refused without delay, so that the tests and the
-# bench measure the check itself.
+# rad_subst FILE FROM TO [FROM TO]...: replace every FROM in FILE with
+# TO, in turn; fails, naming FILE and FROM, when a FROM is not in FILE,
+# so that the shipped example and what the tests run cannot part
+# silently.
+rad_subst() {
+	local f=$1 text
+	shift
+	text=$(<"$f") || return 1
+	while (($# >= 2)); do
+		if [[ $text != *"$1"* ]]; then
+			echo "radius.bash: $f has no \"$1\"" >&2
+			return 1
+		fi
+		text=${text//"$1"/"$2"}
+		shift 2
+	done
+	printf '%s\n' "$text" >"$f"
+}
+
+# The program lines of examples/freeradius/mods-enabled/otp_exec and the
+# auth lines of its pam.d/radius-otp: a state file per user, and one
+# users file for all (commented out).
+RAD_X_STATE='program = "/usr/bin/otp-verify --radius --state-dir=/var/lib/otp-radius"'
+RAD_X_USERS='#program = "/usr/bin/otp-verify --radius --usersfile=/var/lib/otp-radius/users.oath"'
+# shellcheck disable=SC2016  # ${USER} is pam_otp.so's to expand
+RAD_P_STATE='auth	required	pam_otp.so secret=/var/lib/otp-radius/${USER} user=freerad'
+RAD_P_USERS='#auth	required	pam_otp.so usersfile=/var/lib/otp-radius/users.oath'
+
+# rad_conf DIR EXEC_PORT PAM_PORT [GA_PORT [UEXEC_PORT UPAM_PORT]]: the
+# server's configuration in DIR, made from examples/freeradius (RAD_EXAMPLE)
+# by replacing only what a test server must have otherwise: paths into
+# DIR, the client's secret, ports on 127.0.0.1, and no delays (requests
+# are refused at once, so that the tests and the bench measure the check
+# itself).  The example's one virtual server becomes one per path, each
+# on its port (an empty GA_PORT: no ga server):
+#
+#	exec	otp_exec as shipped, --state-dir=DIR/exec
+#	pam	otp_pam as shipped, the service RAD_PAM_SVC
+#	ga	otp_pam again as gapam, the service RAD_GA_SVC
+#	uexec	otp_exec with the example's users-file line, DIR/uexec
+#	upam	otp_pam again as upam, the service RAD_UPAM_SVC
 rad_conf() {
-	local d=$1 pe=$2 pp=$3 pg=${4:-} pue=${5:-} pup=${6:-}
-	local ga_mod='' ga_srv='' u_mod='' u_srv=''
+	local d=$1 pe=$2 pp=$3 pg=${4:-} pue=${5:-} pup=${6:-} x=$RAD_EXAMPLE
+	mkdir -p "$d/mods-enabled" "$d/sites-enabled" || return 1
+	cp "$x/radiusd.conf" "$x/clients.conf" "$d/" || return 1
+	# shellcheck disable=SC2016  # ${...} are the server's to expand
+	rad_subst "$d/radiusd.conf" \
+	    'localstatedir = /var' "localstatedir = $d" \
+	    'logdir = ${localstatedir}/log/freeradius' "logdir = $d/log" \
+	    'raddbdir = ${sysconfdir}/otp-radius' "raddbdir = $d" \
+	    'run_dir = ${localstatedir}/run/freeradius' "run_dir = $d" \
+	    'cleanup_delay = 5' 'cleanup_delay = 0' \
+	    'reject_delay = 1' 'reject_delay = 0' || return 1
+	rad_subst "$d/clients.conf" \
+	    'secret = change-this-secret' "secret = $RAD_SECRET" || return 1
+	cp "$x/mods-enabled/otp_exec" "$x/mods-enabled/otp_pam" \
+	    "$d/mods-enabled/" || return 1
+	rad_subst "$d/mods-enabled/otp_exec" \
+	    "$RAD_X_STATE" "${RAD_X_STATE/\/var\/lib\/otp-radius/$d/exec}" \
+	    /usr/bin/otp-verify "$d/bin/otp-verify" || return 1
+	rad_subst "$d/mods-enabled/otp_pam" \
+	    'pam_auth = radius-otp' "pam_auth = $RAD_PAM_SVC" || return 1
+	rad_site "$d" exec "$pe" otp_exec || return 1
+	rad_site "$d" pam "$pp" otp_pam || return 1
 	if [[ -n $pg ]]; then
-		ga_mod="	pam gapam {
-		pam_auth = $RAD_GA_SVC
-	}"
-		ga_srv=$(rad_conf_server ga "$pg" gapam)
+		rad_module "$d" otp_pam gapam 'pam otp_pam {' 'pam gapam {' \
+		    'pam_auth = radius-otp' "pam_auth = $RAD_GA_SVC" || return 1
+		rad_site "$d" ga "$pg" gapam || return 1
 	fi
 	if [[ -n $pue ]]; then
-		u_mod="	exec uexec {
-		wait = yes
-		program = \"$d/bin/otp-verify --radius --usersfile=$d/uexec/users.oath\"
-		input_pairs = request
-		output_pairs = reply
-		shell_escape = yes
-		timeout = 10
-	}
-	pam upam {
-		pam_auth = $RAD_UPAM_SVC
-	}"
-		u_srv="$(rad_conf_server uexec "$pue" uexec)
-$(rad_conf_server upam "$pup" upam)"
+		rad_module "$d" otp_exec uexec 'exec otp_exec {' 'exec uexec {' \
+		    "	$RAD_X_STATE
+" '' \
+		    "$RAD_X_USERS" "${RAD_X_USERS#\#}" \
+		    /var/lib/otp-radius/users.oath "$d/uexec/users.oath" \
+		    /usr/bin/otp-verify "$d/bin/otp-verify" || return 1
+		rad_module "$d" otp_pam upam 'pam otp_pam {' 'pam upam {' \
+		    'pam_auth = radius-otp' "pam_auth = $RAD_UPAM_SVC" || return 1
+		rad_site "$d" uexec "$pue" uexec || return 1
+		rad_site "$d" upam "$pup" upam || return 1
 	fi
-	cat >"$d/radiusd.conf" <<EOF
-# otp-utils test server: one file, no include.
-prefix = /usr
-exec_prefix = /usr
-sysconfdir = $d
-localstatedir = $d
-sbindir = /usr/sbin
-logdir = $d/log
-raddbdir = $d
-radacctdir = $d/log
-run_dir = $d
-libdir = /usr/lib/freeradius
-dictdir = /usr/share/freeradius
-pidfile = $d/radiusd.pid
-name = freeradius
-max_request_time = 30
-cleanup_delay = 0
-max_requests = 16384
-hostname_lookups = no
-
-log {
-	destination = files
-	file = $d/log/radius.log
-	auth = yes
-	auth_badpass = no
-	auth_goodpass = no
+	chown -R "$RAD_ACCOUNT:$RAD_ACCOUNT" "$d/radiusd.conf" \
+	    "$d/clients.conf" "$d/mods-enabled" "$d/sites-enabled"
 }
 
-security {
-	allow_core_dumps = no
-	max_attributes = 200
-	reject_delay = 0
-	status_server = no
+# rad_module DIR FROM NAME [FROM TO]...: DIR/mods-enabled/NAME, a copy of
+# the example's module FROM with the replacements given.
+rad_module() {
+	local d=$1 from=$2 name=$3
+	shift 3
+	cp "$RAD_EXAMPLE/mods-enabled/$from" "$d/mods-enabled/$name" &&
+	    rad_subst "$d/mods-enabled/$name" "$@"
 }
 
-thread pool {
-	start_servers = 16
-	max_servers = 32
-	min_spare_servers = 4
-	max_spare_servers = 32
-	max_requests_per_server = 0
-	max_queue_size = 65536
+# rad_site DIR NAME PORT MODULE: DIR/sites-enabled/NAME, the example's
+# virtual server as NAME on 127.0.0.1:PORT, every request for MODULE.
+rad_site() {
+	local d=$1 f=$1/sites-enabled/$2 m=$4
+	local -a more=()
+	cp "$RAD_EXAMPLE/sites-enabled/otp" "$f" || return 1
+	# A module the example does not name takes otp_exec's place in the
+	# authenticate section.
+	case $m in
+	otp_pam | otp_exec) ;;
+	*) more=("Auth-Type otp_exec {
+			otp_exec
+		}" "Auth-Type $m {
+			$m
+		}") ;;
+	esac
+	rad_subst "$f" 'server otp {' "server $2 {" \
+	    'ipaddr = *' 'ipaddr = 127.0.0.1' 'port = 1812' "port = $3" \
+	    '&Auth-Type := otp_pam' "&Auth-Type := $m" "${more[@]}"
 }
 
-client localhost {
-	ipaddr = 127.0.0.1
-	secret = $RAD_SECRET
+# rad_pam_service DIR: the rlm_pam service, the example's
+# pam.d/radius-otp as shipped: one state file per user in DIR/pam, owned
+# by the server's account.
+rad_pam_service() {
+	local f=$1/pam.d-pam line=${RAD_P_STATE/pam_otp.so/$1/bin/pam_otp.so}
+	cp "$RAD_EXAMPLE/pam.d/radius-otp" "$f" &&
+	    rad_subst "$f" "$RAD_P_STATE" \
+	    "${line/\/var\/lib\/otp-radius/$1/pam}" && cat "$f"
 }
 
-modules {
-	exec otpexec {
-		wait = yes
-		program = "$d/bin/otp-verify --radius --state-dir=$d/exec"
-		input_pairs = request
-		output_pairs = reply
-		shell_escape = yes
-		timeout = 10
-	}
-	pam otppam {
-		pam_auth = $RAD_PAM_SVC
-	}
-$ga_mod
-$u_mod
-}
-
-$(rad_conf_server exec "$pe" otpexec)
-$(rad_conf_server pam "$pp" otppam)
-$ga_srv
-$u_srv
-EOF
-	chown "$RAD_ACCOUNT:$RAD_ACCOUNT" "$d/radiusd.conf"
-}
-
-# rad_conf_server NAME PORT MODULE: a virtual server whose every request
-# goes to MODULE.
-rad_conf_server() {
-	cat <<EOF
-server $1 {
-	listen {
-		type = auth
-		ipaddr = 127.0.0.1
-		port = $2
-	}
-	authorize {
-		update control {
-			&Auth-Type := $3
-		}
-	}
-	authenticate {
-		Auth-Type $3 {
-			$3
-		}
-	}
-}
-EOF
-}
-
-# rad_pam_line DIR: the pam_otp.so line of the rlm_pam service: one state
-# file per user in DIR/pam, owned by the server's account.
-rad_pam_line() {
-	# shellcheck disable=SC2016  # ${USER} is pam_otp.so's to expand
-	printf 'auth required %s secret=%s/pam/${USER} user=%s\n' \
-	    "$1/bin/pam_otp.so" "$1" "$RAD_ACCOUNT"
-}
-
-# rad_upam_line DIR: the pam_otp.so line of the users-file service: one
+# rad_upam_service DIR: the same with the example's users-file line: one
 # users file for every user, DIR/upam/users.oath, the account's.
-rad_upam_line() {
-	printf 'auth required %s usersfile=%s/upam/users.oath\n' \
-	    "$1/bin/pam_otp.so" "$1"
+rad_upam_service() {
+	local f=$1/pam.d-upam line=${RAD_P_USERS#\#}
+	line=${line/pam_otp.so/$1/bin/pam_otp.so}
+	cp "$RAD_EXAMPLE/pam.d/radius-otp" "$f" &&
+	    rad_subst "$f" "$RAD_P_STATE
+" '' "$RAD_P_USERS" "${line/\/var\/lib\/otp-radius/$1/upam}" &&
+	    cat "$f"
 }
 
-# rad_ga_line DIR: the same with pam_google_authenticator.so.
-rad_ga_line() {
+# rad_ga_service DIR: the rlm_pam service with pam_google_authenticator.so
+# the same way (not in the example: the bench compares).
+rad_ga_service() {
 	# shellcheck disable=SC2016  # the module expands ${USER}
 	printf 'auth required pam_google_authenticator.so secret=%s/ga/${USER} user=%s\n' \
 	    "$1" "$RAD_ACCOUNT"
+	echo "account required pam_permit.so"
 }
 
 # rad_check DIR: the server's own check of the tree (freeradius -C).

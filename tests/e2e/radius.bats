@@ -2,8 +2,9 @@
 # FreeRADIUS as the one verifier of many hosts (root; make check-e2e).
 #
 # One server, started unprivileged as the freerad account from one config
-# tree in the suite's directory (tests/e2e/radius.bash), answers on four
-# 127.0.0.1 ports: through rlm_exec running otp-verify --radius, and
+# tree in the suite's directory, made from the shipped example
+# examples/freeradius with only ports, paths, the secret and delays
+# changed (tests/e2e/radius.bash), answers on four 127.0.0.1 ports: through rlm_exec running otp-verify --radius, and
 # through rlm_pam running pam_otp.so in its threads from a new
 # /etc/pam.d service, each once with a state file per user
 # (--state-dir=DIR, secret=DIR/${USER}) and once with one users file for
@@ -29,20 +30,17 @@ setup_file() {
 	P_UEXEC=$(e2e_port)
 	P_UPAM=$(e2e_port)
 	export R RAD_PAM_SVC RAD_UPAM_SVC HOST_SVC P_EXEC P_PAM P_UEXEC P_UPAM
-	{
-		rad_pam_line "$R"
-		echo "account required pam_permit.so"
-	} | e2e_pam_service "$RAD_PAM_SVC"
-	{
-		rad_upam_line "$R"
-		echo "account required pam_permit.so"
-	} | e2e_pam_service "$RAD_UPAM_SVC"
+	rad_pam_service "$R" >"$R/pam.svc" || fail "rad_pam_service"
+	e2e_pam_service "$RAD_PAM_SVC" <"$R/pam.svc"
+	rad_upam_service "$R" >"$R/upam.svc" || fail "rad_upam_service"
+	e2e_pam_service "$RAD_UPAM_SVC" <"$R/upam.svc"
 	# The host: pam_radius_auth asks the server on the pam_otp port.
 	printf '127.0.0.1:%s %s 10\n' "$P_PAM" "$RAD_SECRET" >"$R/host.conf"
 	chmod 0600 "$R/host.conf"
 	printf 'auth required pam_radius_auth.so conf=%s\naccount required pam_permit.so\n' \
 	    "$R/host.conf" | e2e_pam_service "$HOST_SVC"
-	rad_conf "$R" "$P_EXEC" "$P_PAM" "" "$P_UEXEC" "$P_UPAM"
+	rad_conf "$R" "$P_EXEC" "$P_PAM" "" "$P_UEXEC" "$P_UPAM" ||
+	    fail "cannot make the configuration from $RAD_EXAMPLE"
 	run rad_check "$R"
 	[[ $status == 0 ]] || fail "freeradius -C: $output"
 	# pam_otp.so's log lines (syslog) go to a file of ours.
@@ -101,6 +99,25 @@ port_of() {
 	esac
 }
 
+@test "examples/freeradius passes freeradius -C as shipped; the suite's server is made from it" {
+	# As root: the server reads the tree, then becomes freerad (its
+	# security section), as when an administrator checks it.
+	run "$RAD_SBIN" -C -d "$RAD_EXAMPLE"
+	assert_success
+	# What the suite runs: the example's files, with ports and paths.
+	local f
+	for f in radiusd.conf clients.conf mods-enabled/otp_exec \
+	    mods-enabled/otp_pam; do
+		[[ -f $R/$f ]] || fail "$R/$f was not made"
+	done
+	run diff "$RAD_EXAMPLE/radiusd.conf" "$R/radiusd.conf"
+	assert_failure 1
+	# Only the lines a test server must have otherwise differ.
+	run bash -c "diff '$RAD_EXAMPLE/radiusd.conf' '$R/radiusd.conf' |
+	    grep -c '^>'"
+	assert_output 6
+}
+
 # One scenario on both paths: right, reused, wrong, scratch codes.
 codes_scenario() {
 	local kind=$1 u=$1-alice p
@@ -144,7 +161,7 @@ codes_scenario() {
 	assert_line --index 1 --partial '"OTP not accepted"'
 	refute_output --partial 'already used'
 	# The reason is in the server's log, the code is not.
-	run grep -F '[exec-rm]' "$R/log/radius.log"
+	run grep -F '[exec-rm]' "$R/log/otp-radius.log"
 	assert_output --partial 'code already used (DISALLOW_REUSE)'
 	refute_output --partial "$(rad_code "$KEY")"
 }
@@ -168,7 +185,7 @@ codes_scenario() {
 		run rad_auth "$p" "$kind-path" "$(rad_code "$KEY")"
 		assert_success
 	done
-	run grep -F 'User-Name: character' "$R/log/radius.log"
+	run grep -F 'User-Name: character' "$R/log/otp-radius.log"
 	assert_success
 	need_syslog
 	# The pam path refuses the names in pam_otp.so itself.
@@ -381,13 +398,13 @@ ucodes_scenario() {
 	assert_failure 1
 	assert_line --index 1 --partial '"OTP not accepted"'
 	refute_output --partial 'already used'
-	run grep -F '[uexec-rm]' "$R/log/radius.log"
+	run grep -F '[uexec-rm]' "$R/log/otp-radius.log"
 	assert_output --partial 'code already used'
 	refute_output --partial "$c"
 	# Not a code's shape: refused before the file is read.
 	run rad_auth "$P_UEXEC" uexec-rm 12ab
 	assert_failure 1
-	run grep -F 'not a code of 6 to 8 digits' "$R/log/radius.log"
+	run grep -F 'not a code of 6 to 8 digits' "$R/log/otp-radius.log"
 	assert_success
 }
 
@@ -396,14 +413,14 @@ ucodes_scenario() {
 	unew uexec uexec-path
 	# One "Login incorrect" line per request names the reason.
 	before=$(grep -c 'Login incorrect (uexec: .*User-Name: character' \
-	    "$R/log/radius.log" || true)
+	    "$R/log/otp-radius.log" || true)
 	for name in ../uexec-path "$R/uexec/users.oath" x/../uexec-path \
 	    ./uexec-path .uexec-path -uexec-path; do
 		run rad_auth "$P_UEXEC" "$name" "$(rad_code "$KEY")"
 		assert_failure 1
 	done
 	run grep -c 'Login incorrect (uexec: .*User-Name: character' \
-	    "$R/log/radius.log"
+	    "$R/log/otp-radius.log"
 	[ "$output" -eq $((before + 6)) ]
 	run rad_auth "$P_UEXEC" uexec-path "$(rad_code "$KEY")"
 	assert_success
