@@ -947,7 +947,7 @@ map_find(const char *s)
 	while (k.n > 0 && (s[k.n - 1] == ' ' || s[k.n - 1] == '\t' ||
 	    s[k.n - 1] == '\n' || s[k.n - 1] == '\r'))
 		k.n--;
-	if (k.n == 0)
+	if (k.n == 0 || map.n == 0)
 		return NULL;
 	return bsearch(&k, map.e, map.n, sizeof(*map.e), map_key_cmp);
 }
@@ -1042,7 +1042,8 @@ map_unused(void)
 	char name[NAME_TEXT_MAX];
 	size_t i;
 
-	qsort(map.e, map.n, sizeof(*map.e), map_line_cmp);
+	if (map.n > 1)	/* no map at all: map.e is NULL, which qsort must not see */
+		qsort(map.e, map.n, sizeof(*map.e), map_line_cmp);
 	for (i = 0; i < map.n; i++) {
 		if (!map.e[i].used && !opt.quiet)
 			warnx("warning: --map: %s:%lu: no key has the serial or "
