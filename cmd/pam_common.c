@@ -9,6 +9,8 @@
 
 #include <limits.h>
 #include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +37,7 @@ pamotp_parse_uid(pam_handle_t *pamh, const char *name, uid_t *uid)
 	}
 	if (getpwnam_r(name, &pwbuf, buf, sizeof(buf), &pw) != 0 ||
 	    pw == NULL) {
-		pam_syslog(pamh, LOG_ERR, "invalid option \"user=%s\": no such "
+		pamotp_log(pamh, LOG_ERR, "invalid option \"user=%s\": no such "
 		    "user", name);
 		return -1;
 	}
@@ -103,7 +105,7 @@ pamotp_user_in_path(pam_handle_t *pamh, const char *spec, const char *user)
 	if (spec == NULL || strstr(spec, "${USER}") == NULL ||
 	    otp_user_check(user, NULL) == 0)
 		return 0;
-	pam_syslog(pamh, LOG_ERR, "user name \"%s\": %s", user,
+	pamotp_log(pamh, LOG_ERR, "user name \"%s\": %s", user,
 	    otp_strerror(OTP_EUSERNAME));
 	return -1;
 }
@@ -121,7 +123,7 @@ pamotp_become(pam_handle_t *pamh, const struct pamotp_id *id,
 	*old_gid = (gid_t)setfsgid(id->gid);
 	if ((gid_t)setfsgid((gid_t)-1) != id->gid) {
 		(void)setfsgid(*old_gid);
-		pam_syslog(pamh, LOG_ERR, "cannot switch to group id %lu of "
+		pamotp_log(pamh, LOG_ERR, "cannot switch to group id %lu of "
 		    "\"%s\"", (unsigned long)id->gid, id->user);
 		return -1;
 	}
@@ -129,7 +131,7 @@ pamotp_become(pam_handle_t *pamh, const struct pamotp_id *id,
 	if ((uid_t)setfsuid((uid_t)-1) != id->uid) {
 		(void)setfsuid(*old_uid);
 		(void)setfsgid(*old_gid);
-		pam_syslog(pamh, LOG_ERR, "cannot switch to user id %lu of "
+		pamotp_log(pamh, LOG_ERR, "cannot switch to user id %lu of "
 		    "\"%s\"", (unsigned long)id->uid, id->user);
 		return -1;
 	}
@@ -144,7 +146,7 @@ pamotp_unbecome(pam_handle_t *pamh, uid_t old_uid, gid_t old_gid)
 	(void)setfsgid(old_gid);
 	if ((uid_t)setfsuid((uid_t)-1) != old_uid ||
 	    (gid_t)setfsgid((gid_t)-1) != old_gid) {
-		pam_syslog(pamh, LOG_CRIT, "cannot switch back to file-system "
+		pamotp_log(pamh, LOG_CRIT, "cannot switch back to file-system "
 		    "user id %lu, group id %lu", (unsigned long)old_uid,
 		    (unsigned long)old_gid);
 		return -1;
@@ -173,4 +175,32 @@ pamotp_common_arg(const char *arg, int *debug, enum pass_mode *pass)
 	else
 		return 0;
 	return 1;
+}
+
+void
+pamotp_log(pam_handle_t *pamh, int prio, const char *fmt, ...)
+{
+	char msg[1024], out[4 * sizeof(msg)];
+	const unsigned char *p;
+	size_t o = 0;
+	va_list ap;
+
+	if (pamh == NULL)
+		return;
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* At most 4 bytes out for each byte in: out always has room. */
+	for (p = (const unsigned char *)msg; *p != '\0'; p++) {
+		if (*p < 0x20 || *p == 0x7f) {
+			(void)snprintf(out + o, sizeof(out) - o, "\\%03o", *p);
+			o += 4;
+		} else if (*p == '\\') {
+			out[o++] = '\\';
+			out[o++] = '\\';
+		} else
+			out[o++] = (char)*p;
+	}
+	out[o] = '\0';
+	pam_syslog(pamh, prio, "%s", out);
 }

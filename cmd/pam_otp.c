@@ -118,19 +118,19 @@ set_store(pam_handle_t *pamh, struct params *p, const char *scheme,
     const char *path, const char *arg)
 {
 	if (p->store != NULL) {
-		pam_syslog(pamh, LOG_ERR, "invalid option \"%s\": the store "
+		pamotp_log(pamh, LOG_ERR, "invalid option \"%s\": the store "
 		    "is named already", arg);
 		return -1;
 	}
 	if (*path == '\0') {
-		pam_syslog(pamh, LOG_ERR, scheme[0] == 'o' ? "usersfile= "
+		pamotp_log(pamh, LOG_ERR, scheme[0] == 'o' ? "usersfile= "
 		    "names no file" : "invalid option \"%s\": empty path",
 		    arg);
 		return -1;
 	}
 	if ((size_t)snprintf(p->url, sizeof(p->url), "%s:%s", scheme,
 	    path) >= sizeof(p->url)) {
-		pam_syslog(pamh, LOG_ERR, "invalid option \"%s\": path too "
+		pamotp_log(pamh, LOG_ERR, "invalid option \"%s\": path too "
 		    "long", arg);
 		return -1;
 	}
@@ -145,13 +145,9 @@ number_arg(pam_handle_t *pamh, const char *a, size_t skip, uint64_t lo,
 {
 	if (otp_parse_u64(a + skip, lo, hi, out) == 0)
 		return 0;
-	pam_syslog(pamh, LOG_ERR, "invalid option \"%s\": %s", a, what);
+	pamotp_log(pamh, LOG_ERR, "invalid option \"%s\": %s", a, what);
 	return -1;
 }
-
-/* Arguments are logged by the login, not again by the session. */
-#define pam_syslog(pamh, ...) \
-	do { if ((pamh) != NULL) pam_syslog((pamh), __VA_ARGS__); } while (0)
 
 /* Parse the module arguments; every problem is logged and fails closed. */
 static int
@@ -172,7 +168,7 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
 		kind = OPTS_GA;
 		if (strncmp(a, "store=", 6) == 0) {
 			if (p->store != NULL || a[6] == '\0') {
-				pam_syslog(pamh, LOG_ERR, "invalid option "
+				pamotp_log(pamh, LOG_ERR, "invalid option "
 				    "\"%s\": %s", a, a[6] == '\0' ?
 				    "empty URL" : "the store is named already");
 				return -1;
@@ -204,7 +200,7 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
 			p->fixed_user = 1;
 		} else if (strncmp(a, "allowed_perm=", 13) == 0) {
 			if (otp_parse_mode(a + 13, &mode) != 0) {
-				pam_syslog(pamh, LOG_ERR, "invalid option "
+				pamotp_log(pamh, LOG_ERR, "invalid option "
 				    "\"%s\": allowed_perm must be an octal "
 				    "mode from 1 to 7777", a);
 				return -1;
@@ -245,13 +241,13 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
 		} else if (strcmp(a, "alwaysok") == 0) {
 			kind = OPTS_OATH;
 			/* It would let anyone in, unknown users too. */
-			pam_syslog(pamh, LOG_WARNING, "option \"alwaysok\" is "
+			pamotp_log(pamh, LOG_WARNING, "option \"alwaysok\" is "
 			    "not honoured: every code is checked");
 		} else if (strcmp(a, "nolock") == 0) {
 			kind = OPTS_OTPW;
 			p->nolock = 1;
 		} else {
-			pam_syslog(pamh, LOG_ERR, "unknown option \"%s\"", a);
+			pamotp_log(pamh, LOG_ERR, "unknown option \"%s\"", a);
 			return -1;
 		}
 		if (p->other[kind] == NULL)
@@ -274,7 +270,7 @@ check_args(pam_handle_t *pamh, const struct params *p, unsigned caps)
 		    p->other[OPTS_OATH] != NULL ? p->other[OPTS_OATH] :
 		    p->nototpw;
 		if (bad != NULL) {
-			pam_syslog(pamh, LOG_ERR, "unknown option \"%s\" (otpw "
+			pamotp_log(pamh, LOG_ERR, "unknown option \"%s\" (otpw "
 			    "takes debug and nolock)", bad);
 			return -1;
 		}
@@ -284,7 +280,7 @@ check_args(pam_handle_t *pamh, const struct params *p, unsigned caps)
 	if (bad == NULL)
 		bad = p->other[OPTS_OTPW];
 	if (bad != NULL) {
-		pam_syslog(pamh, LOG_ERR, "unknown option \"%s\"", bad);
+		pamotp_log(pamh, LOG_ERR, "unknown option \"%s\"", bad);
 		return -1;
 	}
 	return 0;
@@ -335,12 +331,12 @@ find_target(pam_handle_t *pamh, const struct params *p, struct target *t)
 		if (getpwnam_r(t->user, &pwbuf, buf, sizeof(buf), &pw) != 0 ||
 		    pw == NULL) {
 			if (t->caps & SYS_STORE_UNAVAIL) {
-				pam_syslog(pamh, LOG_NOTICE, "no such user "
+				pamotp_log(pamh, LOG_NOTICE, "no such user "
 				    "\"%s\"", t->user);
 				return PAM_USER_UNKNOWN;
 			}
 			if (many) {
-				pam_syslog(pamh, LOG_ERR, "no home directory "
+				pamotp_log(pamh, LOG_ERR, "no home directory "
 				    "for \"%s\"", t->user);
 				return PAM_AUTH_ERR;
 			}
@@ -349,13 +345,13 @@ find_target(pam_handle_t *pamh, const struct params *p, struct target *t)
 		}
 		if (pw->pw_dir == NULL || pw->pw_dir[0] != '/') {
 			if (t->caps & SYS_STORE_UNAVAIL) {
-				pam_syslog(pamh, LOG_ERR, "home directory of "
+				pamotp_log(pamh, LOG_ERR, "home directory of "
 				    "\"%s\" is not a usable absolute path",
 				    t->user);
 				return PAM_AUTHINFO_UNAVAIL;
 			}
 			if (many) {
-				pam_syslog(pamh, LOG_ERR, "no home directory "
+				pamotp_log(pamh, LOG_ERR, "no home directory "
 				    "for \"%s\"", t->user);
 				return PAM_AUTH_ERR;
 			}
@@ -379,7 +375,7 @@ find_target(pam_handle_t *pamh, const struct params *p, struct target *t)
 	}
 	if (rc != 0) {
 		if (many) {
-			pam_syslog(pamh, LOG_ERR, "store path for \"%s\" is too "
+			pamotp_log(pamh, LOG_ERR, "store path for \"%s\" is too "
 			    "long or empty", t->user);
 			return PAM_AUTH_ERR;
 		}
@@ -412,10 +408,10 @@ ask(pam_handle_t *pamh, const struct params *p, const struct target *t,
 		    p->prompt : p->forward_pass ? PWCODE_PROMPT : CODE_PROMPT);
 	if (rc != PAM_SUCCESS || *resp == NULL) {
 		if (t->caps & SYS_STORE_CHALLENGE)
-			pam_syslog(pamh, LOG_ERR, "did not receive a response "
+			pamotp_log(pamh, LOG_ERR, "did not receive a response "
 			    "to password %s", v->challenge);
 		else
-			pam_syslog(pamh, LOG_ERR, "did not receive a "
+			pamotp_log(pamh, LOG_ERR, "did not receive a "
 			    "verification code from the user");
 		pamotp_free_secret(*resp);
 		*resp = NULL;
@@ -429,7 +425,7 @@ add_answer(pam_handle_t *pamh, struct otp_answer *ans, size_t *n,
     const char *text, enum otp_answer_kind kind)
 {
 	if (text[0] == '\b')
-		pam_syslog(pamh, LOG_INFO, "dummy password supplied by PAM: "
+		pamotp_log(pamh, LOG_INFO, "dummy password supplied by PAM: "
 		    "did sshd's PermitRootLogin or another setting block "
 		    "this login?");
 	ans[*n].text = text;
@@ -453,24 +449,24 @@ log_error(pam_handle_t *pamh, const struct target *t,
 		sys_login_fault(l, &line, &opt);
 	}
 	if (t->caps & SYS_STORE_CHALLENGE && v->challenge[0] != '\0')
-		pam_syslog(pamh, LOG_ERR, "\"%s\": cannot check and mark "
+		pamotp_log(pamh, LOG_ERR, "\"%s\": cannot check and mark "
 		    "password %s: %s; login refused", path, v->challenge,
 		    error == OTP_EIO ? strerror(e) : otp_strerror(error));
 	else if (error == OTP_EREADONLY) {
-		pam_syslog(pamh, LOG_ERR, "\"%s\" for \"%s\" cannot be "
+		pamotp_log(pamh, LOG_ERR, "\"%s\" for \"%s\" cannot be "
 		    "updated (%s); login refused", path, t->user,
 		    e == EBUSY ? otp_strerror(OTP_EBUSY) : strerror(e));
 		pam_error(pamh, "Error while writing config");
 	} else if (error == OTP_EIO || error == OTP_ELOCK)
-		pam_syslog(pamh, LOG_ERR, "\"%s\" for \"%s\": %s", path,
+		pamotp_log(pamh, LOG_ERR, "\"%s\" for \"%s\": %s", path,
 		    t->user, strerror(e));
 	else if (error == OTP_ENOMEM)
-		pam_syslog(pamh, LOG_ERR, "out of memory");
+		pamotp_log(pamh, LOG_ERR, "out of memory");
 	else if (line > 0)
-		pam_syslog(pamh, LOG_ERR, "\"%s\" for \"%s\": line %zu: %s",
+		pamotp_log(pamh, LOG_ERR, "\"%s\" for \"%s\": line %zu: %s",
 		    path, t->user, line, otp_strerror(error));
 	else
-		pam_syslog(pamh, LOG_ERR, "\"%s\" for \"%s\": %s", path,
+		pamotp_log(pamh, LOG_ERR, "\"%s\" for \"%s\": %s", path,
 		    t->user, otp_strerror(error));
 }
 
@@ -526,25 +522,25 @@ start_login(pam_handle_t *pamh, const struct params *p, struct target *t,
 	}
 	if (!v->unknown) {
 		if (p->debug)
-			pam_syslog(pamh, LOG_DEBUG, "debug: \"%s\" read",
+			pamotp_log(pamh, LOG_DEBUG, "debug: \"%s\" read",
 			    sys_store_path(s));
 		return 1;
 	}
 	if (p->nullok) {
 		if (p->debug)
-			pam_syslog(pamh, LOG_DEBUG, "debug: no token in \"%s\" "
+			pamotp_log(pamh, LOG_DEBUG, "debug: no token in \"%s\" "
 			    "for \"%s\"; nullok", sys_store_path(s), t->user);
 		return -PAM_IGNORE;
 	}
 	if (t->caps & SYS_STORE_EARLYUNKNOWN) {
 		/* As pam_oath, for stacks with [user_unknown=ignore]. */
 		if (p->debug)
-			pam_syslog(pamh, LOG_DEBUG, "debug: no token for "
+			pamotp_log(pamh, LOG_DEBUG, "debug: no token for "
 			    "\"%s\" in %s", t->user, sys_store_path(s));
 		return -PAM_USER_UNKNOWN;
 	}
 	if (t->caps & SYS_STORE_UNAVAIL) {
-		pam_syslog(pamh, LOG_NOTICE, "OTPW not set up for user %s: no "
+		pamotp_log(pamh, LOG_NOTICE, "OTPW not set up for user %s: no "
 		    "\"%s\"", t->user, sys_store_path(s));
 		return -PAM_AUTHINFO_UNAVAIL;
 	}
@@ -626,10 +622,10 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t,
 	if (!usable && t->why[0] == '\0')
 		set_why(t, "no usable token");
 	if (!usable && p->debug)
-		pam_syslog(pamh, LOG_DEBUG, "debug: no usable secret for "
+		pamotp_log(pamh, LOG_DEBUG, "debug: no usable secret for "
 		    "\"%s\"; asking for a code anyway", t->user);
 	if (usable && p->debug && r.challenge[0] != '\0')
-		pam_syslog(pamh, LOG_DEBUG, "debug: challenge %s",
+		pamotp_log(pamh, LOG_DEBUG, "debug: challenge %s",
 		    r.challenge);
 	/* Decided before any question: a recent login from this host, too
 	 * many attempts, an attempt that cannot be recorded. */
@@ -656,14 +652,14 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t,
 	if (usable && error == 0 && n > 0) {
 		error = sys_login_end(l, ans, n, &r);
 		if (p->debug && error == 0 && !r.accepted)
-			pam_syslog(pamh, LOG_DEBUG, "debug: code refused: %s",
+			pamotp_log(pamh, LOG_DEBUG, "debug: code refused: %s",
 			    r.why != NULL ? r.why : "");
 		if (error == 0 && t->caps & SYS_STORE_CHALLENGE)
 			keep_otpw(pamh, &r);
 	}
 	if (noanswer && error == 0) {
 		if (!usable)
-			pam_syslog(pamh, LOG_ERR, "login of \"%s\" refused: "
+			pamotp_log(pamh, LOG_ERR, "login of \"%s\" refused: "
 			    "%s", t->user, t->why);
 		rc = unusable(t);
 		goto out;
@@ -681,25 +677,25 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t,
 	if (error == 0 && usable && r.restlen > 0 && r.answer < n &&
 	    r.how != SYS_BY_GRACE && ((r.accepted && p->forward_pass) ||
 	    p->digits != 0) && hand_on(pamh, ans, &r) != 0) {
-		pam_syslog(pamh, LOG_ERR, "cannot forward the password");
+		pamotp_log(pamh, LOG_ERR, "cannot forward the password");
 		rc = PAM_AUTH_ERR;
 	}
 	if (rc == PAM_SUCCESS && r.how == SYS_BY_LIST)
-		pam_syslog(pamh, LOG_INFO, "accepted password %s for \"%s\"; "
+		pamotp_log(pamh, LOG_INFO, "accepted password %s for \"%s\"; "
 		    "%u of %u left", r.challenge, t->user, r.remaining,
 		    r.entries);
 	else if (rc == PAM_SUCCESS)
-		pam_syslog(pamh, LOG_INFO, "accepted %s for \"%s\"%s",
+		pamotp_log(pamh, LOG_INFO, "accepted %s for \"%s\"%s",
 		    how_text(r.how), t->user, !r.changed || r.recorded ? "" :
 		    " (not recorded: allow_readonly)");
 	else if (usable && error == 0 && t->caps & SYS_STORE_CHALLENGE)
-		pam_syslog(pamh, LOG_NOTICE, "incorrect password %s from user "
+		pamotp_log(pamh, LOG_NOTICE, "incorrect password %s from user "
 		    "%s", r.challenge, t->user);
 	else if (usable && error == 0)
-		pam_syslog(pamh, LOG_ERR, "invalid verification code for "
+		pamotp_log(pamh, LOG_ERR, "invalid verification code for "
 		    "\"%s\": %s", t->user, r.why != NULL ? r.why : "");
 	else if (error == 0)
-		pam_syslog(pamh, LOG_ERR, "login of \"%s\" refused: %s",
+		pamotp_log(pamh, LOG_ERR, "login of \"%s\" refused: %s",
 		    t->user, t->why);
 out:
 	pamotp_free_secret(prompted);
@@ -733,13 +729,13 @@ open_store(pam_handle_t *pamh, struct params *p, struct target *t, int *rc)
 	c.owner = (unsigned long)t->uid;
 	c.nolock = p->nolock;
 	if ((e = sys_store_open(t->url, &c, &s)) != 0) {
-		pam_syslog(pamh, LOG_ERR, "store \"%s\": %s", t->url,
+		pamotp_log(pamh, LOG_ERR, "store \"%s\": %s", t->url,
 		    otp_strerror(e));
 		*rc = PAM_AUTH_ERR;
 		return NULL;
 	}
 	if (p->debug)
-		pam_syslog(pamh, LOG_DEBUG, "debug: store \"%s\", user id %lu",
+		pamotp_log(pamh, LOG_DEBUG, "debug: store \"%s\", user id %lu",
 		    sys_store_path(s), (unsigned long)t->uid);
 	return s;
 }
@@ -754,7 +750,7 @@ store_caps(pam_handle_t *pamh, const char *url, unsigned *caps)
 
 	if ((rc = sys_store_open(url, NULL, &s)) != 0) {
 		if (pamh != NULL)
-			pam_syslog(pamh, LOG_ERR, "store \"%s\": %s; login "
+			pamotp_log(pamh, LOG_ERR, "store \"%s\": %s; login "
 			    "refused", url, otp_strerror(rc));
 		return -1;
 	}
@@ -787,20 +783,20 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc,
 		return PAM_INCOMPLETE;
 	if (rc != PAM_SUCCESS || user == NULL || *user == '\0') {
 		if (caps & SYS_STORE_UNAVAIL) {
-			pam_syslog(pamh, LOG_NOTICE, "no user name provided");
+			pamotp_log(pamh, LOG_NOTICE, "no user name provided");
 			return PAM_USER_UNKNOWN;
 		}
-		pam_syslog(pamh, LOG_ERR, "cannot get the user name");
+		pamotp_log(pamh, LOG_ERR, "cannot get the user name");
 		return PAM_AUTH_ERR;
 	}
 	if ((t = calloc(1, sizeof(*t))) == NULL) {
-		pam_syslog(pamh, LOG_ERR, "out of memory");
+		pamotp_log(pamh, LOG_ERR, "out of memory");
 		return PAM_AUTH_ERR;
 	}
 	t->user = user;
 	t->caps = caps;
 	if (p.debug)
-		pam_syslog(pamh, LOG_DEBUG, "debug: start for \"%s\"", user);
+		pamotp_log(pamh, LOG_DEBUG, "debug: start for \"%s\"", user);
 	if ((rc = find_target(pamh, &p, t)) != 0)
 		goto done;
 	if (t->ok && t->become) {
@@ -818,7 +814,7 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc,
 		rc = PAM_AUTH_ERR;
 done:
 	if (p.debug)
-		pam_syslog(pamh, LOG_DEBUG, "debug: end for \"%s\": %s", user,
+		pamotp_log(pamh, LOG_DEBUG, "debug: end for \"%s\": %s", user,
 		    pam_strerror(pamh, rc));
 	free(t);
 	return rc;
@@ -859,7 +855,7 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc,
 		return PAM_IGNORE;
 	if (pam_get_data(pamh, DATA_NAME, &data) != PAM_SUCCESS ||
 	    data == NULL) {
-		pam_syslog(pamh, LOG_ERR, "no OTPW login in this session");
+		pamotp_log(pamh, LOG_ERR, "no OTPW login in this session");
 		return PAM_SESSION_ERR;
 	}
 	d = data;

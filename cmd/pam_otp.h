@@ -54,6 +54,11 @@ int	pamotp_become(pam_handle_t *pamh, const struct pamotp_id *id,
 int	pamotp_unbecome(pam_handle_t *pamh, uid_t old_uid, gid_t old_gid);
 /* Wipe and free a string that held an answer (NULL is fine). */
 void	pamotp_free_secret(char *s);
+/* pam_syslog() with each control byte of the message written \ooo and
+ * each backslash doubled: a user name or path from outside stays on its
+ * one line of the log.  Nothing when pamh is NULL. */
+void	pamotp_log(pam_handle_t *pamh, int prio, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
 
 #pragma GCC visibility pop
 

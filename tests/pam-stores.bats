@@ -60,3 +60,22 @@ setup() {
 	refused
 	assert_output --partial "the store is named already"
 }
+
+@test "every store's log lines: control bytes of a user name are escaped, never a line of their own" {
+	local spec user=$'evil\nFORGED\t\\x'
+	state_file "$D/otp/state" "$KEY" '" TOTP_AUTH'
+	printf 'HOTP\tsomeone\t-\t%s\n' "$RFC_HEX" >"$D/otp/users"
+	chmod 0600 "$D/otp/users"
+	# A RADIUS server or a client's login name brings any bytes: a
+	# newline in one must not start a forged line of the log.
+	for spec in "secret=@DIR@/state user=$(id -un)" \
+	    'secret=@DIR@/${USER}' "usersfile=@DIR@/users" \
+	    "store=otpw:@DIR@/otpw"; do
+		service t "auth required @MOD@ $spec debug"
+		PAM_RUN_USER=$user pam_run t 123456
+		no_sanitizer_errors
+		[[ $status != 0 ]] || fail "$spec: accepted"
+		assert_output --partial '"evil\012FORGED\011\\x"'
+		refute_line --regexp '^FORGED'
+	done
+}
