@@ -79,6 +79,10 @@ enum mode {
 	MODE_RADIUS,
 };
 
+/* A store's answer: a users file's PIN, then the code. */
+#define ANSWER_MAX	(OTP_USERS_FIELD_MAX + OTP_CODE_MAX)
+#define USERS_DIGITS_MAX	8	/* a users file's longest code */
+
 struct verify {
 	struct cli_otp	 o;		/* --steam, --motp and --pin too */
 	enum mode	 mode;
@@ -110,13 +114,13 @@ usage(void)
 	    "       otp-verify --find-skew [OPTION]... KEY CODE1 CODE2 "
 	    "[CODE3]\n"
 	    "       otp-verify --diagnose [OPTION]... KEY CODE\n"
-	    "       otp-verify [-qv] [-N TIME] [-w WINDOW] [--dry-run] "
-	    "[STORE OPTION]...\n"
-	    "                  --store=URL [--user=NAME] "
-	    "[--challenge[=NNN[/NNN/NNN]]] [OTP]\n"
-	    "       otp-verify [-qv] [-N TIME] [-w WINDOW] [--dry-run] "
-	    "[STORE OPTION]...\n"
-	    "                  --radius --store=URL\n"
+	    "       otp-verify [-qv] [-d DIGITS] [-N TIME] [-w WINDOW] "
+	    "[--dry-run]\n"
+	    "                  [STORE OPTION]... --store=URL [--user=NAME]\n"
+	    "                  [--challenge[=NNN[/NNN/NNN]]] [OTP]\n"
+	    "       otp-verify [-qv] [-d DIGITS] [-N TIME] [-w WINDOW] "
+	    "[--dry-run]\n"
+	    "                  [STORE OPTION]... --radius --store=URL\n"
 	    "\n"
 	    "Check OTP (from the operand, or one line of standard input) "
 	    "against KEY (hex,\n"
@@ -131,7 +135,9 @@ usage(void)
 	    "  -c, --counter=N        HOTP counter expected next (default "
 	    "0)\n"
 	    "  -d, --digits=N         code length, 6 to 10 (default: the "
-	    "OTP's length)\n"
+	    "OTP's length);\n"
+	    "                         users file: a PIN, then a code of N "
+	    "digits (6 to 8)\n"
 	    CLI_OTP_HELP_TIME
 	    "  -w, --window=N         HOTP: counters c..c+N; TOTP: steps "
 	    "-N..+N (default 0)\n"
@@ -792,6 +798,8 @@ store_cfg(const struct verify *v, struct sys_store_cfg *c)
 	if (v->have_perm)
 		c->ga.allowed_perm = v->allowed_perm;
 	c->window = users_window(v);
+	/* As pam_oath's digits=: a longer answer is a PIN, then the code. */
+	c->digits = v->o.have_digits ? v->o.digits : 0;
 	c->dry = v->dry_run;
 	c->now = v->o.have_now ? v->o.now : SYS_NOW_REAL;
 	/* An OTPW list must be ours; root may check anybody's. */
@@ -948,12 +956,24 @@ store_response(const struct verify *v, struct sys_store *s, int argc,
 	return 0;
 }
 
+/* The code of an answer: with -d, a users file's answer is a PIN and then
+ * a code of that many digits, split as pam_oath's digits= splits it. */
+static const char *
+answer_code(const struct verify *v, const char *answer)
+{
+	size_t n = strlen(answer);
+
+	if (!v->o.have_digits || n <= v->o.digits)
+		return answer;
+	return answer + n - v->o.digits;
+}
+
 static int
 do_store(const struct verify *v, int argc, char *argv[])
 {
 	struct sys_store *s = store_open(v, v->store);
 	const char *path = sys_store_path(s), *user, *want;
-	char code[OTP_CODE_MAX + 2];
+	char code[ANSWER_MAX + 2];
 	struct sys_verdict r;
 	struct otp_answer a;
 	struct sys_login *l;
@@ -980,10 +1000,15 @@ do_store(const struct verify *v, int argc, char *argv[])
 	read_code(argc == 1 ? argv[0] : NULL, code, sizeof(code));
 	/* A login module would just refuse it; for a tool that is
 	 * malformed input, not a wrong code. */
-	if (sys_store_code_shape(s, code, &want) != 0) {
+	if (sys_store_code_shape(s, answer_code(v, code), &want) != 0) {
+		/* Longer than a code: a PIN, most likely. */
+		int pin = !v->o.have_digits && strlen(code) > USERS_DIGITS_MAX &&
+		    (sys_store_caps(s) & SYS_STORE_MANY) != 0;
+
 		otp_wipe(code, sizeof(code));
-		errx(CLI_EXIT_ERR, "OTP: %s (want %s)", otp_strerror(OTP_ECODE),
-		    want);
+		errx(CLI_EXIT_ERR, "OTP: %s (want %s%s)",
+		    otp_strerror(OTP_ECODE), want, pin ? "; a PIN before the "
+		    "code needs -d DIGITS" : "");
 	}
 	if ((rc = sys_login_open(s, user, &l)) != 0)
 		store_fault(NULL, path, rc);
@@ -1121,7 +1146,7 @@ radius_check(const struct verify *v, const char *user, char *code,
 	path = sys_store_path(s);
 	/* Not a code's shape: a wrong answer, refused without reading the
 	 * store (so without counting it against RATE_LIMIT). */
-	if (sys_store_code_shape(s, code, NULL) != 0) {
+	if (sys_store_code_shape(s, answer_code(v, code), NULL) != 0) {
 		*why = sys_store_shape_why(s);
 		sys_store_close(s);
 		return 1;
@@ -1168,7 +1193,7 @@ radius_check(const struct verify *v, const char *user, char *code,
 static int
 do_radius(const struct verify *v, int argc, char *argv[])
 {
-	char user[OTP_USERNAME_MAX + 2], code[OTP_CODE_MAX + 2];
+	char user[OTP_USERNAME_MAX + 2], code[ANSWER_MAX + 2];
 	const char *why = NULL;
 	struct stat sb;
 	size_t off = 0;
@@ -1258,9 +1283,10 @@ set_store(struct verify *v, enum mode m, const char *spelled,
 /* Key parameters on the command line: none apply where a store holds
  * them. */
 static int
-key_params_given(const struct cli_otp *o)
+key_params_given(const struct cli_otp *o, int digits_apply)
 {
-	return o->have_type || o->have_alg || o->have_digits ||
+	return o->have_type || o->have_alg ||
+	    (o->have_digits && !digits_apply) ||
 	    o->have_counter || o->have_step || o->have_start || o->strict ||
 	    o->enc != OTP_KEYENC_HEX;
 }
@@ -1309,21 +1335,25 @@ check_options(const struct verify *v)
 		if (v->mode == MODE_RADIUS)
 			cli_usage_error("--radius cannot answer an OTPW "
 			    "challenge");
-		if (key_params_given(o) || o->have_window || o->have_now ||
+		if (key_params_given(o, 0) || o->have_window || o->have_now ||
 		    v->verbose || v->state_flags != 0 || v->have_perm ||
 		    v->dry_run)
 			cli_usage_error("with %s the file sets everything; "
 			    "only -q and --challenge apply", v->spelled);
 	} else if (caps & SYS_STORE_MANY) {
-		if (key_params_given(o) || v->state_flags != 0 ||
+		if (key_params_given(o, 1) || v->state_flags != 0 ||
 		    v->have_perm)
 			cli_usage_error("with %s%s the file sets the "
-			    "parameters; only --now, --window%s and --dry-run "
-			    "apply", v->mode == MODE_RADIUS ? "--radius " : "",
-			    v->spelled, v->mode == MODE_RADIUS ? "" :
-			    ", --user");
+			    "parameters; only -d, --now, --window%s and "
+			    "--dry-run apply", v->mode == MODE_RADIUS ?
+			    "--radius " : "", v->spelled,
+			    v->mode == MODE_RADIUS ? "" : ", --user");
+		if (o->have_digits && (o->digits < 6 ||
+		    o->digits > USERS_DIGITS_MAX))
+			cli_usage_error("-d: a users file's codes have 6 to %d "
+			    "digits", USERS_DIGITS_MAX);
 	} else if (store) {
-		if (key_params_given(o) || o->have_window)
+		if (key_params_given(o, 0) || o->have_window)
 			cli_usage_error("with %s the file sets the "
 			    "parameters; only --now applies",
 			    v->mode == MODE_RADIUS ? "--radius" : v->spelled);

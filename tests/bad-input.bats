@@ -918,7 +918,7 @@ otp-verify | --usersfile=$F/users/good --user=alice "$S_HEX"  | - | err
 otp-verify | --usersfile=$F/users/good --user=alice           | $F/nul | err
 otp-verify | --usersfile=$F/users/good --user=alice           | $F/line1m | err
 otp-verify | --usersfile=$F/users/good --user="a b" 123456    | - | err
-otp-verify | --usersfile=$F/users/good -d 8 123456            | - | usage
+otp-verify | --usersfile=$F/users/good -d 9 123456            | - | usage
 otp-verify | --user=alice "$S_HEX" 123456                     | - | usage
 otp-keygen | --usersfile=$F/users/perm --user=bob             | - | err
 otp-keygen | --usersfile=$F/users/nul --user=bob              | - | err

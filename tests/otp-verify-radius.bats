@@ -268,6 +268,25 @@ OUT
 	assert_success
 }
 
+@test "--radius --usersfile -d 6: the User-Password is the PIN, then the code" {
+	users "HOTP/T30 alice 1234 $RFC_HEX" "HOTP/T30 bob - $RFC_HEX"
+	ureq alice 1234287082
+	assert_failure 1
+	ureq alice 287082 -d 6
+	assert_failure 1
+	assert_line --index 1 'Module-Failure-Message := "wrong password before the code"'
+	ureq alice 9999287082 -d 6
+	assert_failure 1
+	ureq alice 1234287082 -d 6
+	assert_success
+	assert_output 'Reply-Message := "OTP accepted"'
+	[[ $stderr != *1234* ]]
+	ureq bob 287082 -d 6
+	assert_success
+	ureq alice 1234287082 -d 9
+	assert_failure 2
+}
+
 @test "--radius --usersfile: the code's shape is checked before the file is touched" {
 	users "HOTP/T30 alice - $RFC_HEX"
 	cp -p "$T/users.oath" "$T/before"

@@ -129,9 +129,45 @@ settle() {
 	[[ $stderr == *"cannot be written in a users file"* ]]
 }
 
+@test "otp-verify --usersfile -d: a PIN, then the code, as pam_oath's digits= splits it" {
+	users "HOTP alice 1234 $RFC_HEX" "HOTP bob - $RFC_HEX" \
+	    "HOTP/T30/8 carol 42 $RFC_HEX"
+	# Without -d the whole answer is the code, as without digits=.
+	run --separate-stderr otp-verify --usersfile="$F" --user=alice \
+	    "1234$(hotp 0)"
+	assert_failure 2
+	[[ $stderr == *"a PIN before the code needs -d DIGITS"* ]]
+	run --separate-stderr otp-verify --usersfile="$F" --user=alice "$(hotp 0)"
+	assert_failure 1
+	[[ $stderr == *"wrong password before the code"* ]]
+	run --separate-stderr otp-verify -d 6 --usersfile="$F" --user=alice \
+	    "9999$(hotp 0)"
+	assert_failure 1
+	[[ $stderr == *"wrong password before the code"* ]]
+	run --separate-stderr otp-verify -d 6 --usersfile="$F" --user=alice \
+	    "1234$(hotp 0)"
+	assert_success
+	assert_output 0
+	[[ $(awk '$2 == "alice" { print $3, $5 }' "$F") == "1234 0" ]]
+	# From standard input too; a user without a PIN answers the code.
+	run --separate-stderr otp-verify -d 6 --usersfile="$F" --user=alice \
+	    <<<"1234$(hotp 1)"
+	assert_success
+	run --separate-stderr otp-verify -d 6 --usersfile="$F" --user=bob \
+	    "$(hotp 0)"
+	assert_success
+	# -d 8: the code is 8 digits, the token's own length.
+	run --separate-stderr otp-verify -d 8 --usersfile="$F" --user=carol \
+	    -N @59 "42$(oathtool --totp -d 8 -N @59 "$RFC_HEX")"
+	assert_success
+	run --separate-stderr otp-verify -d 6 --usersfile="$F" --user=carol \
+	    -N @59 "42$(oathtool --totp -d 8 -N @59 "$RFC_HEX")"
+	assert_failure 1
+}
+
 @test "otp-verify --usersfile: options that do not apply are usage errors" {
 	users "HOTP alice - $RFC_HEX"
-	for o in -d8 --totp -c1 -b --state=x --no-skew-adjust; do
+	for o in -d9 -d5 --totp -c1 -b --state=x --no-skew-adjust; do
 		run --separate-stderr otp-verify "$o" --usersfile="$F" 123456
 		assert_failure 2
 	done
