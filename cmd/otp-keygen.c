@@ -1025,7 +1025,8 @@ do_usersfile(struct keygen *k)
 	if (strlen(k->user) >= sizeof(t->user))
 		errx(CLI_EXIT_ERR, "--user: %s", otp_strerror(OTP_EUSERSFIELD));
 	memcpy(t->user, k->user, strlen(k->user) + 1);
-	memcpy(t->password, "-", 2);
+	/* No --pin: a user re-keyed with -f keeps the PIN ("-" if new). */
+	t->password[0] = '\0';
 	if (k->o.pin != NULL) {
 		rc = sys_key_read(k->o.pin, STDIN_FILENO, pin, sizeof(pin));
 		if (rc == OTP_EIO)

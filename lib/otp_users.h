@@ -80,7 +80,9 @@ int otp_users_check(const char *img, size_t len, const char *user,
     const struct otp_zone *zone, unsigned window,
     struct otp_users_result *r, char *out, size_t outsz, size_t *outlen);
 /* Put t's line in img: appended, or with replace in place of the user's
- * token lines (OTP_EUSERSEXIST without replace); out as otp_users_check. */
+ * token lines (OTP_EUSERSEXIST without replace); a t->password of "" keeps
+ * the PASSWORD of the user's first line ("-" for a new user); out as
+ * otp_users_check. */
 int otp_users_set(const char *img, size_t len,
     const struct otp_users_token *t, int replace, char *out, size_t outsz,
     size_t *outlen);

@@ -775,6 +775,28 @@ fail:
 	return ret;
 }
 
+/* The PASSWORD of user's first token line in img[0..len) into pw, or "-"
+ * when the user has none. */
+static void
+old_password(const char *img, size_t len, const char *user, char *pw,
+    size_t pwsz)
+{
+	struct cursor c = { img, len, 0, 0, 0, 0, 0 };
+	struct field f[3];
+	enum otp_users_kind kind;
+	unsigned digits, period;
+
+	memcpy(pw, "-", 2);
+	while (next_line(&c))
+		if (split(img + c.start, c.end - c.start, f, 3) == 3 &&
+		    parse_type(&f[0], &kind, &digits, &period) &&
+		    feq(&f[1], user) && f[2].n < pwsz) {
+			memcpy(pw, f[2].p, f[2].n);
+			pw[f[2].n] = '\0';
+			return;
+		}
+}
+
 int
 otp_users_set(const char *img, size_t len, const struct otp_users_token *t,
     int replace, char *out, size_t outsz, size_t *outlen)
@@ -785,13 +807,26 @@ otp_users_set(const char *img, size_t len, const struct otp_users_token *t,
 	unsigned digits, period;
 	char line[OTP_USERS_LINE_MAX];
 	struct out o = { out, 0, outsz, 1 };
+	struct otp_users_token keep;
 	int n, ret = 0, placed = 0;
 
 	*outlen = 0;
 	if ((ret = image_ok(img, len)) < 0)
 		return ret;
-	if ((n = otp_users_line_format(t, line, sizeof(line))) < 0)
+	if (t->password[0] == '\0') {
+		/* No PASSWORD: the user's own stays, so a new key does not
+		 * take the PIN away. */
+		keep = *t;
+		old_password(img, len, t->user, keep.password,
+		    sizeof(keep.password));
+		n = otp_users_line_format(&keep, line, sizeof(line));
+		otp_wipe(&keep, sizeof(keep));
+	} else
+		n = otp_users_line_format(t, line, sizeof(line));
+	if (n < 0) {
+		otp_wipe(line, sizeof(line));
 		return n;
+	}
 	while (next_line(&c)) {
 		if (split(img + c.start, c.end - c.start, f, 4) >= 2 &&
 		    parse_type(&f[0], &kind, &digits, &period) &&

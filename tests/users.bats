@@ -300,6 +300,23 @@ os.unlink(sys.argv[1] + ".lock")
 	assert_output "$(printf '# head\nHOTP\talice\t-\t%s\nHOTP bob - 01\n# tail' "$key")"
 }
 
+@test "otp-keygen --usersfile -f: a new key keeps the user's PIN; --pin gives a new one" {
+	users "HOTP alice 1234 00" "HOTP/T30 alice 1234 02" "HOTP bob - 01"
+	key=$(otp-keygen -x -f --usersfile="$F" --user=alice)
+	run cat "$F"
+	assert_output "$(printf 'HOTP\talice\t1234\t%s\nHOTP bob - 01' "$key")"
+	# The PIN still goes before the code, as it did.
+	run otp-verify -d 6 --usersfile="$F" --user=alice \
+	    "1234$(oathtool -c 0 "$key")"
+	assert_success
+	key=$(otp-keygen -x -f --usersfile="$F" --user=alice --pin=4321)
+	[[ $(awk '$2 == "alice" { print $3 }' "$F") == 4321 ]]
+	# A user without a PIN, and a new user, get none.
+	otp-keygen -f --usersfile="$F" --user=bob >/dev/null
+	otp-keygen -f --usersfile="$F" --user=carol >/dev/null
+	[[ $(awk '{ print $2, $3 }' "$F") == $'alice 4321\nbob -\ncarol -' ]]
+}
+
 @test "otp-keygen --usersfile: bad input" {
 	run --separate-stderr otp-keygen --usersfile="$F"
 	assert_failure 2

@@ -170,10 +170,16 @@ set_cases(void)
 	memcpy(t.user, "a b", 4);
 	rc = otp_users_set("", 0, &t, 0, out, sizeof(out), &outlen);
 	CHECK_EQ_INT(rc, OTP_EUSERSFIELD, "user with a blank");
+	/* No password: the user's first line's stays, "-" for a new one. */
 	memcpy(t.user, "a", 2);
 	t.password[0] = '\0';
 	rc = otp_users_set("", 0, &t, 0, out, sizeof(out), &outlen);
-	CHECK_EQ_INT(rc, OTP_EUSERSFIELD, "empty password column");
+	CHECK(rc == 0 && outlen == 14 && memcmp(out, "HOTP\ta\t-\tabcd\n",
+	    14) == 0, "new user, no password: \"%.*s\"", (int)outlen, out);
+	rc = otp_users_set("HOTP/T30 a 1234 00\nHOTP a 99 01\n", 32, &t, 1,
+	    out, sizeof(out), &outlen);
+	CHECK(rc == 0 && outlen == 17 && memcmp(out, "HOTP\ta\t1234\tabcd\n",
+	    17) == 0, "PIN kept: \"%.*s\"", (int)outlen, out);
 }
 
 static void
