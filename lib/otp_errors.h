@@ -130,10 +130,28 @@
 	X(ERADIUSVALUE,	-171,	"malformed attribute value (quotes or " \
 	    "backslash escapes)") \
 	/* stores (lib/sys/store.c) */ \
-	X(ESTORESCHEME,	-180,	"unknown store scheme (want ga:, oath: or " \
-	    "otpw:)") \
+	X(ESTORESCHEME,	-180,	"unknown store scheme (want ga:, oath:, " \
+	    "otpw: or postgresql:)") \
 	X(ESTOREURL,	-181,	"store URL names no path") \
 	X(ESTOREOP,	-182,	"the store cannot do that") \
+	X(ESTOREKEY,	-183,	"store key file is not 64 hex digits") \
+	X(ESEALED,	-184,	"a stored secret does not decrypt (wrong " \
+	    "store key, or a row moved to another user)") \
+	X(ESTOREMODULE,	-185,	"the PostgreSQL store module cannot be " \
+	    "loaded") \
+	X(EDB,		-186,	"database error") \
+	X(EDEADLINE,	-187,	"the store did not answer within the login " \
+	    "deadline") \
+	X(ESTOREROW,	-188,	"a stored token is malformed") \
+	X(ESTORESCHEMA,	-189,	"the database has no otp-utils schema of a " \
+	    "version this program reads (otp-store init)") \
+	X(ECOMMIT,	-190,	"the commit's outcome is unknown: refused") \
+	X(EWRONGKEY,	-191,	"the store key is not the one the database " \
+	    "was initialised with") \
+	X(EDISABLED,	-192,	"the token is disabled") \
+	X(ESTOREKEYMODE, -193,	"store key file is not a regular file of its " \
+	    "owner's alone (mode 0600 or stricter, owned by this user or " \
+	    "root)") \
 	/* PSKC containers */ \
 	X(EPSKC,	-130,	"malformed PSKC container") \
 	X(EPSKCDTD,	-131,	"PSKC file has a DTD or entity references " \

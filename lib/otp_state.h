@@ -165,4 +165,17 @@ struct otp_state_new {
 int otp_state_build(const uint8_t *key, size_t keylen,
     const struct otp_state_new *n, char *out, size_t outsz, size_t *outlen);
 
+/* For a store that keeps the scratch codes apart (as keyed hashes):
+ * img without its scratch-code lines into out (outsz >= len), the codes
+ * into codes[0..*n) (at most maxcodes, else OTP_ESTATESIZE). */
+int otp_state_unscratch(const char *img, size_t len, char *out, size_t outsz,
+    size_t *outlen, uint32_t *codes, size_t maxcodes, size_t *n);
+/* Append the scratch code line for code to img[0..*len) (cap bytes). */
+int otp_state_add_scratch(char *img, size_t *len, size_t cap, uint32_t code);
+/* Set the option line `" key val` in img[0..*len) (cap bytes) as the
+ * module sets one: the first such line replaced, or one added after the
+ * secret. */
+int otp_state_set_option(char *img, size_t *len, size_t cap, const char *key,
+    const char *val);
+
 #endif /* OTP_STATE_H */

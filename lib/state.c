@@ -1429,3 +1429,78 @@ out:
 		otp_wipe(out, outsz);
 	return r;
 }
+
+/*
+ * The scratch codes apart from the rest: out gets every line but the
+ * scratch codes (and the CR/LF run after each), codes[0..*n) the codes.
+ * A store that keeps the codes elsewhere (as keyed hashes) keeps out.
+ */
+int
+otp_state_unscratch(const char *img, size_t len, char *out, size_t outsz,
+    size_t *outlen, uint32_t *codes, size_t maxcodes, size_t *n)
+{
+	size_t pos, at = 0, from = 0, o = 0, end, i;
+	uint32_t v;
+
+	*n = 0;
+	*outlen = 0;
+	if (outsz < len)
+		return OTP_ENOSPACE;
+	pos = scratch_start(img, len);
+	while ((pos = scratch_next(img, len, pos, &at)) <= len) {
+		if (*n == maxcodes) {
+			otp_wipe(out, o);
+			return OTP_ESTATESIZE;
+		}
+		for (v = 0, i = 0; i < 8; i++)
+			v = v * 10 + (uint32_t)(img[at + i] - '0');
+		codes[(*n)++] = v;
+		memcpy(out + o, img + from, at - from);
+		o += at - from;
+		end = at + 8;
+		while (end < len && is_eol(img[end]))
+			end++;
+		from = end;
+		pos = end;
+	}
+	memcpy(out + o, img + from, len - from);
+	o += len - from;
+	*outlen = o;
+	return 0;
+}
+
+/* Add the scratch code line for code at the end of img[0..*len) (cap
+ * bytes), after a newline if the image lacks one. */
+int
+otp_state_add_scratch(char *img, size_t *len, size_t cap, uint32_t code)
+{
+	struct img im = { img, *len, cap, *len, 0 };
+	char line[10];
+	size_t at = *len, n = 0;
+	int r;
+
+	if (code < 10000000 || code > 99999999)
+		return OTP_ERANGE;
+	if (at > 0 && !is_eol(img[at - 1]))
+		line[n++] = '\n';
+	n += (size_t)fmt_i64(line + n, code, 0);
+	line[n++] = '\n';
+	if ((r = splice(&im, at, 0, line, n)) < 0)
+		return r;
+	*len = im.len;
+	return 0;
+}
+
+/* Set the option line `" key val` as the module would, in place. */
+int
+otp_state_set_option(char *img, size_t *len, size_t cap, const char *key,
+    const char *val)
+{
+	struct img im = { img, *len, cap, *len, 0 };
+	int r;
+
+	if ((r = opt_set(&im, key, val, strlen(val))) < 0)
+		return r;
+	*len = im.len;
+	return 0;
+}
