@@ -371,15 +371,17 @@ sys_ga_free(struct sys_ga *l)
 }
 
 int
-sys_statefile_load(const char *path, const struct otp_state_opts *o,
-    struct otp_state *st)
+sys_statefile_read(const char *path, const struct otp_state_opts *o,
+    char *img, size_t imgsz, size_t *len)
 {
 	struct otp_state_opts oo = *o;
-	char in[OTP_STATE_MAX], name[NAME_MAX + 1];
+	char name[NAME_MAX + 1];
 	struct stat sb;
 	int dirfd, fd, ret, i;
 
-	memset(st, 0, sizeof(*st));
+	*len = 0;
+	if (imgsz < OTP_STATE_MAX)
+		return OTP_ENOSPACE;
 	if (oo.uid == OTP_STATE_UID_SELF)
 		oo.uid = (unsigned long)geteuid();
 	if ((ret = sys_dir_open(path, &dirfd, name, sizeof(name))) != 0)
@@ -388,15 +390,30 @@ sys_statefile_load(const char *path, const struct otp_state_opts *o,
 		if ((ret = sys_open_vetted(dirfd, name, check_stat, &oo, 0,
 		    OTP_ESTATETYPE, &fd, &sb)) < 0)
 			break;
-		ret = sys_read_exact(fd, in, (size_t)sb.st_size);
+		ret = sys_read_exact(fd, img, (size_t)sb.st_size);
 		(void)close(fd);
 		if (ret == 0)
-			ret = otp_state_parse(in, (size_t)sb.st_size, st);
-		otp_wipe(in, (size_t)sb.st_size);
+			*len = (size_t)sb.st_size;
 		if (ret != OTP_ESTATECHANGED)
 			break;
+		otp_wipe(img, (size_t)sb.st_size);
 	}
 	return sys_close_keep(dirfd, ret);
+}
+
+int
+sys_statefile_load(const char *path, const struct otp_state_opts *o,
+    struct otp_state *st)
+{
+	char in[OTP_STATE_MAX];
+	size_t len = 0;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	if ((ret = sys_statefile_read(path, o, in, sizeof(in), &len)) == 0)
+		ret = otp_state_parse(in, len, st);
+	otp_wipe(in, len);
+	return ret;
 }
 
 int

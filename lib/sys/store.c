@@ -2,9 +2,12 @@
  * store.c - the table of stores, found by URL scheme, and the login
  * protocol over whichever store a URL names.  Nothing here knows a
  * store's files: each row's operations do (store_ga.c, store_oath.c,
- * store_otpw.c).
+ * store_otpw.c).  The PostgreSQL row is loaded from its own object when
+ * a URL names it, so a host that uses files never maps libpq.
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -45,12 +48,40 @@ find(const char *url, const char **path)
 	return NULL;
 }
 
+/* libpq's URI prefixes: the whole URL is the store's. */
+static int
+is_pg(const char *url)
+{
+	return strncmp(url, "postgresql://", 13) == 0 ||
+	    strncmp(url, "postgres://", 11) == 0;
+}
+
 int
 sys_store_is_url(const char *url)
 {
 	const char *path;
 
-	return find(url, &path) != NULL;
+	return find(url, &path) != NULL || is_pg(url);
+}
+
+/* The PostgreSQL store's row from its object.  RTLD_NODELETE keeps the
+ * object (and the connections it pools) mapped after the dlclose here
+ * and after libpam drops the module that loaded it. */
+static const struct sys_store_ops *
+pg_load(const struct sys_store_cfg *c)
+{
+	const char *path = c->module != NULL ? c->module : SYS_STORE_PGMODULE;
+	const struct sys_store_ops *ops = NULL;
+	sys_store_entry_fn *entry;
+	void *h;
+
+	if ((h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) == NULL)
+		return NULL;
+	*(void **)(&entry) = dlsym(h, SYS_STORE_ENTRY);
+	if (entry != NULL)
+		ops = entry(SYS_STORE_ABI);
+	(void)dlclose(h);
+	return ops;
 }
 
 int
@@ -61,8 +92,19 @@ sys_store_open(const char *url, const struct sys_store_cfg *c,
 	struct sys_store *s;
 	const char *path;
 
+	struct sys_store_cfg dc;
+	int rc;
+
 	*sp = NULL;
-	if ((ops = find(url, &path)) == NULL)
+	if (c == NULL) {
+		sys_store_cfg_init(&dc);
+		c = &dc;
+	}
+	if (is_pg(url)) {
+		path = url;
+		if ((ops = pg_load(c)) == NULL)
+			return OTP_ESTOREMODULE;
+	} else if ((ops = find(url, &path)) == NULL)
 		return OTP_ESTORESCHEME;
 	if (*path == '\0')
 		return OTP_ESTOREURL;
@@ -71,11 +113,12 @@ sys_store_open(const char *url, const struct sys_store_cfg *c,
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return OTP_ENOMEM;
 	s->ops = ops;
-	if (c != NULL)
-		s->cfg = *c;
-	else
-		sys_store_cfg_init(&s->cfg);
+	s->cfg = *c;
 	memcpy(s->path, path, strlen(path) + 1);
+	if (ops->open != NULL && (rc = ops->open(s, url)) != 0) {
+		free(s);
+		return rc;
+	}
 	*sp = s;
 	return 0;
 }
@@ -107,7 +150,55 @@ sys_store_prompt(const struct sys_store *s)
 void
 sys_store_close(struct sys_store *s)
 {
+	if (s == NULL)
+		return;
+	if (s->ops->close != NULL)
+		s->ops->close(s);
+	otp_wipe(s, sizeof(*s));
 	free(s);
+}
+
+const char *
+sys_store_reason(const struct sys_store *s)
+{
+	return s->reason;
+}
+
+int
+sys_store_init(struct sys_store *s, int *made)
+{
+	int dummy = 0;
+
+	return s->ops->init == NULL ? OTP_ESTOREOP :
+	    s->ops->init(s, made != NULL ? made : &dummy);
+}
+
+int
+sys_store_list(struct sys_store *s, sys_store_each_fn *fn, void *arg)
+{
+	return s->ops->list == NULL ? OTP_ESTOREOP : s->ops->list(s, fn, arg);
+}
+
+int
+sys_store_remove(struct sys_store *s, const char *user)
+{
+	return s->ops->remove == NULL ? OTP_ESTOREOP :
+	    s->ops->remove(s, user);
+}
+
+int
+sys_store_enable(struct sys_store *s, const char *user, int on)
+{
+	return s->ops->enable == NULL ? OTP_ESTOREOP :
+	    s->ops->enable(s, user, on);
+}
+
+int
+sys_store_export(struct sys_store *s, const char *user, char *img,
+    size_t imgsz, size_t *len)
+{
+	return s->ops->export == NULL ? OTP_ESTOREOP :
+	    s->ops->export(s, user, img, imgsz, len);
 }
 
 int
@@ -227,6 +318,12 @@ int
 sys_login_errno(const struct sys_login *l)
 {
 	return l->err;
+}
+
+const char *
+sys_login_reason(const struct sys_login *l)
+{
+	return l->reason;
 }
 
 void

@@ -5,11 +5,15 @@
  *	ga:PATH		a Google Authenticator state file (one user's)
  *	oath:PATH	OATH Toolkit's users file (many users, otp-users(5))
  *	otpw:PATH	an OTPW password list (one user's)
+ *	postgresql://...	a PostgreSQL database (many users', shared by
+ *			many verifiers; libpq's URI, postgres:// too)
  *
  * lib/sys/store.c holds the table that finds a store's operations by
  * scheme (struct sys_store_ops, lib/sys/store_int.h); each store is a
  * file of its own (store_ga.c, store_oath.c, store_otpw.c) over its
- * file engine.  Front ends call only what this header declares, never a
+ * file engine; the PostgreSQL store is a loadable object of its own
+ * (lib/sys/pg/, store-pg.so, the only code that links libpq), which
+ * store.c loads when a URL names it.  Front ends call only what this header declares, never a
  * store's own functions, so a new store is one more row of the table.
  *
  * Conventions as in sys.h: 0 on success, a negative OTP_E* code on
@@ -44,7 +48,22 @@ struct sys_store_cfg {
 	int		nolock;		/* otpw: take no lock symlink */
 	int		dry;		/* decide, record nothing */
 	int64_t		now;		/* or SYS_NOW_REAL */
+	const char	*store_key;	/* postgresql: the store key file,
+					 * NULL for SYS_STORE_KEY */
+	const char	*module;	/* postgresql: the object to load,
+					 * NULL for SYS_STORE_PGMODULE */
+	unsigned	deadline_ms;	/* postgresql: a login's deadline,
+					 * 0 for SYS_STORE_DEADLINE */
 };
+
+/* Where the PostgreSQL store's key and module are, unless told. */
+#ifndef SYS_STORE_KEY
+#define SYS_STORE_KEY		"/etc/otp-utils/store.key"
+#endif
+#ifndef SYS_STORE_PGMODULE
+#define SYS_STORE_PGMODULE	"/usr/local/lib/otp-utils/store-pg.so"
+#endif
+#define SYS_STORE_DEADLINE	3000	/* ms: connect, queries, commit */
 
 /* Defaults: the engines' own (ga's otp_state_opts_init, oath's window
  * of 5, the effective uid as owner), the real clock. */
@@ -59,6 +78,10 @@ void sys_store_cfg_init(struct sys_store_cfg *c);
 #define SYS_STORE_UNAVAIL	0x08	/* a store that cannot be used is
 					 * "unavailable", not a refusal */
 #define SYS_STORE_SCRATCH	0x10	/* holds emergency scratch codes */
+#define SYS_STORE_TOKENLINE	0x20	/* a new token is a users-file line
+					 * (sys_record.token), not an image */
+#define SYS_STORE_SHARED	0x40	/* a database many verifiers share:
+					 * rows, not files; no file modes */
 
 struct sys_store;	/* an open store (opaque) */
 struct sys_login;	/* one login on one user's token (opaque; secrets) */
@@ -80,6 +103,10 @@ unsigned sys_store_caps(const struct sys_store *s);
 const char *sys_store_prompt(const struct sys_store *s);
 /* Close s (NULL is fine). */
 void sys_store_close(struct sys_store *s);
+/* Why the last open, put or administration call failed, in words that
+ * name no secret (a database's message, the module's load error); "" if
+ * nothing more is known. */
+const char *sys_store_reason(const struct sys_store *s);
 
 /* A new token for a store: the whole new file for the one-user stores
  * (ga, otpw: img[0..len)), the user's line for a users file (token). */
@@ -107,6 +134,33 @@ int sys_store_code_shape(const struct sys_store *s, const char *code,
     const char **want);
 /* The reason a login gives for an answer of another shape. */
 const char *sys_store_shape_why(const struct sys_store *s);
+
+/* Administration (otp-store(1)); OTP_ESTOREOP where a store has none. */
+struct sys_store_entry {
+	const char	*user;		/* not NUL-terminated: userlen bytes */
+	size_t		 userlen;
+	const char	*kind;		/* "totp", "hotp" */
+	int		 disabled;
+	unsigned	 nscratch;	/* unused scratch codes */
+	int64_t		 created;	/* seconds since the epoch */
+	int64_t		 last_used;	/* or -1: never */
+	uint64_t	 uses;		/* accepts so far */
+};
+typedef int sys_store_each_fn(void *arg, const struct sys_store_entry *e);
+/* Make the store ready: the schema, the store key file (created, mode
+ * 0600, when missing: *made says so). */
+int sys_store_init(struct sys_store *s, int *made);
+/* fn for each token in s, in order of user, until fn returns non-zero
+ * (returned); never a secret. */
+int sys_store_list(struct sys_store *s, sys_store_each_fn *fn, void *arg);
+/* Remove user's token; OTP_EUSERSUNKNOWN when there is none. */
+int sys_store_remove(struct sys_store *s, const char *user);
+/* Disable (on 0) or enable user's token; OTP_EUSERSUNKNOWN. */
+int sys_store_enable(struct sys_store *s, const char *user, int on);
+/* user's token with its state as a state file image (its scratch codes
+ * only where the store can give them back), read only. */
+int sys_store_export(struct sys_store *s, const char *user, char *img,
+    size_t imgsz, size_t *len);
 
 /* How a login ended (sys_verdict.how). */
 enum sys_how {
@@ -159,6 +213,10 @@ int sys_login_check(struct sys_login *l, const struct otp_answer *a,
     size_t n, struct sys_verdict *v);
 /* errno of the last OTP_EIO, OTP_ELOCK or OTP_EREADONLY. */
 int sys_login_errno(const struct sys_login *l);
+/* More about the last failure or refusal where the store knows more (a
+ * database's message, the deadline passed at connect or commit), never
+ * a secret; "" when nothing. */
+const char *sys_login_reason(const struct sys_login *l);
 /* Where a malformed store failed: line (0 unknown) and option (NULL for
  * none); never a byte of its data. */
 void sys_login_fault(const struct sys_login *l, size_t *line,

@@ -156,6 +156,23 @@ ga_load_state(struct sys_store *s, const char *user, struct otp_state *st)
 	return sys_statefile_load(s->path, &s->cfg.ga, st);
 }
 
+/* The file as it is, scratch codes and state included (otp-store copy). */
+static int
+ga_export(struct sys_store *s, const char *user, char *img, size_t imgsz,
+    size_t *len)
+{
+	struct otp_state st;
+	int rc;
+
+	(void)user;
+	if ((rc = sys_statefile_read(s->path, &s->cfg.ga, img, imgsz, len)) !=
+	    0)
+		return rc;
+	rc = otp_state_parse(img, *len, &st);
+	otp_wipe(&st, sizeof(st));
+	return rc;
+}
+
 const struct sys_store_ops sys_store_ga = {
 	.scheme = "ga",
 	.caps = SYS_STORE_SCRATCH,
@@ -170,4 +187,5 @@ const struct sys_store_ops sys_store_ga = {
 	.end = ga_end,
 	.check = ga_check,
 	.login_free = ga_free,
+	.export = ga_export,
 };

@@ -36,12 +36,33 @@ struct sys_store_ops {
 		    size_t n, struct sys_verdict *v);
 	int	(*challenge)(struct sys_login *l, const char *text);
 	void	(*login_free)(struct sys_login *l);
+	/* The store as a whole: open sets s->impl (url is the whole URL);
+	 * close frees it; the administration calls of store.h. */
+	int	(*open)(struct sys_store *s, const char *url);
+	void	(*close)(struct sys_store *s);
+	int	(*init)(struct sys_store *s, int *made);
+	int	(*list)(struct sys_store *s, sys_store_each_fn *fn, void *arg);
+	int	(*remove)(struct sys_store *s, const char *user);
+	int	(*enable)(struct sys_store *s, const char *user, int on);
+	int	(*export)(struct sys_store *s, const char *user, char *img,
+		    size_t imgsz, size_t *len);
 };
+
+/* The entry point of a loadable store: its table row, or NULL when the
+ * caller was built with other structures than the object (abi). */
+typedef const struct sys_store_ops *sys_store_entry_fn(unsigned long abi);
+#define SYS_STORE_ENTRY		"otp_store_pg_ops"
+#define SYS_STORE_ABI		((unsigned long)(1000000u * 1 + \
+	sizeof(struct sys_store) * 1000u + sizeof(struct sys_login)) ^ \
+	((unsigned long)sizeof(struct sys_verdict) << 32))
 
 struct sys_store {
 	const struct sys_store_ops	*ops;
 	struct sys_store_cfg		 cfg;
-	char				 path[PATH_MAX];
+	char				 path[PATH_MAX];	/* for a
+					 * URL: the URL without its password */
+	char				 reason[256];
+	void				*impl;		/* the store's own */
 };
 
 struct sys_login {
@@ -51,6 +72,7 @@ struct sys_login {
 	size_t			 fault_line;
 	const char		*fault_opt;
 	unsigned		 cycles;	/* when impl does not count */
+	char			 reason[256];	/* sys_login_reason() */
 	void			*impl;		/* the store's own */
 };
 
@@ -91,6 +113,10 @@ unsigned sys_ga_cycles(const struct sys_ga *l);
 /* Wipe and free l (NULL is fine). */
 void sys_ga_free(struct sys_ga *l);
 
+/* Read path with the login's checks (owner, mode, type) into img
+ * (imgsz >= OTP_STATE_MAX), writing nothing; *len its length. */
+int sys_statefile_read(const char *path, const struct otp_state_opts *o,
+    char *img, size_t imgsz, size_t *len);
 /* Read and parse path with the login's checks, writing nothing. */
 int sys_statefile_load(const char *path, const struct otp_state_opts *o,
     struct otp_state *st);

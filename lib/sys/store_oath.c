@@ -154,7 +154,7 @@ oath_has(struct sys_store *s, const char *user)
 
 const struct sys_store_ops sys_store_oath = {
 	.scheme = "oath",
-	.caps = SYS_STORE_MANY | SYS_STORE_EARLYUNKNOWN,
+	.caps = SYS_STORE_MANY | SYS_STORE_EARLYUNKNOWN | SYS_STORE_TOKENLINE,
 	.prompt = "One-time password (OATH) for `%s': ",
 	.put = oath_put,
 	.has = oath_has,
