@@ -1,0 +1,402 @@
+/*
+ * pgconn.c - connections for the PostgreSQL store.
+ *
+ * Every wait is bounded by the login's deadline: libpq runs non-blocking
+ * and we poll its socket.  A query still running at the deadline is
+ * cancelled on the server and its connection dropped; a COMMIT among
+ * them has an unknown outcome, which the store treats as a refusal.
+ *
+ * A connection costs about 150 transactions, so a long-lived host
+ * (FreeRADIUS running pam_otp.so in its threads) keeps a few idle ones:
+ * a pool guarded by a mutex, bounded, keyed by conninfo.  A connection
+ * belongs to the process that made it: a child after fork() never uses
+ * one it inherited, nor closes it politely (PQfinish would send the
+ * server a Terminate on the parent's socket); it forgets it.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "otp.h"
+#include "pgconn.h"
+
+#define POOL_MAX	16	/* idle connections kept, all URLs */
+
+struct slot {
+	PGconn	*c;
+	char	*conninfo;
+	pid_t	 pid;
+};
+
+static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct slot pool[POOL_MAX];
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+/* fork() with the mutex held by another thread would leave it locked in
+ * the child: hold it across the fork. */
+static void
+fork_prepare(void)
+{
+	(void)pthread_mutex_lock(&pool_mu);
+}
+
+static void
+fork_parent(void)
+{
+	(void)pthread_mutex_unlock(&pool_mu);
+}
+
+/* The child forgets the parent's connections: no use, no Terminate.
+ * What they hold stays allocated in the child (at most POOL_MAX). */
+static void
+fork_child(void)
+{
+	size_t i;
+
+	for (i = 0; i < POOL_MAX; i++) {
+		pool[i].c = NULL;
+		pool[i].conninfo = NULL;
+	}
+	(void)pthread_mutex_unlock(&pool_mu);
+}
+
+static void
+fork_register(void)
+{
+	(void)pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+int64_t
+pgc_now_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+set_why(struct pgc *p, const char *what, const char *msg)
+{
+	size_t n;
+
+	(void)snprintf(p->why, sizeof(p->why), "%s%s%s", what,
+	    msg != NULL && *msg != '\0' ? ": " : "", msg != NULL ? msg : "");
+	/* libpq's messages end in a newline; a log line must not. */
+	n = strlen(p->why);
+	while (n > 0 && (p->why[n - 1] == '\n' || p->why[n - 1] == ' '))
+		p->why[--n] = '\0';
+	for (n = 0; p->why[n] != '\0'; n++)
+		if (p->why[n] == '\n' || p->why[n] == '\t')
+			p->why[n] = ' ';
+}
+
+/* Wait for c's socket to be readable (or writable); 0, OTP_EDEADLINE,
+ * OTP_EDB. */
+static int
+wait_sock(struct pgc *p, int wr)
+{
+	struct pollfd fd;
+	int64_t left;
+	int r;
+
+	if ((fd.fd = PQsocket(p->c)) < 0) {
+		set_why(p, "no connection", NULL);
+		return OTP_EDB;
+	}
+	fd.events = wr ? POLLOUT : POLLIN;
+	for (;;) {
+		if ((left = p->deadline - pgc_now_ms()) <= 0)
+			return OTP_EDEADLINE;
+		r = poll(&fd, 1, left > INT_MAX ? INT_MAX : (int)left);
+		if (r > 0)
+			return 0;
+		if (r == 0)
+			return OTP_EDEADLINE;
+		if (errno != EINTR) {
+			set_why(p, "poll", strerror(errno));
+			return OTP_EDB;
+		}
+	}
+}
+
+static void
+drop(struct pgc *p)
+{
+	if (p->c != NULL)
+		PQfinish(p->c);
+	p->c = NULL;
+}
+
+static void
+quiet(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+}
+
+/* A new connection within the deadline (every host of a multi-host URL
+ * is libpq's to try, in order). */
+static int
+connect_new(struct pgc *p)
+{
+	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
+	int rc;
+
+	if ((p->c = PQconnectStart(p->conninfo)) == NULL) {
+		set_why(p, "connect", "out of memory");
+		return OTP_ENOMEM;
+	}
+	if (PQstatus(p->c) == CONNECTION_BAD) {
+		set_why(p, "connect", PQerrorMessage(p->c));
+		drop(p);
+		return OTP_EDB;
+	}
+	while (st != PGRES_POLLING_OK) {
+		if (st == PGRES_POLLING_FAILED) {
+			set_why(p, "connect", PQerrorMessage(p->c));
+			drop(p);
+			return OTP_EDB;
+		}
+		if ((rc = wait_sock(p, st == PGRES_POLLING_WRITING)) != 0) {
+			if (rc == OTP_EDEADLINE)
+				set_why(p, "connect", "deadline passed");
+			drop(p);
+			return rc;
+		}
+		st = PQconnectPoll(p->c);
+	}
+	/* The server's notices (a table that exists already) are not
+	 * ours to print: a PAM host's stderr is nobody's. */
+	(void)PQsetNoticeProcessor(p->c, quiet, NULL);
+	if (PQsetnonblocking(p->c, 1) != 0) {
+		set_why(p, "connect", PQerrorMessage(p->c));
+		drop(p);
+		return OTP_EDB;
+	}
+	return 0;
+}
+
+int
+pgc_get(struct pgc *p)
+{
+	pid_t me = getpid();
+	size_t i;
+
+	(void)pthread_once(&fork_once, fork_register);
+	p->c = NULL;
+	p->pooled = p->broken = 0;
+	p->why[0] = '\0';
+	(void)pthread_mutex_lock(&pool_mu);
+	for (i = 0; i < POOL_MAX; i++) {
+		if (pool[i].c == NULL || pool[i].pid != me ||
+		    strcmp(pool[i].conninfo, p->conninfo) != 0)
+			continue;
+		p->c = pool[i].c;
+		free(pool[i].conninfo);
+		pool[i].c = NULL;
+		pool[i].conninfo = NULL;
+		break;
+	}
+	(void)pthread_mutex_unlock(&pool_mu);
+	if (p->c != NULL) {
+		/* A server that went away since shows here or at the first
+		 * query (the store then tries once on a new connection). */
+		if (PQstatus(p->c) == CONNECTION_OK) {
+			p->pooled = 1;
+			return 0;
+		}
+		drop(p);
+	}
+	return connect_new(p);
+}
+
+void
+pgc_put(struct pgc *p)
+{
+	char *ci = NULL;
+	size_t i;
+
+	if (p->c == NULL)
+		return;
+	if (p->broken || PQstatus(p->c) != CONNECTION_OK ||
+	    PQtransactionStatus(p->c) != PQTRANS_IDLE ||
+	    (ci = strdup(p->conninfo)) == NULL) {
+		drop(p);
+		return;
+	}
+	(void)pthread_mutex_lock(&pool_mu);
+	for (i = 0; i < POOL_MAX; i++)
+		if (pool[i].c == NULL) {
+			pool[i].c = p->c;
+			pool[i].conninfo = ci;
+			pool[i].pid = getpid();
+			p->c = NULL;
+			break;
+		}
+	(void)pthread_mutex_unlock(&pool_mu);
+	if (p->c != NULL) {	/* the pool is full */
+		free(ci);
+		drop(p);
+	}
+}
+
+/* The deadline passed with a query running: ask the server to stop it,
+ * then drop the connection (its state is unknown). */
+static void
+cancel(struct pgc *p)
+{
+	PGcancel *cn;
+	char buf[256];
+
+	if ((cn = PQgetCancel(p->c)) != NULL) {
+		(void)PQcancel(cn, buf, sizeof(buf));
+		PQfreeCancel(cn);
+	}
+	p->broken = 1;
+	drop(p);
+}
+
+/* Send sql and wait until its results can be read without blocking. */
+static int
+send_wait(struct pgc *p, const char *sql, int n, const char *const *vals,
+    const int *lens, const int *fmts)
+{
+	int f, rc;
+
+	/* n < 0: a script of several statements, no parameters. */
+	if (!(n < 0 ? PQsendQuery(p->c, sql) :
+	    PQsendQueryParams(p->c, sql, n, NULL, vals, lens, fmts, 0))) {
+		set_why(p, "query", PQerrorMessage(p->c));
+		p->broken = 1;
+		return OTP_EDB;
+	}
+	while ((f = PQflush(p->c)) == 1)
+		if ((rc = wait_sock(p, 1)) != 0)
+			goto fail;
+	if (f < 0) {
+		set_why(p, "query", PQerrorMessage(p->c));
+		p->broken = 1;
+		return OTP_EDB;
+	}
+	return 0;
+fail:
+	if (rc == OTP_EDEADLINE) {
+		set_why(p, "query", "deadline passed; cancelled");
+		cancel(p);
+	}
+	return rc;
+}
+
+/* The next result within the deadline; NULL at the end of them. */
+static int
+next_result(struct pgc *p, PGresult **r)
+{
+	int rc;
+
+	*r = NULL;
+	while (PQisBusy(p->c)) {
+		if ((rc = wait_sock(p, 0)) != 0) {
+			if (rc == OTP_EDEADLINE) {
+				set_why(p, "query", "deadline passed; "
+				    "cancelled");
+				cancel(p);
+			}
+			return rc;
+		}
+		if (!PQconsumeInput(p->c)) {
+			set_why(p, "query", PQerrorMessage(p->c));
+			p->broken = 1;
+			return OTP_EDB;
+		}
+	}
+	*r = PQgetResult(p->c);
+	return 0;
+}
+
+static int
+result_ok(struct pgc *p, PGresult *r, char *sqlstate)
+{
+	const char *code;
+	ExecStatusType st = PQresultStatus(r);
+
+	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ||
+	    st == PGRES_SINGLE_TUPLE)
+		return 0;
+	code = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+	if (sqlstate != NULL)
+		(void)snprintf(sqlstate, 6, "%s", code != NULL ? code : "");
+	set_why(p, code != NULL ? code : "query",
+	    PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY));
+	if (PQstatus(p->c) != CONNECTION_OK)
+		p->broken = 1;
+	return OTP_EDB;
+}
+
+int
+pgc_exec(struct pgc *p, const char *sql, int n, const char *const *vals,
+    const int *lens, const int *fmts, PGresult **res, char *sqlstate)
+{
+	PGresult *r, *last = NULL;
+	int rc;
+
+	*res = NULL;
+	if (sqlstate != NULL)
+		sqlstate[0] = '\0';
+	if ((rc = send_wait(p, sql, n, vals, lens, fmts)) != 0)
+		return rc;
+	for (;;) {
+		if ((rc = next_result(p, &r)) != 0) {
+			PQclear(last);
+			return rc;
+		}
+		if (r == NULL)
+			break;
+		PQclear(last);
+		last = r;
+	}
+	if (last == NULL) {
+		set_why(p, "query", PQerrorMessage(p->c));
+		p->broken = 1;
+		return OTP_EDB;
+	}
+	if ((rc = result_ok(p, last, sqlstate)) != 0) {
+		PQclear(last);
+		return rc;
+	}
+	*res = last;
+	return 0;
+}
+
+int
+pgc_each(struct pgc *p, const char *sql, int n, const char *const *vals,
+    const int *lens, const int *fmts,
+    int (*fn)(void *arg, const PGresult *row), void *arg)
+{
+	PGresult *r;
+	int rc, stop = 0, bad = 0;
+
+	if ((rc = send_wait(p, sql, n, vals, lens, fmts)) != 0)
+		return rc;
+	if (!PQsetSingleRowMode(p->c))
+		p->broken = 1;
+	for (;;) {
+		if ((rc = next_result(p, &r)) != 0)
+			return rc;
+		if (r == NULL)
+			break;
+		if (!bad && result_ok(p, r, NULL) != 0)
+			bad = OTP_EDB;
+		else if (!bad && !stop &&
+		    PQresultStatus(r) == PGRES_SINGLE_TUPLE)
+			stop = fn(arg, r);
+		PQclear(r);
+	}
+	return bad != 0 ? bad : stop;
+}

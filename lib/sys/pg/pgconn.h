@@ -1,0 +1,46 @@
+/*
+ * pgconn.h - connections to PostgreSQL for the store (pgconn.c): within
+ * a deadline, and kept across logins in a long-lived host.
+ */
+#ifndef OTP_PGCONN_H
+#define OTP_PGCONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libpq-fe.h>
+
+/* One use of a connection: where to, until when, and what went wrong. */
+struct pgc {
+	const char	*conninfo;
+	int64_t		 deadline;	/* CLOCK_MONOTONIC ms */
+	PGconn		*c;
+	int		 pooled;	/* c came from the pool */
+	int		 broken;	/* never to be pooled again */
+	char		 why[200];	/* the last failure, no secret */
+};
+
+/* Milliseconds of CLOCK_MONOTONIC. */
+int64_t pgc_now_ms(void);
+/* A connection for p: an idle pooled one to the same conninfo made by
+ * this process, else a new one, connected within p->deadline.  0,
+ * OTP_EDEADLINE or OTP_EDB (p->why says why). */
+int pgc_get(struct pgc *p);
+/* Done with p->c: back to the pool when it is idle and whole, else
+ * closed. */
+void pgc_put(struct pgc *p);
+/* Run sql with n parameters (vals/lens/fmts as PQexecParams, results as
+ * text; n < 0: sql is a script of statements without any) within the
+ * deadline: *res on success (PQclear it), else
+ * OTP_EDEADLINE (the query cancelled on the server, the connection
+ * dropped) or OTP_EDB with p->why; sqlstate (may be NULL, 6 bytes) gets
+ * the server's code. */
+int pgc_exec(struct pgc *p, const char *sql, int n, const char *const *vals,
+    const int *lens, const int *fmts, PGresult **res, char *sqlstate);
+/* Stream sql's rows one at a time: fn(arg, row result) for each until
+ * it returns non-zero. */
+int pgc_each(struct pgc *p, const char *sql, int n,
+    const char *const *vals, const int *lens, const int *fmts,
+    int (*fn)(void *arg, const PGresult *row), void *arg);
+
+#endif /* OTP_PGCONN_H */

@@ -1,0 +1,1038 @@
+/*
+ * store_pg.c - PostgreSQL as a store (postgresql://..., postgres://...):
+ * many users' tokens in one database that any number of verifiers share.
+ * Built into its own loadable object, store-pg.so, the only code that
+ * links libpq; lib/sys/store.c loads it when a URL names it.
+ *
+ * A token is a row of otp_tokens (schema.sql): the user name as bytea,
+ * its kind, whether it is disabled, its state — a state file image as
+ * otp-state(5) describes, without its scratch codes, sealed under the
+ * store key with the user and kind as associated data — and its scratch
+ * codes as keyed hashes.  A login is one transaction with the user's row
+ * locked (SELECT ... FOR UPDATE): the row read, the state file engine's
+ * login run over the image at the time read once the lock is held, the
+ * new row written, COMMIT.  So any number of servers accept a code, use
+ * a scratch code, move a counter or count a try exactly once between
+ * them.  Anything that goes wrong — no server, the deadline, a row that
+ * does not open, a COMMIT that fails or does not come back — is a
+ * refusal, never an accept.  Every statement has parameters; no SQL is
+ * ever built from a string.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "otp.h"
+#include "otp_seal.h"
+#include "otp_state.h"
+#include "pgconn.h"
+#include "schema.h"
+#include "store_int.h"
+
+#define SCHEMA_VERSION	1
+#define USER_MAX	255		/* bytes of a login (schema.sql) */
+#define SCRATCH_MAX	64		/* scratch codes one row keeps */
+#define SEALED_MAX	(OTP_STATE_MAX + OTP_SEAL_OVERHEAD)
+#define AD_MAX		(32 + USER_MAX)
+
+/* The open store: where, and the keys once read. */
+struct pg_store {
+	char			*conninfo;
+	int			 keyed;		/* keys read */
+	struct otp_seal_keys	 keys;
+};
+
+/* One login's buffers (they hold secrets: wiped at the end). */
+struct pg_login {
+	char	img[OTP_STATE_OUTMAX];		/* opened state + scratch */
+	char	out[OTP_STATE_OUTMAX];		/* the engine's new image */
+	char	body[OTP_STATE_OUTMAX];		/* out without scratch */
+	uint8_t	sealed[SEALED_MAX];
+	uint8_t	scratch[SCRATCH_MAX * OTP_SEAL_HASHLEN];
+	uint32_t codes[SCRATCH_MAX];
+};
+
+/* ---- store key ------------------------------------------------------ */
+
+/* Read the key file: a regular file, this user's or root's, no access
+ * for group or others (as ssh's keys). */
+static int
+read_key(struct sys_store *s, struct pg_store *ps)
+{
+	const char *path = s->cfg.store_key != NULL ? s->cfg.store_key :
+	    SYS_STORE_KEY;
+	uint8_t master[OTP_SEAL_KEYLEN];
+	char text[2 * OTP_SEAL_KEYLEN + 2];
+	struct stat st;
+	ssize_t n;
+	int fd, rc;
+
+	if (ps->keyed)
+		return 0;
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)) <
+	    0) {
+		(void)snprintf(s->reason, sizeof(s->reason), "store key %s: "
+		    "%s", path, strerror(errno));
+		return OTP_EIO;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_mode & 077) != 0 ||
+	    (st.st_uid != 0 && st.st_uid != geteuid())) {
+		(void)close(fd);
+		(void)snprintf(s->reason, sizeof(s->reason), "store key %s",
+		    path);
+		return OTP_ESTOREKEYMODE;
+	}
+	n = read(fd, text, sizeof(text));
+	(void)close(fd);
+	if (n < 0) {
+		(void)snprintf(s->reason, sizeof(s->reason), "store key %s: "
+		    "%s", path, strerror(errno));
+		return OTP_EIO;
+	}
+	rc = otp_seal_key_parse(text, (size_t)n, master);
+	otp_wipe(text, sizeof(text));
+	if (rc != 0) {
+		(void)snprintf(s->reason, sizeof(s->reason), "store key %s",
+		    path);
+		return rc;
+	}
+	otp_seal_keys_init(&ps->keys, master);
+	otp_wipe(master, sizeof(master));
+	ps->keyed = 1;
+	return 0;
+}
+
+/* A new key file at path, mode 0600, never over an existing one. */
+static int
+make_key(struct sys_store *s, int *made)
+{
+	const char *path = s->cfg.store_key != NULL ? s->cfg.store_key :
+	    SYS_STORE_KEY;
+	uint8_t master[OTP_SEAL_KEYLEN];
+	char text[2 * OTP_SEAL_KEYLEN + 2], *slash, dir[PATH_MAX];
+	struct stat st;
+	int rc;
+
+	*made = 0;
+	if (lstat(path, &st) == 0)
+		return 0;
+	if (errno != ENOENT) {
+		(void)snprintf(s->reason, sizeof(s->reason), "store key %s: "
+		    "%s", path, strerror(errno));
+		return OTP_EIO;
+	}
+	/* The default's directory may not exist yet: make it, 0755. */
+	if ((size_t)snprintf(dir, sizeof(dir), "%s", path) < sizeof(dir) &&
+	    (slash = strrchr(dir, '/')) != NULL && slash != dir) {
+		*slash = '\0';
+		if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+			(void)snprintf(s->reason, sizeof(s->reason), "%.200s: "
+			    "%s", dir, strerror(errno));
+			return OTP_EIO;
+		}
+	}
+	if ((rc = sys_random_bytes(master, sizeof(master))) != 0)
+		return rc;
+	(void)otp_hex_encode(master, sizeof(master), text, sizeof(text));
+	otp_wipe(master, sizeof(master));
+	text[2 * OTP_SEAL_KEYLEN] = '\n';
+	rc = sys_create(path, text, 2 * OTP_SEAL_KEYLEN + 1, 0600, 0,
+	    OTP_ESTATETYPE);
+	otp_wipe(text, sizeof(text));
+	if (rc != 0) {
+		(void)snprintf(s->reason, sizeof(s->reason), "store key %s: "
+		    "%s", path, rc == OTP_EIO ? strerror(errno) :
+		    otp_strerror(rc));
+		return rc;
+	}
+	*made = 1;
+	return 0;
+}
+
+/* ---- rows ------------------------------------------------------------ */
+
+/* What a row's seal binds: the store, the user and the kind. */
+static size_t
+assoc(char *ad, const char *user, size_t ulen, const char *kind)
+{
+	size_t n = 0, k = strlen(kind);
+
+	memcpy(ad, "otp-utils pg 1", 15);	/* with its NUL */
+	n = 15;
+	memcpy(ad + n, kind, k + 1);
+	n += k + 1;
+	memcpy(ad + n, user, ulen);
+	return n + ulen;
+}
+
+/* A text-format bytea ("\x" and hex) into out; its length or -1. */
+static long
+bytea_in(const char *text, uint8_t *out, size_t outsz)
+{
+	size_t n = strlen(text), len = 0, off;
+
+	if (n < 2 || text[0] != '\\' || text[1] != 'x')
+		return -1;
+	if (n == 2)
+		return 0;
+	if (otp_hex_decode(text + 2, n - 2, out, outsz, &len, &off) != 0)
+		return -1;
+	return (long)len;
+}
+
+static const char *
+kind_of(enum otp_state_mode m)
+{
+	return m == OTP_STATE_HOTP ? "hotp" : "totp";
+}
+
+/* The scratch code's keyed hash for user. */
+static void
+scratch_hash(const struct pg_store *ps, const char *user, size_t ulen,
+    uint32_t code, uint8_t out[OTP_SEAL_HASHLEN])
+{
+	char text[12];
+
+	(void)snprintf(text, sizeof(text), "%08" PRIu32, code);
+	otp_seal_hash(&ps->keys, user, ulen, text, 8, out);
+	otp_wipe(text, sizeof(text));
+}
+
+/* The message for a failed database call, on the store or the login. */
+static int
+db_fail(char *reason, size_t n, const struct pgc *p, int rc)
+{
+	(void)snprintf(reason, n, "%s", p->why);
+	return rc;
+}
+
+/* A statement outside a login: connect, run, give the connection back. */
+static int
+admin_exec(struct sys_store *s, struct pgc *p, const char *sql, int n,
+    const char *const *vals, const int *lens, const int *fmts,
+    PGresult **res)
+{
+	int rc;
+
+	if (p->c == NULL && (rc = pgc_get(p)) != 0)
+		return db_fail(s->reason, sizeof(s->reason), p, rc);
+	rc = pgc_exec(p, sql, n, vals, lens, fmts, res, NULL);
+	if (rc != 0)
+		return db_fail(s->reason, sizeof(s->reason), p, rc);
+	return 0;
+}
+
+static void
+pgc_start(struct pgc *p, const struct sys_store *s)
+{
+	const struct pg_store *ps = s->impl;
+
+	memset(p, 0, sizeof(*p));
+	p->conninfo = ps->conninfo;
+	p->deadline = pgc_now_ms() + (s->cfg.deadline_ms != 0 ?
+	    s->cfg.deadline_ms : SYS_STORE_DEADLINE);
+}
+
+/* The schema is there, of our version, and the key is the one it was
+ * initialised with. */
+static int
+check_schema(struct sys_store *s, struct pgc *p)
+{
+	struct pg_store *ps = s->impl;
+	uint8_t check[OTP_SEAL_HASHLEN + 8];
+	PGresult *r;
+	long n;
+	int rc;
+
+	rc = admin_exec(s, p, "SELECT version, key_check FROM otp_schema",
+	    0, NULL, NULL, NULL, &r);
+	if (rc != 0) {
+		if (strncmp(p->why, "42P01", 5) == 0)	/* no such table */
+			return OTP_ESTORESCHEMA;
+		return rc;
+	}
+	if (PQntuples(r) != 1 ||
+	    strtol(PQgetvalue(r, 0, 0), NULL, 10) != SCHEMA_VERSION) {
+		PQclear(r);
+		return OTP_ESTORESCHEMA;
+	}
+	if (PQgetisnull(r, 0, 1)) {
+		PQclear(r);
+		return OTP_ESTORESCHEMA;
+	}
+	n = bytea_in(PQgetvalue(r, 0, 1), check, sizeof(check));
+	PQclear(r);
+	if (n != OTP_SEAL_HASHLEN ||
+	    !otp_ct_equal(check, ps->keys.check, OTP_SEAL_HASHLEN))
+		return OTP_EWRONGKEY;
+	return 0;
+}
+
+/* ---- the store as a whole ------------------------------------------- */
+
+/* Keep the URL; show it without a password. */
+static int
+pg_open(struct sys_store *s, const char *url)
+{
+	struct pg_store *ps;
+	char *at, *colon, *p;
+
+	if ((ps = calloc(1, sizeof(*ps))) == NULL)
+		return OTP_ENOMEM;
+	if ((ps->conninfo = strdup(url)) == NULL) {
+		free(ps);
+		return OTP_ENOMEM;
+	}
+	s->impl = ps;
+	/* postgresql://user:password@host...: drop ":password". */
+	p = strstr(s->path, "://");
+	if (p != NULL && (at = strchr(p + 3, '@')) != NULL &&
+	    (colon = memchr(p + 3, ':', (size_t)(at - (p + 3)))) != NULL)
+		memmove(colon, at, strlen(at) + 1);
+	if ((p = strstr(s->path, "password=")) != NULL)
+		*p = '\0';	/* a password parameter: cut from it on */
+	return 0;
+}
+
+static void
+pg_close(struct sys_store *s)
+{
+	struct pg_store *ps = s->impl;
+
+	if (ps == NULL)
+		return;
+	otp_seal_keys_wipe(&ps->keys);
+	if (ps->conninfo != NULL) {
+		otp_wipe(ps->conninfo, strlen(ps->conninfo));
+		free(ps->conninfo);
+	}
+	free(ps);
+	s->impl = NULL;
+}
+
+static int
+pg_init(struct sys_store *s, int *made)
+{
+	struct pg_store *ps = s->impl;
+	const char *vals[1];
+	int lens[1], fmts[1] = { 1 };
+	struct pgc p;
+	PGresult *r;
+	int rc;
+
+	if ((rc = make_key(s, made)) != 0 || (rc = read_key(s, ps)) != 0)
+		return rc;
+	pgc_start(&p, s);
+	if ((rc = admin_exec(s, &p, "BEGIN", 0, NULL, NULL, NULL, &r)) != 0)
+		goto out;
+	PQclear(r);
+	/* The script as a DBA would run it (schema.sql, built in). */
+	if ((rc = admin_exec(s, &p, otp_pg_schema, -1, NULL, NULL, NULL,
+	    &r)) != 0)
+		goto out;
+	PQclear(r);
+	vals[0] = (const char *)ps->keys.check;
+	lens[0] = OTP_SEAL_HASHLEN;
+	if ((rc = admin_exec(s, &p, "UPDATE otp_schema SET key_check = $1 "
+	    "WHERE key_check IS NULL", 1, vals, lens, fmts, &r)) != 0)
+		goto out;
+	PQclear(r);
+	if ((rc = check_schema(s, &p)) != 0)
+		goto out;
+	rc = admin_exec(s, &p, "COMMIT", 0, NULL, NULL, NULL, &r);
+	if (rc == 0)
+		PQclear(r);
+out:
+	if (rc != 0)
+		p.broken = 1;	/* an open transaction is rolled back */
+	pgc_put(&p);
+	return rc;
+}
+
+/* Seal body for user and kind into the login's buffer; its length. */
+static int
+seal_body(const struct pg_store *ps, struct pg_login *pl, const char *user,
+    size_t ulen, const char *kind, size_t bodylen, size_t *sealedlen)
+{
+	uint8_t nonce[OTP_SEAL_NONCELEN];
+	char ad[AD_MAX];
+	size_t adlen = assoc(ad, user, ulen, kind);
+	int rc;
+
+	if ((rc = sys_random_bytes(nonce, sizeof(nonce))) != 0)
+		return rc;
+	return otp_seal(&ps->keys, nonce, ad, adlen, pl->body, bodylen,
+	    pl->sealed, sizeof(pl->sealed), sealedlen);
+}
+
+/* A new token: r->img is a whole state file image. */
+static int
+pg_put(struct sys_store *s, const char *user, const struct sys_record *r,
+    int force, int *note)
+{
+	static const char *const sql[2] = {
+		"INSERT INTO otp_tokens (login, kind, state, scratch) "
+		"VALUES ($1, $2, $3, $4) ON CONFLICT (login) DO NOTHING",
+		"INSERT INTO otp_tokens (login, kind, state, scratch) "
+		"VALUES ($1, $2, $3, $4) ON CONFLICT (login) DO UPDATE SET "
+		"kind = $2, state = $3, scratch = $4, disabled = false, "
+		"created = now(), last_used = NULL, uses = 0",
+	};
+	struct pg_store *ps = s->impl;
+	struct pg_login *pl;
+	struct otp_state *st = NULL;
+	const char *vals[4], *kind;
+	int lens[4], fmts[4] = { 1, 0, 1, 1 };
+	size_t ulen, bodylen, n, i, sealedlen;
+	struct pgc p;
+	PGresult *res;
+	int rc;
+
+	(void)note;
+	if (user == NULL || (ulen = strlen(user)) == 0 || ulen > USER_MAX)
+		return OTP_EUSERSFIELD;
+	if (r->img == NULL || r->len == 0 || r->len > OTP_STATE_MAX)
+		return OTP_EINVAL;
+	if ((rc = read_key(s, ps)) != 0)
+		return rc;
+	pl = calloc(1, sizeof(*pl));
+	st = calloc(1, sizeof(*st));
+	if (pl == NULL || st == NULL) {
+		rc = OTP_ENOMEM;
+		goto out;
+	}
+	if ((rc = otp_state_parse(r->img, r->len, st)) != 0)
+		goto out;
+	if (st->mode == OTP_STATE_SCRATCHONLY) {
+		(void)snprintf(s->reason, sizeof(s->reason), "a token of "
+		    "scratch codes only (neither TOTP nor HOTP)");
+		rc = OTP_ESTOREOP;
+		goto out;
+	}
+	kind = kind_of(st->mode);
+	rc = otp_state_unscratch(r->img, r->len, pl->body, sizeof(pl->body),
+	    &bodylen, pl->codes, SCRATCH_MAX, &n);
+	if (rc != 0)
+		goto out;
+	/* A shared store refuses a TOTP code twice, whatever the file
+	 * said: that is what sharing it is for. */
+	if (st->mode == OTP_STATE_TOTP && !st->disallow_reuse &&
+	    (rc = otp_state_set_option(pl->body, &bodylen, sizeof(pl->body),
+	    "DISALLOW_REUSE", "")) != 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		scratch_hash(ps, user, ulen, pl->codes[i],
+		    pl->scratch + i * OTP_SEAL_HASHLEN);
+	if ((rc = seal_body(ps, pl, user, ulen, kind, bodylen, &sealedlen)) !=
+	    0)
+		goto out;
+	vals[0] = user;
+	lens[0] = (int)ulen;
+	vals[1] = kind;
+	lens[1] = 0;
+	vals[2] = (const char *)pl->sealed;
+	lens[2] = (int)sealedlen;
+	vals[3] = (const char *)pl->scratch;
+	lens[3] = (int)(n * OTP_SEAL_HASHLEN);
+	pgc_start(&p, s);
+	if ((rc = check_schema(s, &p)) == 0 &&
+	    (rc = admin_exec(s, &p, sql[force != 0], 4, vals, lens, fmts,
+	    &res)) == 0) {
+		if (strcmp(PQcmdTuples(res), "1") != 0)
+			rc = OTP_ESTATEEXIST;
+		PQclear(res);
+	}
+	pgc_put(&p);
+out:
+	if (pl != NULL)
+		otp_wipe(pl, sizeof(*pl));
+	if (st != NULL)
+		otp_wipe(st, sizeof(*st));
+	free(pl);
+	free(st);
+	return rc;
+}
+
+static int
+pg_has(struct sys_store *s, const char *user)
+{
+	const char *vals[1] = { user };
+	int lens[1] = { (int)strlen(user) }, fmts[1] = { 1 };
+	struct pgc p;
+	PGresult *r;
+	int rc;
+
+	pgc_start(&p, s);
+	rc = admin_exec(s, &p, "SELECT 1 FROM otp_tokens WHERE login = $1",
+	    1, vals, lens, fmts, &r);
+	if (rc == 0) {
+		rc = PQntuples(r) > 0;
+		PQclear(r);
+	}
+	pgc_put(&p);
+	return rc;
+}
+
+struct list_arg {
+	sys_store_each_fn	*fn;
+	void			*arg;
+	char			 user[USER_MAX + 1];
+};
+
+static int
+list_row(void *arg, const PGresult *r)
+{
+	struct list_arg *la = arg;
+	struct sys_store_entry e;
+	long n;
+
+	memset(&e, 0, sizeof(e));
+	n = bytea_in(PQgetvalue(r, 0, 0), (uint8_t *)la->user,
+	    sizeof(la->user));
+	if (n <= 0)
+		return OTP_ESTOREROW;
+	e.user = la->user;
+	e.userlen = (size_t)n;
+	e.kind = PQgetvalue(r, 0, 1);
+	e.disabled = PQgetvalue(r, 0, 2)[0] == 't';
+	e.nscratch = (unsigned)strtoul(PQgetvalue(r, 0, 3), NULL, 10);
+	e.created = strtoll(PQgetvalue(r, 0, 4), NULL, 10);
+	e.last_used = PQgetisnull(r, 0, 5) ? -1 :
+	    strtoll(PQgetvalue(r, 0, 5), NULL, 10);
+	e.uses = strtoull(PQgetvalue(r, 0, 6), NULL, 10);
+	return la->fn(la->arg, &e);
+}
+
+static int
+pg_list(struct sys_store *s, sys_store_each_fn *fn, void *arg)
+{
+	struct list_arg la = { fn, arg, { 0 } };
+	struct pgc p;
+	int rc;
+
+	pgc_start(&p, s);
+	/* A listing may be long: no login deadline, a minute a page. */
+	p.deadline = pgc_now_ms() + 3600 * 1000;
+	if ((rc = pgc_get(&p)) != 0)
+		return db_fail(s->reason, sizeof(s->reason), &p, rc);
+	rc = pgc_each(&p, "SELECT login, kind, disabled, "
+	    "octet_length(scratch) / 32, "
+	    "extract(epoch FROM created)::bigint, "
+	    "extract(epoch FROM last_used)::bigint, uses "
+	    "FROM otp_tokens ORDER BY login", 0, NULL, NULL, NULL,
+	    list_row, &la);
+	if (rc == OTP_EDB || rc == OTP_EDEADLINE) {
+		if (strncmp(p.why, "42P01", 5) == 0)
+			rc = OTP_ESTORESCHEMA;
+		(void)db_fail(s->reason, sizeof(s->reason), &p, rc);
+	}
+	pgc_put(&p);
+	return rc;
+}
+
+/* One statement on user's row; OTP_EUSERSUNKNOWN when it has none. */
+static int
+row_exec(struct sys_store *s, const char *sql, const char *user)
+{
+	const char *vals[1] = { user };
+	int lens[1] = { (int)strlen(user) }, fmts[1] = { 1 };
+	struct pgc p;
+	PGresult *r;
+	int rc;
+
+	pgc_start(&p, s);
+	rc = admin_exec(s, &p, sql, 1, vals, lens, fmts, &r);
+	if (rc == 0) {
+		if (strcmp(PQcmdTuples(r), "0") == 0)
+			rc = OTP_EUSERSUNKNOWN;
+		PQclear(r);
+	}
+	pgc_put(&p);
+	return rc;
+}
+
+static int
+pg_remove(struct sys_store *s, const char *user)
+{
+	return row_exec(s, "DELETE FROM otp_tokens WHERE login = $1", user);
+}
+
+static int
+pg_enable(struct sys_store *s, const char *user, int on)
+{
+	return row_exec(s, on ?
+	    "UPDATE otp_tokens SET disabled = false WHERE login = $1" :
+	    "UPDATE otp_tokens SET disabled = true WHERE login = $1", user);
+}
+
+/* ---- a login ----------------------------------------------------------- */
+
+struct pg_impl {
+	struct pg_login	*buf;
+	struct pgc	 p;
+};
+
+static int
+pg_login_open(struct sys_login *l)
+{
+	struct pg_impl *pi;
+
+	if ((pi = calloc(1, sizeof(*pi))) == NULL ||
+	    (pi->buf = calloc(1, sizeof(*pi->buf))) == NULL) {
+		free(pi);
+		return OTP_ENOMEM;
+	}
+	l->impl = pi;
+	return 0;
+}
+
+static void
+pg_login_free(struct sys_login *l)
+{
+	struct pg_impl *pi = l->impl;
+
+	if (pi == NULL)
+		return;
+	pi->p.broken = 1;	/* a transaction left open is abandoned */
+	if (pi->p.c != NULL)
+		pgc_put(&pi->p);
+	otp_wipe(pi->buf, sizeof(*pi->buf));
+	free(pi->buf);
+	free(pi);
+	l->impl = NULL;
+}
+
+static int
+login_fail(struct sys_login *l, int rc)
+{
+	struct pg_impl *pi = l->impl;
+
+	(void)db_fail(l->reason, sizeof(l->reason), &pi->p, rc);
+	pi->p.broken = 1;
+	return rc;
+}
+
+/* Run sql in the login's connection. */
+static int
+login_exec(struct sys_login *l, const char *sql, int n,
+    const char *const *vals, const int *lens, const int *fmts,
+    PGresult **res)
+{
+	struct pg_impl *pi = l->impl;
+	int rc;
+
+	if ((rc = pgc_exec(&pi->p, sql, n, vals, lens, fmts, res, NULL)) !=
+	    0)
+		return login_fail(l, rc);
+	return 0;
+}
+
+/* A connection and BEGIN; a pooled connection that turns out dead (the
+ * server restarted, a failover) is replaced once. */
+static int
+login_begin_tx(struct sys_login *l)
+{
+	struct pg_impl *pi = l->impl;
+	PGresult *r;
+	int rc, tries;
+
+	pgc_start(&pi->p, l->s);
+	for (tries = 0; tries < 2; tries++) {
+		if ((rc = pgc_get(&pi->p)) != 0)
+			return login_fail(l, rc);
+		rc = pgc_exec(&pi->p, "BEGIN", 0, NULL, NULL, NULL, &r, NULL);
+		if (rc == 0) {
+			PQclear(r);
+			return 0;
+		}
+		if (!pi->p.pooled || rc == OTP_EDEADLINE)
+			break;
+		pi->p.broken = 1;
+		pgc_put(&pi->p);
+	}
+	return login_fail(l, rc);
+}
+
+static void
+login_end_tx(struct sys_login *l, int commit_ok)
+{
+	struct pg_impl *pi = l->impl;
+	PGresult *r;
+
+	if (!commit_ok && pi->p.c != NULL &&
+	    pgc_exec(&pi->p, "ROLLBACK", 0, NULL, NULL, NULL, &r, NULL) == 0)
+		PQclear(r);
+	pgc_put(&pi->p);
+}
+
+/* Before any prompt: whether user has a token, and whether it is off.
+ * Nothing is locked or written. */
+static int
+pg_begin(struct sys_login *l, struct sys_verdict *v)
+{
+	struct pg_impl *pi = l->impl;
+	const char *vals[1] = { l->user };
+	int lens[1] = { (int)strlen(l->user) }, fmts[1] = { 1 };
+	PGresult *r;
+	int rc;
+
+	if (lens[0] == 0)
+		return OTP_EUSERSFIELD;
+	pgc_start(&pi->p, l->s);
+	if ((rc = pgc_get(&pi->p)) != 0)
+		return login_fail(l, rc);
+	rc = pgc_exec(&pi->p, "SELECT disabled FROM otp_tokens WHERE "
+	    "login = $1", 1, vals, lens, fmts, &r, NULL);
+	if (rc != 0 && pi->p.pooled && rc != OTP_EDEADLINE) {
+		/* A pooled connection the server dropped: once more. */
+		pi->p.broken = 1;
+		pgc_put(&pi->p);
+		if ((rc = pgc_get(&pi->p)) != 0)
+			return login_fail(l, rc);
+		rc = pgc_exec(&pi->p, "SELECT disabled FROM otp_tokens WHERE "
+		    "login = $1", 1, vals, lens, fmts, &r, NULL);
+	}
+	if (rc != 0)
+		return login_fail(l, rc);
+	if (PQntuples(r) == 0) {
+		v->unknown = 1;
+		v->why = "no token";
+	} else if (PQgetvalue(r, 0, 0)[0] == 't') {
+		v->decided = 1;
+		v->why = "token disabled";
+	}
+	PQclear(r);
+	pgc_put(&pi->p);
+	return 0;
+}
+
+/* The 8-digit answers that are one of the row's scratch codes go into
+ * the image, so that the engine weighs them in its own order (rate limit
+ * first); *added gets how many. */
+static int
+scratch_in(struct sys_login *l, const uint8_t *hashes, size_t nh,
+    const struct otp_answer *a, size_t n, size_t *imglen, size_t *added)
+{
+	struct pg_store *ps = l->s->impl;
+	struct pg_impl *pi = l->impl;
+	uint8_t h[OTP_SEAL_HASHLEN];
+	const char *t;
+	size_t i, j, len, ulen = strlen(l->user);
+	uint32_t code;
+	int rc, hit;
+
+	*added = 0;
+	for (i = 0; i < n; i++) {
+		t = a[i].text;
+		len = strlen(t);
+		if (a[i].kind == OTP_ANSWER_SPLIT && len > 8)
+			t += len - 8;
+		else if (len != 8)
+			continue;
+		if (otp_state_code_shape(t) != 0 || strlen(t) != 8)
+			continue;
+		code = (uint32_t)strtoul(t, NULL, 10);
+		scratch_hash(ps, l->user, ulen, code, h);
+		for (hit = 0, j = 0; j < nh; j++)
+			hit |= otp_ct_equal(h, hashes + j * OTP_SEAL_HASHLEN,
+			    OTP_SEAL_HASHLEN);
+		otp_wipe(h, sizeof(h));
+		if (!hit || *added == SCRATCH_MAX)
+			continue;
+		if ((rc = otp_state_add_scratch(pi->buf->img, imglen,
+		    sizeof(pi->buf->img), code)) != 0)
+			return rc;
+		pi->buf->codes[(*added)++] = code;
+	}
+	return 0;
+}
+
+/* The row's scratch hashes less the one the engine used: the codes added
+ * that the new image no longer holds. */
+static size_t
+scratch_out(struct sys_login *l, uint8_t *hashes, size_t nh,
+    const uint32_t *left, size_t nleft, size_t added)
+{
+	struct pg_store *ps = l->s->impl;
+	struct pg_impl *pi = l->impl;
+	uint8_t h[OTP_SEAL_HASHLEN];
+	size_t i, j, k, ulen = strlen(l->user);
+	int kept;
+
+	for (i = 0; i < added; i++) {
+		for (kept = 0, k = 0; k < nleft; k++)
+			kept |= left[k] == pi->buf->codes[i];
+		if (kept)
+			continue;
+		scratch_hash(ps, l->user, ulen, pi->buf->codes[i], h);
+		for (j = 0; j < nh; j++)
+			if (otp_ct_equal(h, hashes + j * OTP_SEAL_HASHLEN,
+			    OTP_SEAL_HASHLEN)) {
+				memmove(hashes + j * OTP_SEAL_HASHLEN,
+				    hashes + (j + 1) * OTP_SEAL_HASHLEN,
+				    (nh - j - 1) * OTP_SEAL_HASHLEN);
+				nh--;
+				break;
+			}
+		otp_wipe(h, sizeof(h));
+	}
+	return nh;
+}
+
+static void
+verdict_of(const struct otp_state_result *r, struct sys_verdict *v)
+{
+	v->accepted = r->accepted;
+	v->how = !r->accepted ? SYS_BY_NONE :
+	    r->how == OTP_STATE_BYSCRATCH ? SYS_BY_SCRATCH :
+	    r->how == OTP_STATE_BYGRACE ? SYS_BY_GRACE : SYS_BY_CODE;
+	v->why = r->accepted ? NULL : otp_state_why_text(r->why);
+	v->decided = 1;
+	v->offset = r->offset;
+	v->counter = r->counter;
+	v->skew = r->skew;
+	v->changed = r->changed;
+	v->answer = r->answer;
+	v->restlen = r->restlen;
+}
+
+/* The login: one transaction on the locked row. */
+static int
+pg_end(struct sys_login *l, const struct otp_answer *a, size_t n,
+    struct sys_verdict *v)
+{
+	static const char sel[] = "SELECT kind, disabled, state, scratch "
+	    "FROM otp_tokens WHERE login = $1 FOR UPDATE";
+	static const char upd[] = "UPDATE otp_tokens SET state = $2, "
+	    "scratch = $3, last_used = CASE WHEN $4 THEN now() ELSE "
+	    "last_used END, uses = uses + CASE WHEN $4 THEN 1 ELSE 0 END "
+	    "WHERE login = $1";
+	struct pg_store *ps = l->s->impl;
+	struct pg_impl *pi = l->impl;
+	struct pg_login *b = pi->buf;
+	struct otp_state_result res;
+	const char *vals[4];
+	int lens[4], fmts[4] = { 1, 1, 1, 0 };
+	char ad[AD_MAX], kind[8];
+	size_t ulen = strlen(l->user), adlen, imglen, outlen, bodylen, added;
+	size_t nh, nleft, sealedlen;
+	uint32_t left[SCRATCH_MAX];
+	int64_t now;
+	PGresult *r = NULL;
+	long m;
+	int rc, committed = 0;
+
+	memset(v, 0, sizeof(*v));
+	v->why = "refused";
+	if (ulen == 0 || ulen > USER_MAX)
+		return OTP_EUSERSFIELD;
+	if ((rc = read_key(l->s, ps)) != 0) {
+		(void)snprintf(l->reason, sizeof(l->reason), "%s",
+		    l->s->reason);
+		return rc;
+	}
+	if ((rc = login_begin_tx(l)) != 0)
+		return rc;
+	vals[0] = l->user;
+	lens[0] = (int)ulen;
+	if ((rc = login_exec(l, sel, 1, vals, lens, fmts, &r)) != 0)
+		goto out;
+	/* The clock, read once the row is ours. */
+	now = l->s->cfg.now != SYS_NOW_REAL ? l->s->cfg.now :
+	    (int64_t)time(NULL);
+	if (PQntuples(r) == 0) {
+		v->unknown = 1;
+		v->why = "no token";
+		goto out;
+	}
+	if (PQgetvalue(r, 0, 1)[0] == 't') {
+		v->decided = 1;
+		v->why = "token disabled";
+		goto out;
+	}
+	(void)snprintf(kind, sizeof(kind), "%s", PQgetvalue(r, 0, 0));
+	m = bytea_in(PQgetvalue(r, 0, 2), b->sealed, sizeof(b->sealed));
+	adlen = assoc(ad, l->user, ulen, kind);
+	rc = m < 0 ? OTP_ESTOREROW : otp_unseal(&ps->keys, ad, adlen,
+	    b->sealed, (size_t)m, (uint8_t *)b->img, OTP_STATE_MAX, &imglen);
+	if (rc != 0)
+		goto out;
+	m = bytea_in(PQgetvalue(r, 0, 3), b->scratch, sizeof(b->scratch));
+	if (m < 0 || m % OTP_SEAL_HASHLEN != 0) {
+		rc = OTP_ESTOREROW;
+		(void)snprintf(l->reason, sizeof(l->reason), "scratch codes "
+		    "column");
+		goto out;
+	}
+	nh = (size_t)m / OTP_SEAL_HASHLEN;
+	PQclear(r);
+	r = NULL;
+	if ((rc = scratch_in(l, b->scratch, nh, a, n, &imglen, &added)) != 0)
+		goto out;
+	rc = otp_state_login(b->img, imglen, OTP_LOGIN_OPEN |
+	    OTP_LOGIN_SETTLE, a, n, now, &l->s->cfg.ga, &res, b->out,
+	    sizeof(b->out), &outlen);
+	if (rc != 0) {
+		(void)snprintf(l->reason, sizeof(l->reason), "the stored "
+		    "state: %s", otp_strerror(rc));
+		rc = OTP_ESTOREROW;
+		goto out;
+	}
+	verdict_of(&res, v);
+	if (!res.changed || l->s->cfg.dry) {
+		v->recorded = 0;
+		if (l->s->cfg.dry)
+			goto out;
+		/* Nothing to write: an accept that changes nothing is one
+		 * the engine would not make; refuse to be safe. */
+		if (v->accepted) {
+			v->accepted = 0;
+			v->how = SYS_BY_NONE;
+			v->why = "not recorded";
+		}
+		goto out;
+	}
+	rc = otp_state_unscratch(b->out, outlen, b->body, sizeof(b->body),
+	    &bodylen, left, SCRATCH_MAX, &nleft);
+	if (rc != 0)
+		goto out;
+	nh = scratch_out(l, b->scratch, nh, left, nleft, added);
+	otp_wipe(left, sizeof(left));
+	if ((rc = seal_body(ps, b, l->user, ulen, kind, bodylen,
+	    &sealedlen)) != 0)
+		goto out;
+	vals[1] = (const char *)b->sealed;
+	lens[1] = (int)sealedlen;
+	vals[2] = (const char *)b->scratch;
+	lens[2] = (int)(nh * OTP_SEAL_HASHLEN);
+	vals[3] = v->accepted ? "t" : "f";
+	lens[3] = 0;
+	if ((rc = login_exec(l, upd, 4, vals, lens, fmts, &r)) != 0)
+		goto out;
+	PQclear(r);
+	r = NULL;
+	/* The outcome stands only once COMMIT says so. */
+	if ((rc = login_exec(l, "COMMIT", 0, NULL, NULL, NULL, &r)) != 0) {
+		rc = OTP_ECOMMIT;
+		goto out;
+	}
+	committed = 1;
+	v->recorded = 1;
+out:
+	PQclear(r);
+	if (rc != 0 || (!committed && v->accepted && !l->s->cfg.dry)) {
+		v->accepted = 0;
+		v->how = SYS_BY_NONE;
+		v->recorded = 0;
+		v->decided = 1;
+	}
+	login_end_tx(l, committed);
+	l->cycles++;
+	return rc;
+}
+
+/* Start and end in one transaction, for answers known at the start. */
+static int
+pg_check(struct sys_login *l, const struct otp_answer *a, size_t n,
+    struct sys_verdict *v)
+{
+	return pg_end(l, a, n, v);
+}
+
+static int
+pg_export(struct sys_store *s, const char *user, char *img, size_t imgsz,
+    size_t *len)
+{
+	struct pg_store *ps = s->impl;
+	const char *vals[1] = { user };
+	int lens[1] = { (int)strlen(user) }, fmts[1] = { 1 };
+	uint8_t *sealed;
+	char ad[AD_MAX];
+	struct pgc p;
+	PGresult *r;
+	long m;
+	int rc;
+
+	if (lens[0] == 0 || lens[0] > USER_MAX)
+		return OTP_EUSERSFIELD;
+	if ((rc = read_key(s, ps)) != 0)
+		return rc;
+	pgc_start(&p, s);
+	rc = admin_exec(s, &p, "SELECT kind, state FROM otp_tokens WHERE "
+	    "login = $1", 1, vals, lens, fmts, &r);
+	pgc_put(&p);
+	if (rc != 0)
+		return rc;
+	if (PQntuples(r) == 0) {
+		PQclear(r);
+		return OTP_EUSERSUNKNOWN;
+	}
+	if ((sealed = malloc(SEALED_MAX)) == NULL) {
+		PQclear(r);
+		return OTP_ENOMEM;
+	}
+	m = bytea_in(PQgetvalue(r, 0, 1), sealed, SEALED_MAX);
+	rc = m < 0 ? OTP_ESTOREROW : otp_unseal(&ps->keys, ad,
+	    assoc(ad, user, (size_t)lens[0], PQgetvalue(r, 0, 0)), sealed,
+	    (size_t)m, (uint8_t *)img, imgsz, len);
+	PQclear(r);
+	free(sealed);
+	return rc;
+}
+
+static int
+pg_load_state(struct sys_store *s, const char *user, struct otp_state *st)
+{
+	char *img;
+	size_t len;
+	int rc;
+
+	if (user == NULL)
+		return OTP_EUSERSFIELD;
+	if ((img = malloc(OTP_STATE_MAX)) == NULL)
+		return OTP_ENOMEM;
+	if ((rc = pg_export(s, user, img, OTP_STATE_MAX, &len)) == 0)
+		rc = otp_state_parse(img, len, st);
+	otp_wipe(img, OTP_STATE_MAX);
+	free(img);
+	return rc;
+}
+
+static const struct sys_store_ops pg_ops = {
+	.scheme = "postgresql",
+	.caps = SYS_STORE_MANY | SYS_STORE_SCRATCH | SYS_STORE_SHARED,
+	.put = pg_put,
+	.has = pg_has,
+	.load_state = pg_load_state,
+	.shape = otp_state_code_shape,
+	.badshape = "not a 6-digit code or an 8-digit scratch code",
+	.want = "6 digits or an 8-digit scratch code",
+	.login_open = pg_login_open,
+	.begin = pg_begin,
+	.end = pg_end,
+	.check = pg_check,
+	.login_free = pg_login_free,
+	.open = pg_open,
+	.close = pg_close,
+	.init = pg_init,
+	.list = pg_list,
+	.remove = pg_remove,
+	.enable = pg_enable,
+	.export = pg_export,
+};
+
+/* The object's one exported symbol (the link exports nothing else). */
+const struct sys_store_ops *otp_store_pg_ops(unsigned long abi);
+
+const struct sys_store_ops *
+otp_store_pg_ops(unsigned long abi)
+{
+	return abi == SYS_STORE_ABI ? &pg_ops : NULL;
+}
