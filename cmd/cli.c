@@ -244,6 +244,33 @@ cli_period(const char *arg)
 	return v;
 }
 
+unsigned
+cli_deadline(const char *opt, const char *arg)
+{
+	size_t n = strlen(arg);
+	uint64_t v;
+
+	if (n > 2 && strcmp(arg + n - 2, "ms") == 0) {
+		char num[24];
+
+		if (n - 2 < sizeof(num)) {
+			memcpy(num, arg, n - 2);
+			num[n - 2] = '\0';
+			if (otp_parse_u64(num, 1, 600000, &v) == 0)
+				return (unsigned)v;
+		}
+	} else if (otp_duration_parse(arg, &v) == 0 && v >= 1 && v <= 600)
+		return (unsigned)v * 1000;
+	errx(CLI_EXIT_ERR, "%s: '%s': want 1ms to 10 minutes (500ms, 3s, "
+	    "1m)", opt, arg);
+}
+
+const char *
+cli_store_module(void)
+{
+	return secure_getenv("OTP_STORE_MODULE");
+}
+
 void
 cli_otp_apply(const struct cli_otp *o, struct otp_uri *u)
 {

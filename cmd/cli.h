@@ -118,6 +118,12 @@ int	cli_motp_text(const struct cli_otp *o, const char *text,
 /* A --period value: a duration (30, 30s, 1m) of 1 to 2^32-1 seconds, the
  * range of an otpauth URI's period; a bad value exits 2 with one line. */
 uint64_t cli_period(const char *arg);
+/* A store's deadline: "500ms", or a duration (3, 3s, 1m) of up to 10
+ * minutes, in milliseconds; a bad value exits 2 naming opt. */
+unsigned cli_deadline(const char *opt, const char *arg);
+/* The PostgreSQL store's object from OTP_STORE_MODULE (not for a set-id
+ * program), or NULL for the installed one. */
+const char *cli_store_module(void);
 /* Keep the pages of n bytes at p out of swap where the system allows it
  * (mlock(2)); failure is ignored.  For key buffers. */
 void	cli_lock(const void *p, size_t n);

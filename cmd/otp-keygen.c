@@ -57,6 +57,7 @@ enum {
 	OPT_USER,
 	OPT_UTOTP,
 	OPT_STORE,
+	OPT_STOREKEY,
 };
 
 static const struct option longopts[] = {
@@ -78,6 +79,7 @@ static const struct option longopts[] = {
 	{ "uri",		no_argument,	   NULL, OPT_URI },
 	{ "window-size",	required_argument, NULL, OPT_WINDOW_SIZE },
 	{ "store",		required_argument, NULL, OPT_STORE },
+	{ "store-key",		required_argument, NULL, OPT_STOREKEY },
 	{ "usersfile",		required_argument, NULL, OPT_USERSFILE },
 	{ "user",		required_argument, NULL, OPT_USER },
 	{ "motp",		no_argument,	   NULL, CLI_OPT_MOTP },
@@ -99,7 +101,9 @@ struct keygen {
 	long		 nscratch;	/* -1: not given */
 	const char	*scratch_out;	/* a file; NULL for none or "-" */
 	int		 scratch_stdout; /* --scratch-out=-: after the key */
-	const char	*state;
+	const char	*state;		/* a file, or a database's URL */
+	int		 db;		/* state is a database (--store) */
+	const char	*store_key;	/* --store-key */
 	const char	*print_state;
 	unsigned	 window, step, rate_n, rate_secs;
 	const char	*usersfile;	/* --usersfile */
@@ -646,6 +650,29 @@ keygen_put(const char *scheme, const char *path, const char *user,
 	return rc;
 }
 
+/* The token's image into the database --store names, for --user; 0 or
+ * OTP_E*, with the database's words in why. */
+static int
+db_put(const struct keygen *k, const struct sys_record *r, int remove,
+    char *why, size_t whysz)
+{
+	struct sys_store_cfg c;
+	struct sys_store *s;
+	int rc;
+
+	sys_store_cfg_init(&c);
+	c.store_key = k->store_key;
+	c.module = cli_store_module();
+	why[0] = '\0';
+	if ((rc = sys_store_open(k->state, &c, &s)) != 0)
+		return rc;
+	rc = remove ? sys_store_remove(s, k->user) :
+	    sys_store_put(s, k->user, r, k->force, NULL);
+	(void)snprintf(why, whysz, "%s", sys_store_reason(s));
+	sys_store_close(s);
+	return rc;
+}
+
 /* A new key, scratch codes and perhaps a state file. */
 static void
 generate(struct keygen *k)
@@ -657,7 +684,7 @@ generate(struct keygen *k)
 	int rc, fresh = 0;
 
 	staged.dirfd = -1;
-	if (k->state != NULL)
+	if (k->state != NULL && !k->db)
 		check_target("--state", k->state, k->force);
 	if (k->scratch_out != NULL)
 		check_target("--scratch-out", k->scratch_out, k->force);
@@ -709,7 +736,20 @@ generate(struct keygen *k)
 	if (k->scratch_out != NULL)
 		stage_scratch(&staged, k->scratch_out, sec.lines, linelen,
 		    k->force);
-	if (k->state != NULL) {
+	if (k->db) {
+		struct sys_record rec = { sec.img, imglen, NULL };
+		char why[256];
+
+		fresh = !k->force;
+		if ((rc = db_put(k, &rec, 0, why, sizeof(why))) != 0) {
+			drop_scratch(&staged);
+			if (rc == OTP_ESTATEEXIST)
+				errx(CLI_EXIT_ERR, "--store: '%s' has a token "
+				    "already (use -f to replace it)", k->user);
+			errx(CLI_EXIT_ERR, "--store: %s%s%s", otp_strerror(rc),
+			    why[0] != '\0' ? ": " : "", why);
+		}
+	} else if (k->state != NULL) {
 		fresh = !k->force || lstat(k->state, &sb) != 0;
 		struct sys_record rec = { sec.img, imglen, NULL };
 
@@ -745,7 +785,15 @@ generate(struct keygen *k)
 		/* The codes in the state file were never delivered: undo a
 		 * file we created; a replaced one cannot be brought back,
 		 * so its codes go to standard error rather than be lost. */
-		if (k->state != NULL && fresh && lstat(k->state, &now) == 0 &&
+		if (k->db && fresh) {
+			char why[256];
+
+			(void)db_put(k, NULL, 1, why, sizeof(why));
+			errx(CLI_EXIT_ERR, "--store: '%s' removed again: its "
+			    "scratch codes could not be written", k->user);
+		}
+		if (k->state != NULL && fresh && !k->db &&
+		    lstat(k->state, &now) == 0 &&
 		    now.st_ino == sb.st_ino && now.st_dev == sb.st_dev) {
 			(void)unlink(k->state);
 			errx(CLI_EXIT_ERR, "--state: %s removed: its scratch "
@@ -1087,15 +1135,23 @@ do_usersfile(struct keygen *k)
 static void
 store_option(struct keygen *k, const char *url)
 {
+	struct sys_store_cfg c;
 	struct sys_store *s;
 	const char *path;
 	unsigned caps;
 	int rc;
 
-	if ((rc = sys_store_open(url, NULL, &s)) != 0)
+	sys_store_cfg_init(&c);
+	c.module = cli_store_module();
+	if ((rc = sys_store_open(url, &c, &s)) != 0) {
+		if (rc == OTP_ESTOREMODULE)
+			errx(CLI_EXIT_ERR, "%s: %s", c.module != NULL ?
+			    c.module : SYS_STORE_PGMODULE, otp_strerror(rc));
 		cli_usage_error("--store '%s': %s", url, otp_strerror(rc));
+	}
 	caps = sys_store_caps(s);
-	path = url + strlen(sys_store_scheme(s)) + 1;
+	path = caps & SYS_STORE_SHARED ? url :
+	    url + strlen(sys_store_scheme(s)) + 1;
 	sys_store_close(s);
 	if (k->state != NULL || k->usersfile != NULL || k->otpw)
 		cli_usage_error("--store names the store once (not with "
@@ -1103,9 +1159,13 @@ store_option(struct keygen *k, const char *url)
 	if (caps & SYS_STORE_CHALLENGE) {
 		k->otpw = 1;
 		k->otpw_file = path;
-	} else if (caps & SYS_STORE_MANY)
+	} else if (caps & SYS_STORE_TOKENLINE)
 		k->usersfile = path;
-	else
+	else if (caps & SYS_STORE_SHARED) {
+		/* A database's row is a state file image, sealed. */
+		k->state = url;
+		k->db = 1;
+	} else
 		k->state = path;
 }
 
@@ -1204,6 +1264,9 @@ main(int argc, char *argv[])
 		case OPT_USER:
 			k.user = optarg;
 			break;
+		case OPT_STOREKEY:
+			k.store_key = optarg;
+			break;
 		case OPT_UTOTP:
 			totp_option(&k, argv[optind - 1]);
 			break;
@@ -1218,7 +1281,13 @@ main(int argc, char *argv[])
 		wipe_secrets();
 		cli_exit(0);
 	}
-	if (k.user != NULL || k.users_period != 0 || k.o.motp ||
+	if (k.db && k.user == NULL)
+		cli_usage_error("--store=%s needs --user=NAME", k.state);
+	if (k.db && (k.user[0] == '\0' || strlen(k.user) > 255))
+		errx(CLI_EXIT_ERR, "--user: 1 to 255 bytes");
+	if (k.store_key != NULL && !k.db)
+		cli_usage_error("--store-key needs --store=postgresql://...");
+	if ((k.user != NULL && !k.db) || k.users_period != 0 || k.o.motp ||
 	    k.o.pin != NULL)
 		cli_usage_error("--user, --totp=30|60, --motp and --pin need "
 		    "--usersfile");

@@ -40,6 +40,8 @@ enum {
 	OPT_RADIUS,
 	OPT_STATEDIR,
 	OPT_STORE,
+	OPT_STOREKEY,
+	OPT_STORETIMEOUT,
 	OPT_FLAG = 0x1000,	/* | an OTP_STATE_* flag: a --state switch */
 	OPT_ALLOWRO = OPT_FLAG | OTP_STATE_ALLOWRO,
 	OPT_NOINCRHOTP = OPT_FLAG | OTP_STATE_NOINCRHOTP,
@@ -65,6 +67,8 @@ static const struct option longopts[] = {
 	{ "state",		required_argument, NULL, OPT_STATE },
 	{ "state-dir",		required_argument, NULL, OPT_STATEDIR },
 	{ "store",		required_argument, NULL, OPT_STORE },
+	{ "store-key",		required_argument, NULL, OPT_STOREKEY },
+	{ "store-timeout",	required_argument, NULL, OPT_STORETIMEOUT },
 	{ "verbose",		no_argument,	   NULL, 'v' },
 	{ "otpw",		optional_argument, NULL, OPT_OTPW },
 	{ "challenge",		optional_argument, NULL, OPT_CHALLENGE },
@@ -101,7 +105,11 @@ struct verify {
 	const char	*chal;		/* its NNN[/NNN/NNN], or NULL */
 	const char	*state_dir;	/* --radius: DIR/USER state files */
 	const char	*user;		/* --user */
+	const char	*store_key;	/* --store-key: a database's key */
+	unsigned	 deadline_ms;	/* --store-timeout, 0 the default */
 };
+
+static unsigned store_caps(const struct verify *v);
 
 static void __attribute__((noreturn))
 usage(void)
@@ -189,6 +197,11 @@ usage(void)
 	    "      --user=NAME        a store of many users: whose token "
 	    "(default: the\n"
 	    "                         invoking user)\n"
+	    "      --store-key=FILE   postgresql: the store key (default "
+	    SYS_STORE_KEY ")\n"
+	    "      --store-timeout=DUR  postgresql: the deadline of the "
+	    "whole check\n"
+	    "                         (default 3s; 500ms, 2s, 1m)\n"
 	    "  -h, --help             show this help\n"
 	    "  -V, --version          show the version\n");
 	cli_exit(0);
@@ -774,6 +787,10 @@ store_fault(struct sys_login *l, const char *path, int rc)
 	if (l != NULL) {
 		sys_login_fault(l, &line, &opt);
 		errno = sys_login_errno(l);
+		/* A database's own words (a key file's included). */
+		if (*sys_login_reason(l) != '\0')
+			errx(CLI_EXIT_ERR, "%s: %s: %s", path,
+			    otp_strerror(rc), sys_login_reason(l));
 	}
 	if (rc == OTP_EIO || rc == OTP_ELOCK)
 		err(CLI_EXIT_ERR, "%s", path);
@@ -805,6 +822,9 @@ store_cfg(const struct verify *v, struct sys_store_cfg *c)
 	/* An OTPW list must be ours; root may check anybody's. */
 	c->owner = geteuid() == 0 ? SYS_OWNER_ANY : (unsigned long)geteuid();
 	c->nolock = 1;	/* one response, no prompt to hold a lock over */
+	c->store_key = v->store_key;
+	c->deadline_ms = v->deadline_ms;
+	c->module = cli_store_module();
 }
 
 /* Open url, or exit 2 naming it as the option spelt it. */
@@ -820,6 +840,9 @@ store_open(const struct verify *v, const char *url)
 		if (rc == OTP_ESTORESCHEME || rc == OTP_ESTOREURL)
 			cli_usage_error("%s '%s': %s", v->spelled, url,
 			    otp_strerror(rc));
+		if (rc == OTP_ESTOREMODULE)
+			errx(CLI_EXIT_ERR, "%s: %s", c.module != NULL ?
+			    c.module : SYS_STORE_PGMODULE, otp_strerror(rc));
 		errx(CLI_EXIT_ERR, "%s '%s': %s", v->spelled, url,
 		    otp_strerror(rc));
 	}
@@ -842,8 +865,9 @@ store_user(const struct verify *v, const struct sys_store *s)
 			    "give --user");
 		user = pw->pw_name;
 	}
-	if (*user == '\0' || strpbrk(user, " \t\r\n") != NULL ||
-	    strlen(user) >= OTP_USERS_FIELD_MAX)
+	if (*user == '\0' || strlen(user) >= OTP_USERS_FIELD_MAX ||
+	    (!(sys_store_caps(s) & SYS_STORE_SHARED) &&
+	    strpbrk(user, " \t\r\n") != NULL))
 		errx(CLI_EXIT_ERR, "--user: '%s': %s", user,
 		    otp_strerror(OTP_EUSERSFIELD));
 	return user;
@@ -853,6 +877,9 @@ store_user(const struct verify *v, const struct sys_store *s)
 static void __attribute__((noreturn))
 store_unknown(const struct sys_store *s, const char *user)
 {
+	if (user != NULL && (sys_store_caps(s) & SYS_STORE_SHARED))
+		errx(CLI_EXIT_ERR, "%s: '%s': no token for this user",
+		    sys_store_path(s), user);
 	if (user != NULL)
 		errx(CLI_EXIT_ERR, "%s: '%s': %s", sys_store_path(s), user,
 		    otp_strerror(OTP_EUSERSUNKNOWN));
@@ -864,7 +891,8 @@ static void
 store_explain(const struct verify *v, const struct sys_store *s,
     const struct sys_verdict *r)
 {
-	int many = (sys_store_caps(s) & SYS_STORE_MANY) != 0;
+	unsigned caps = sys_store_caps(s);
+	int many = (caps & SYS_STORE_MANY) && !(caps & SYS_STORE_SHARED);
 
 	if (r->accepted && r->how == SYS_BY_SCRATCH)
 		fprintf(stderr, "Accepted an emergency scratch code; it is now "
@@ -880,6 +908,11 @@ store_explain(const struct verify *v, const struct sys_store *s,
 		    r->skew == 1 || r->skew == -1 ? "" : "s");
 	if (many)
 		return;
+	if (caps & SYS_STORE_SHARED) {
+		fprintf(stderr, "Database %s.\n", v->dry_run ? "not written "
+		    "(dry run)" : r->recorded ? "updated" : "unchanged");
+		return;
+	}
 	if (v->dry_run)
 		fprintf(stderr, "State file %s (dry run: not written).\n",
 		    r->changed ? "would be updated" : "would be unchanged");
@@ -1138,6 +1171,7 @@ radius_check(const struct verify *v, const char *user, char *code,
 	struct sys_verdict r;
 	struct otp_answer a;
 	const char *path, *opt = NULL;
+	char reason[256];
 	size_t line = 0;
 	int rc;
 
@@ -1157,6 +1191,7 @@ radius_check(const struct verify *v, const char *user, char *code,
 	a.kind = OTP_ANSWER_CODE;
 	rc = sys_login_check(l, &a, 1, &r);
 	sys_login_fault(l, &line, &opt);
+	(void)snprintf(reason, sizeof(reason), "%s", sys_login_reason(l));
 	errno = sys_login_errno(l);
 	sys_login_free(l);
 	if (rc == OTP_EIO || rc == OTP_ELOCK)
@@ -1168,6 +1203,9 @@ radius_check(const struct verify *v, const char *user, char *code,
 		radius_fail(0, "%s: %s: line %zu: %s%s%s", user, path, line,
 		    otp_strerror(rc), opt != NULL ? ": \" " : "",
 		    opt != NULL ? opt : "");
+	if (rc != 0 && *reason != '\0')
+		radius_fail(0, "%s: %s: %s: %s", user, path, otp_strerror(rc),
+		    reason);
 	if (rc != 0)
 		radius_fail(0, "%s: %s: %s", user, path, otp_strerror(rc));
 	if (r.accepted && !r.recorded && r.changed && !v->dry_run)
@@ -1215,8 +1253,10 @@ do_radius(const struct verify *v, int argc, char *argv[])
 	cli_lock(code, sizeof(code));
 	radius_attr("USER_NAME", "User-Name", user, sizeof(user));
 	/* The name comes from the network: only a plain login name may
-	 * name a file.  Only its safe part is shown. */
-	if (otp_user_check(user, &off) != 0) {
+	 * name a file (a database's rows take any).  Only its safe part is
+	 * shown. */
+	if (!(store_caps(v) & SYS_STORE_SHARED) &&
+	    otp_user_check(user, &off) != 0) {
 		if (off >= OTP_USERNAME_MAX)
 			radius_fail(0, "User-Name: longer than %d characters",
 			    OTP_USERNAME_MAX);
@@ -1331,6 +1371,10 @@ check_options(const struct verify *v)
 		    "is the request's User-Name");
 	if (v->user != NULL && !(caps & SYS_STORE_MANY))
 		cli_usage_error("--user needs --usersfile");
+	if ((v->store_key != NULL || v->deadline_ms != 0) &&
+	    !(caps & SYS_STORE_SHARED))
+		cli_usage_error("--store-key and --store-timeout need "
+		    "--store=postgresql://...");
 	if (caps & SYS_STORE_CHALLENGE) {
 		if (v->mode == MODE_RADIUS)
 			cli_usage_error("--radius cannot answer an OTPW "
@@ -1340,6 +1384,16 @@ check_options(const struct verify *v)
 		    v->dry_run)
 			cli_usage_error("with %s the file sets everything; "
 			    "only -q and --challenge apply", v->spelled);
+	} else if (caps & SYS_STORE_SHARED) {
+		if (key_params_given(o, 0) || o->have_window || v->have_perm ||
+		    (v->state_flags & (OTP_STATE_NOSTRICTOWNER |
+		    OTP_STATE_ALLOWRO)))
+			cli_usage_error("with %s%s the database sets the "
+			    "parameters; only --now, --dry-run, "
+			    "--no-skew-adjust, --no-increment-hotp%s apply",
+			    v->mode == MODE_RADIUS ? "--radius " : "",
+			    v->spelled, v->mode == MODE_RADIUS ? "" :
+			    " and --user");
 	} else if (caps & SYS_STORE_MANY) {
 		if (key_params_given(o, 1) || v->state_flags != 0 ||
 		    v->have_perm)
@@ -1420,6 +1474,12 @@ main(int argc, char *argv[])
 			break;
 		case OPT_USER:
 			v.user = optarg;
+			break;
+		case OPT_STOREKEY:
+			v.store_key = optarg;
+			break;
+		case OPT_STORETIMEOUT:
+			v.deadline_ms = cli_deadline("--store-timeout", optarg);
 			break;
 		case 'h':
 			usage();

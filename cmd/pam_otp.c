@@ -69,6 +69,10 @@ struct params {
 	unsigned	 digits;	/* a PIN, then this many digits */
 	/* otpw: pam_otpw's */
 	int		 nolock;
+	/* postgresql: the store key, the module, the login deadline */
+	const char	*store_key;
+	const char	*module;
+	unsigned	 deadline_ms;
 };
 
 /* Whose token it is, where, and as whom the store is read. */
@@ -246,6 +250,16 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
 		} else if (strcmp(a, "nolock") == 0) {
 			kind = OPTS_OTPW;
 			p->nolock = 1;
+		} else if (strncmp(a, "store_key=", 10) == 0 && a[10] == '/') {
+			p->store_key = a + 10;
+		} else if (strncmp(a, "store_module=", 13) == 0 &&
+		    a[13] == '/') {
+			p->module = a + 13;
+		} else if (strncmp(a, "store_timeout=", 14) == 0) {
+			if (number_arg(pamh, a, 14, 1, 600000, "store_timeout "
+			    "must be 1 to 600000 milliseconds", &n) != 0)
+				return -1;
+			p->deadline_ms = (unsigned)n;
 		} else {
 			pamotp_log(pamh, LOG_ERR, "unknown option \"%s\"", a);
 			return -1;
@@ -276,7 +290,9 @@ check_args(pam_handle_t *pamh, const struct params *p, unsigned caps)
 		}
 		return 0;
 	}
-	bad = p->other[caps & SYS_STORE_MANY ? OPTS_GA : OPTS_OATH];
+	/* A database store runs the state file's rules: ga's options. */
+	bad = p->other[caps & SYS_STORE_MANY && !(caps & SYS_STORE_SHARED) ?
+	    OPTS_GA : OPTS_OATH];
 	if (bad == NULL)
 		bad = p->other[OPTS_OTPW];
 	if (bad != NULL) {
@@ -300,6 +316,23 @@ find_target(pam_handle_t *pamh, const struct params *p, struct target *t)
 	const char *home = NULL;
 	size_t scheme;
 	int many = (t->caps & SYS_STORE_MANY) != 0, rc;
+
+	/* A database: the user is a row's key, any bytes, never a path;
+	 * the URL is used as written and read with the module's ids. */
+	if (t->caps & SYS_STORE_SHARED) {
+		if (p->fixed_user) {
+			pamotp_log(pamh, LOG_ERR, "user= does not apply to "
+			    "store \"%s\"", p->store);
+			return PAM_AUTH_ERR;
+		}
+		if ((size_t)snprintf(t->url, sizeof(t->url), "%s", p->store) >=
+		    sizeof(t->url)) {
+			pamotp_log(pamh, LOG_ERR, "store URL too long");
+			return PAM_AUTH_ERR;
+		}
+		t->ok = 1;
+		return 0;
+	}
 
 	/* No account vouches for a name (a RADIUS server passes on what
 	 * the network sent): ${USER} puts only a plain login name in a
@@ -465,6 +498,10 @@ log_error(pam_handle_t *pamh, const struct target *t,
 	else if (line > 0)
 		pamotp_log(pamh, LOG_ERR, "\"%s\" for \"%s\": line %zu: %s",
 		    path, t->user, line, otp_strerror(error));
+	else if (l != NULL && *sys_login_reason(l) != '\0')
+		pamotp_log(pamh, LOG_ERR, "\"%s\" for \"%s\": %s: %s; login "
+		    "refused", path, t->user, otp_strerror(error),
+		    sys_login_reason(l));
 	else
 		pamotp_log(pamh, LOG_ERR, "\"%s\" for \"%s\": %s", path,
 		    t->user, otp_strerror(error));
@@ -517,7 +554,9 @@ start_login(pam_handle_t *pamh, const struct params *p, struct target *t,
 		return 0;
 	}
 	if (rc != 0) {
-		set_why(t, "\"%s\": %s", sys_store_path(s), otp_strerror(rc));
+		set_why(t, "\"%s\": %s%s%s", sys_store_path(s),
+		    otp_strerror(rc), *sys_login_reason(l) != '\0' ? ": " : "",
+		    sys_login_reason(l));
 		return 0;
 	}
 	if (!v->unknown) {
@@ -728,6 +767,9 @@ open_store(pam_handle_t *pamh, struct params *p, struct target *t, int *rc)
 	c.digits = p->digits;
 	c.owner = (unsigned long)t->uid;
 	c.nolock = p->nolock;
+	c.store_key = p->store_key;
+	c.module = p->module;
+	c.deadline_ms = p->deadline_ms;
 	if ((e = sys_store_open(t->url, &c, &s)) != 0) {
 		pamotp_log(pamh, LOG_ERR, "store \"%s\": %s", t->url,
 		    otp_strerror(e));
@@ -743,12 +785,16 @@ open_store(pam_handle_t *pamh, struct params *p, struct target *t, int *rc)
 /* The caps of the store url names, or -1 when no store has its scheme
  * (logged once, naming it). */
 static int
-store_caps(pam_handle_t *pamh, const char *url, unsigned *caps)
+store_caps(pam_handle_t *pamh, const struct params *p, unsigned *caps)
 {
+	const char *url = p->store;
+	struct sys_store_cfg c;
 	struct sys_store *s;
 	int rc;
 
-	if ((rc = sys_store_open(url, NULL, &s)) != 0) {
+	sys_store_cfg_init(&c);
+	c.module = p->module;
+	if ((rc = sys_store_open(url, &c, &s)) != 0) {
 		if (pamh != NULL)
 			pamotp_log(pamh, LOG_ERR, "store \"%s\": %s; login "
 			    "refused", url, otp_strerror(rc));
@@ -775,7 +821,7 @@ pam_sm_authenticate(pam_handle_t *pamh, int flags, int argc,
 	(void)flags;
 	if (parse_args(pamh, argc, argv, &p) != 0)
 		return PAM_AUTH_ERR;
-	if (store_caps(pamh, p.store, &caps) != 0 ||
+	if (store_caps(pamh, &p, &caps) != 0 ||
 	    check_args(pamh, &p, caps) != 0)
 		return PAM_AUTH_ERR;
 	rc = pam_get_user(pamh, &user, NULL);
@@ -838,7 +884,7 @@ session_wanted(int argc, const char **argv)
 	unsigned caps = 0;
 
 	if (parse_args(NULL, argc, argv, &p) != 0 ||
-	    store_caps(NULL, p.store, &caps) != 0)
+	    store_caps(NULL, &p, &caps) != 0)
 		return 0;
 	return (caps & SYS_STORE_CHALLENGE) != 0;
 }
@@ -863,7 +909,7 @@ pam_sm_open_session(pam_handle_t *pamh, int flags, int argc,
 		(void)pam_info(pamh, "Remaining one-time passwords: %u of %u%s",
 		    d->remaining, d->entries, d->remaining < d->entries / 2 ||
 		    d->remaining < 20 ? " (time to print new ones with "
-		    "otpw-gen)" : "");
+		    "otp-keygen --otpw)" : "");
 	return PAM_SUCCESS;
 }
 

@@ -1,0 +1,403 @@
+/*
+ * otp-store - administer the tokens in a store and copy them between
+ * stores (otp-store(1)).  It reaches every store through the store
+ * interface (lib/sys/store.h) and never prints a secret.
+ */
+#include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "otp.h"
+#include "otp_state.h"
+#include "store.h"
+
+enum {
+	OPT_STOREKEY = CLI_OPT_TOOL_BASE,
+	OPT_FROMKEY,
+	OPT_USER,
+	OPT_TIMEOUT,
+};
+
+static const struct option longopts[] = {
+	CLI_STD_LONGOPTS,
+	{ "force",		no_argument,	   NULL, 'f' },
+	{ "from-key",		required_argument, NULL, OPT_FROMKEY },
+	{ "store-key",		required_argument, NULL, OPT_STOREKEY },
+	{ "store-timeout",	required_argument, NULL, OPT_TIMEOUT },
+	{ "user",		required_argument, NULL, OPT_USER },
+	{ NULL,			0,		   NULL, 0 }
+};
+
+#define USERS_MAX	1024	/* --user given at most this often */
+
+struct opts {
+	const char	*store_key;	/* the (destination) store's key */
+	const char	*from_key;	/* copy: the source's, if another */
+	unsigned	 deadline_ms;
+	int		 force;
+	const char	*users[USERS_MAX];
+	size_t		 nusers;
+};
+
+/* Everything secret, wiped at exit on every path. */
+static struct {
+	char	img[OTP_STATE_MAX];
+} sec;
+
+static void
+wipe_secrets(void)
+{
+	otp_wipe(&sec, sizeof(sec));
+}
+
+static void __attribute__((noreturn))
+usage(void)
+{
+	printf("usage: otp-store [--store-key=FILE] init URL\n"
+	    "       otp-store [--store-key=FILE] list URL\n"
+	    "       otp-store [-f] [--store-key=FILE] [--from-key=FILE] "
+	    "[--user=NAME]...\n"
+	    "                 copy FROM TO\n"
+	    "       otp-store [--store-key=FILE] remove|disable|enable URL "
+	    "USER\n"
+	    "\n"
+	    "Administer the tokens of a store and copy them between stores "
+	    "(ga:FILE,\n"
+	    "postgresql://...).  No secret is ever printed.\n"
+	    "\n"
+	    "  init                   make a database ready: its tables, "
+	    "and the store key\n"
+	    "                         file (created, mode 0600, when "
+	    "missing)\n"
+	    "  list                   one line a token: user, kind, "
+	    "enabled or disabled,\n"
+	    "                         scratch codes left, uses, last use\n"
+	    "  copy                   every token of FROM, or those of "
+	    "--user, into TO with\n"
+	    "                         its state (counters, used steps, "
+	    "skew, scratch codes)\n"
+	    "  remove, disable, enable  one user's token\n"
+	    "  -f, --force            copy: replace a token TO has "
+	    "already\n"
+	    "      --store-key=FILE   the database's store key (default "
+	    SYS_STORE_KEY ")\n"
+	    "      --from-key=FILE    copy: the source database's key, if "
+	    "another\n"
+	    "      --store-timeout=DUR  the deadline of each database call "
+	    "(default 3s)\n"
+	    "      --user=NAME        copy: this user's token (a file "
+	    "store's: its name in TO)\n"
+	    "  -h, --help             show this help\n"
+	    "  -V, --version          show the version\n");
+	cli_exit(0);
+}
+
+/* A user name as text that a terminal and a script can take: control
+ * bytes, backslash and bytes above 0x7e as \ooo (as vis(3) -o). */
+static void
+put_user(const char *u, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)u[i];
+
+		if (c < 0x21 || c > 0x7e || c == '\\')
+			printf("\\%03o", c);
+		else
+			putchar(c);
+	}
+}
+
+static struct sys_store *
+open_url(const struct opts *o, const char *url, const char *key)
+{
+	struct sys_store_cfg c;
+	struct sys_store *s;
+	int rc;
+
+	sys_store_cfg_init(&c);
+	c.store_key = key;
+	c.deadline_ms = o->deadline_ms;
+	c.module = cli_store_module();
+	if ((rc = sys_store_open(url, &c, &s)) != 0) {
+		if (rc == OTP_ESTOREMODULE)
+			errx(CLI_EXIT_ERR, "%s: %s", c.module != NULL ?
+			    c.module : SYS_STORE_PGMODULE, otp_strerror(rc));
+		cli_usage_error("'%s': %s", url, otp_strerror(rc));
+	}
+	return s;
+}
+
+/* A failed call on s: its error and what the store knows more. */
+static void __attribute__((noreturn))
+fail(const struct sys_store *s, const char *what, int rc)
+{
+	const char *why = sys_store_reason(s);
+
+	if (rc == OTP_EIO && *why == '\0')
+		err(CLI_EXIT_ERR, "%s: %s", sys_store_path(s), what);
+	errx(CLI_EXIT_ERR, "%s: %s: %s%s%s", sys_store_path(s), what,
+	    otp_strerror(rc), *why != '\0' ? ": " : "", why);
+}
+
+static int
+do_init(const struct opts *o, const char *url)
+{
+	struct sys_store *s = open_url(o, url, o->store_key);
+	int rc, made = 0;
+
+	if ((rc = sys_store_init(s, &made)) != 0)
+		fail(s, "init", rc);
+	if (made)
+		fprintf(stderr, "otp-store: store key %s written (mode 0600): "
+		    "keep a copy where the database's backups are not\n",
+		    o->store_key != NULL ? o->store_key : SYS_STORE_KEY);
+	sys_store_close(s);
+	return 0;
+}
+
+static int
+list_one(void *arg, const struct sys_store_entry *e)
+{
+	char when[32];
+	struct tm tm;
+	time_t t;
+
+	(void)arg;
+	put_user(e->user, e->userlen);
+	if (e->last_used < 0)
+		snprintf(when, sizeof(when), "never");
+	else {
+		t = (time_t)e->last_used;
+		if (gmtime_r(&t, &tm) == NULL ||
+		    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm) ==
+		    0)
+			snprintf(when, sizeof(when), "@%" PRId64,
+			    e->last_used);
+	}
+	printf("\t%s\t%s\tscratch=%u\tuses=%" PRIu64 "\tlast=%s\n", e->kind,
+	    e->disabled ? "disabled" : "enabled", e->nscratch, e->uses,
+	    when);
+	return ferror(stdout) ? OTP_EIO : 0;
+}
+
+static int
+do_list(const struct opts *o, const char *url)
+{
+	struct sys_store *s = open_url(o, url, o->store_key);
+	int rc;
+
+	if ((rc = sys_store_list(s, list_one, NULL)) != 0)
+		fail(s, "list", rc);
+	sys_store_close(s);
+	return 0;
+}
+
+static int
+do_user(const struct opts *o, const char *verb, const char *url,
+    const char *user)
+{
+	struct sys_store *s = open_url(o, url, o->store_key);
+	int rc;
+
+	if (*user == '\0')
+		cli_usage_error("%s: an empty user name", verb);
+	if (strcmp(verb, "remove") == 0)
+		rc = sys_store_remove(s, user);
+	else
+		rc = sys_store_enable(s, user, strcmp(verb, "enable") == 0);
+	if (rc == OTP_EUSERSUNKNOWN) {
+		warnx("%s: '%s': no token", sys_store_path(s), user);
+		sys_store_close(s);
+		return 1;
+	}
+	if (rc != 0)
+		fail(s, verb, rc);
+	sys_store_close(s);
+	return 0;
+}
+
+/* Copy one user's token: read from from (as from_user), put in to. */
+static void
+copy_one(const struct opts *o, struct sys_store *from, struct sys_store *to,
+    const char *from_user, const char *to_user)
+{
+	size_t len = 0;
+	int rc;
+
+	rc = sys_store_export(from, from_user, sec.img, sizeof(sec.img), &len);
+	if (rc != 0)
+		fail(from, from_user != NULL ? from_user : "read", rc);
+	struct sys_record r = { sec.img, len, NULL };
+
+	rc = sys_store_put(to, to_user, &r, o->force, NULL);
+	otp_wipe(sec.img, len);
+	if (rc == OTP_ESTATEEXIST)
+		errx(CLI_EXIT_ERR, "%s: '%s': has a token already (use -f to "
+		    "replace it)", sys_store_path(to), to_user != NULL ?
+		    to_user : "");
+	if (rc != 0)
+		fail(to, to_user != NULL ? to_user : "write", rc);
+}
+
+struct names {
+	char	**v;
+	size_t	  n, cap;
+};
+
+static int
+collect(void *arg, const struct sys_store_entry *e)
+{
+	struct names *nm = arg;
+	char **v;
+
+	if (memchr(e->user, '\0', e->userlen) != NULL)
+		return OTP_EUSERSFIELD;
+	if (nm->n == nm->cap) {
+		nm->cap = nm->cap ? 2 * nm->cap : 64;
+		if ((v = reallocarray(nm->v, nm->cap, sizeof(*v))) == NULL)
+			return OTP_ENOMEM;
+		nm->v = v;
+	}
+	if ((nm->v[nm->n] = strndup(e->user, e->userlen)) == NULL)
+		return OTP_ENOMEM;
+	nm->n++;
+	return 0;
+}
+
+static int
+do_copy(const struct opts *o, const char *src, const char *dst)
+{
+	struct sys_store *from, *to;
+	struct names nm = { NULL, 0, 0 };
+	unsigned fc, tc;
+	size_t i;
+	int rc;
+
+	from = open_url(o, src, o->from_key != NULL ? o->from_key :
+	    o->store_key);
+	to = open_url(o, dst, o->store_key);
+	fc = sys_store_caps(from);
+	tc = sys_store_caps(to);
+	if ((fc | tc) & (SYS_STORE_TOKENLINE | SYS_STORE_CHALLENGE))
+		errx(CLI_EXIT_ERR, "copy: users files and OTPW lists are not "
+		    "copied here: otp-uri --from=oath/--to=oath converts "
+		    "users-file lines");
+	if (!(fc & SYS_STORE_MANY)) {
+		/* One user's file: --user names it in TO. */
+		if (o->nusers > 1)
+			cli_usage_error("copy: %s holds one token: give one "
+			    "--user", src);
+		if ((tc & SYS_STORE_MANY) && o->nusers == 0)
+			cli_usage_error("copy: give --user=NAME: the name of "
+			    "%s's token in %s", src, dst);
+		copy_one(o, from, to, NULL, o->nusers ? o->users[0] : NULL);
+		goto done;
+	}
+	if (o->nusers == 0) {
+		if ((rc = sys_store_list(from, collect, &nm)) != 0)
+			fail(from, "list", rc);
+	} else {
+		nm.v = (char **)(void *)o->users;	/* not freed below */
+		nm.n = o->nusers;
+	}
+	if (!(tc & SYS_STORE_MANY) && nm.n != 1)
+		cli_usage_error("copy: %s holds one token: copy one --user",
+		    dst);
+	for (i = 0; i < nm.n; i++)
+		copy_one(o, from, to, nm.v[i], (tc & SYS_STORE_MANY) ?
+		    nm.v[i] : NULL);
+	if (o->nusers == 0) {
+		for (i = 0; i < nm.n; i++)
+			free(nm.v[i]);
+		free(nm.v);
+	}
+done:
+	sys_store_close(from);
+	sys_store_close(to);
+	return 0;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct opts o;
+	const char *verb;
+	int ch, status;
+
+	cli_init(argc, argv);
+	if (atexit(wipe_secrets) != 0)
+		errx(CLI_EXIT_ERR, "atexit failed");
+	memset(&o, 0, sizeof(o));
+	/* GNU getopt takes options before and after the command alike:
+	 * "otp-store copy --user=a FROM TO"; "--" ends them. */
+	while ((ch = getopt_long(argc, argv, "fhV", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'f':
+			o.force = 1;
+			break;
+		case 'h':
+			usage();
+		case 'V':
+			cli_version();
+		case OPT_STOREKEY:
+			o.store_key = optarg;
+			break;
+		case OPT_FROMKEY:
+			o.from_key = optarg;
+			break;
+		case OPT_TIMEOUT:
+			o.deadline_ms = cli_deadline("--store-timeout", optarg);
+			break;
+		case OPT_USER:
+			if (o.nusers == USERS_MAX)
+				cli_usage_error("--user: at most %d",
+				    USERS_MAX);
+			if (*optarg == '\0')
+				cli_usage_error("--user: an empty name");
+			o.users[o.nusers++] = optarg;
+			break;
+		default:
+			fprintf(stderr, "Try '%s --help' for more "
+			    "information.\n", getprogname());
+			cli_exit(CLI_EXIT_ERR);
+		}
+	}
+	argc -= optind;
+	argv += optind;
+	if (argc < 1)
+		cli_usage_error("a command is needed: init, list, copy, "
+		    "remove, disable or enable");
+	verb = argv[0];
+	argc--;
+	argv++;
+	if (strcmp(verb, "copy") != 0 && (o.force || o.nusers > 0 ||
+	    o.from_key != NULL))
+		cli_usage_error("-f, --user and --from-key are copy's");
+	if (strcmp(verb, "init") == 0 || strcmp(verb, "list") == 0) {
+		if (argc != 1)
+			cli_usage_error("%s takes one URL", verb);
+		status = verb[0] == 'i' ? do_init(&o, argv[0]) :
+		    do_list(&o, argv[0]);
+	} else if (strcmp(verb, "copy") == 0) {
+		if (argc != 2)
+			cli_usage_error("copy takes FROM and TO");
+		status = do_copy(&o, argv[0], argv[1]);
+	} else if (strcmp(verb, "remove") == 0 ||
+	    strcmp(verb, "disable") == 0 || strcmp(verb, "enable") == 0) {
+		if (argc != 2)
+			cli_usage_error("%s takes URL and USER", verb);
+		status = do_user(&o, verb, argv[0], argv[1]);
+	} else
+		cli_usage_error("'%s': not a command (init, list, copy, "
+		    "remove, disable, enable)", verb);
+	cli_exit(status);
+}
