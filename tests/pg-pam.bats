@@ -1,0 +1,116 @@
+#!/usr/bin/env bats
+# pg-pam.bats - pam_otp.so store=postgresql://... against a real server
+# (tests/pgcluster.bash) through pam_wrapper and pamtester, no root: a
+# login accepted once, the store's options, a database that is down
+# (refused and logged with the reason, within the deadline), and one
+# threaded host with 40 logins at once on one code with the real clock:
+# one accept, connections kept across logins.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	load common
+	load pam/lib
+	load pgcluster
+	local reason
+	reason=$(pg_cluster_available) || skip "$reason"
+	pam_setup_file
+	pg_cluster_start "$BATS_FILE_TMPDIR" pg || fail "no cluster"
+}
+
+teardown_file() {
+	load pgcluster
+	pg_cluster_stop fast
+}
+
+setup() {
+	load common
+	load pam/lib
+	load pgcluster
+	pam_setup
+	PAM_ENV=()
+	MOD=otp
+	PG_SO=$OTP_LIBDIR/otp-utils/store-pg.so
+	export OTP_STORE_MODULE=$PG_SO
+	DB=p$BATS_SUITE_TEST_NUMBER
+	psql -q -X -v ON_ERROR_STOP=1 -d postgres \
+	    -c "CREATE DATABASE $DB" >/dev/null || fail "createdb"
+	URL="postgresql://postgres@127.0.0.1:$PGPORT/$DB"
+	K=$D/store.key
+	run -0 otp-store --store-key="$K" init "$URL"
+	# The token: KEY, TOTP, as a state file would hold it.
+	printf '%s\n' "$KEY" '" TOTP_AUTH' '" WINDOW_SIZE 3' 12345678 >"$D/tok"
+	chmod 0400 "$D/tok"
+	run -0 otp-store --store-key="$K" copy --user="$PAM_USER" "ga:$D/tok" \
+	    "$URL"
+	OPTS="store=$URL store_key=$K store_module=$PG_SO"
+}
+
+@test "store=postgresql://: a code accepted once, a scratch code once, nothing secret logged" {
+	service t "auth required @MOD@ $OPTS"
+	c=$(totp $T0)
+	pam_run t "$c"
+	accepted
+	pam_run t "$c"
+	refused
+	pam_run t 12345678
+	accepted
+	pam_run t 12345678
+	refused
+	no_secret_logged 12345678
+}
+
+@test "store=postgresql://: a user without a token, and the database's options" {
+	service t "auth required @MOD@ $OPTS"
+	PAM_RUN_USER=nobody-here pam_run t "$(totp $T0)"
+	refused
+	service t "auth required @MOD@ $OPTS window=3"
+	pam_run t "$(totp $T0)"
+	refused
+	assert_output --partial 'unknown option "window=3"'
+	service t "auth required @MOD@ $OPTS store_timeout=0"
+	pam_run t "$(totp $T0)"
+	refused
+	assert_output --partial "store_timeout"
+}
+
+@test "a database that is down: refused within the deadline, the reason logged; back up, served" {
+	service t "auth required @MOD@ store=postgresql://postgres@127.0.0.1:1/x store_key=$K store_module=$PG_SO store_timeout=1000"
+	pam_run t "$(totp $T0)"
+	refused
+	assert_output --partial "database error"
+	assert_output --partial "Connection refused"
+	no_secret_logged
+	service t "auth required @MOD@ $OPTS"
+	pam_run t "$(totp $T0)"
+	accepted
+}
+
+@test "pam_otp.so links no libpq; the store object does, and exports one symbol" {
+	run -0 ldd "$OTP_SO"
+	refute_output --partial libpq
+	run -0 ldd "$PG_SO"
+	assert_output --partial libpq
+	run -0 nm -D --defined-only "$PG_SO"
+	[[ $(grep -c ' T ' <<<"$output") == 1 ]]
+	assert_output --partial otp_store_pg_ops
+}
+
+@test "one threaded host, 40 logins at once on one code, the real clock: exactly one accept" {
+	cc -O1 -pthread -o "$D/pam-threads" \
+	    "$BATS_TEST_DIRNAME/pam/pam-threads.c" -lpam ||
+	    fail "cannot build pam-threads"
+	mkdir -m 0755 "$D/conf"
+	printf 'auth required %s %s\n' "$OTP_SO" "$OPTS" >"$D/conf/t"
+	printf '%s\n' "$KEY" '" TOTP_AUTH' '" WINDOW_SIZE 3' >"$D/ga2"
+	chmod 0400 "$D/ga2"
+	for round in 1 2 3; do
+		run -0 otp-store -f --store-key="$K" copy --user="$PAM_USER" \
+		    "ga:$D/ga2" "$URL"
+		code=$(otp-gen --totp -b "$KEY")
+		run env LD_PRELOAD="$ASAN_SO $SHIM_SO" \
+		    "$D/pam-threads" "$D/conf" t "$PAM_USER" "$code" 40
+		assert_output --partial "accepted 1 refused 39 leaks 0 umask kept"
+	done
+	[[ $(psql -X -A -t -d "$DB" -c "SELECT uses FROM otp_tokens") == 1 ]]
+}

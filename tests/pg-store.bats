@@ -1,0 +1,305 @@
+#!/usr/bin/env bats
+# pg-store.bats - the PostgreSQL store against a real server: a throwaway
+# cluster on 127.0.0.1 (tests/pgcluster.bash), a database of its own per
+# test.  otp-store init/list/copy/remove/disable/enable, otp-keygen and
+# otp-verify --store=postgresql://..., --radius, pam_otp.so store=; the
+# same answers as the state file the token came from; no secret in a dump
+# or a message; bad keys, bad rows, hostile user names; a deadline; and
+# races with the real clock: 50 processes and 40 threads on one code.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	load common
+	load pgcluster
+	local reason
+	reason=$(pg_cluster_available) || skip "$reason"
+	pg_cluster_start "$BATS_FILE_TMPDIR" pg || fail "no cluster"
+}
+
+teardown_file() {
+	load pgcluster
+	pg_cluster_stop fast
+}
+
+setup() {
+	load common
+	load pgcluster
+	T=$BATS_TEST_TMPDIR
+	export OTP_STORE_MODULE=$OTP_LIBDIR/otp-utils/store-pg.so
+	[[ -f $OTP_STORE_MODULE ]] || fail "$OTP_STORE_MODULE not built"
+	DB=t$BATS_SUITE_TEST_NUMBER
+	psql -q -X -v ON_ERROR_STOP=1 -d postgres \
+	    -c "CREATE DATABASE $DB" >/dev/null || fail "createdb"
+	URL="postgresql://postgres@127.0.0.1:$PGPORT/$DB"
+	K=$T/store.key
+	SK=(--store-key="$K")
+	NOW=@1234567890
+}
+
+sql() {
+	psql -X -A -t -v ON_ERROR_STOP=1 -d "$DB" -c "$1"
+}
+
+init() {
+	run -0 otp-store "${SK[@]}" init "$URL"
+}
+
+# ga_file PATH LINE...: a state file with the RFC key and these lines.
+ga_file() {
+	local p=$1
+	shift
+	printf '%s\n' "$RFC_B32" "$@" >"$p"
+	chmod 0400 "$p"
+}
+
+code_at() {
+	otp-gen --totp -N "$1" "$RFC_HEX"
+}
+
+@test "init: a store key of mode 0600 and the schema; again, nothing changes; another key is refused" {
+	run -0 otp-store "${SK[@]}" init "$URL"
+	assert_output --partial "store key $K written"
+	[[ $(stat -c %a "$K") == 600 ]]
+	grep -Eqx '[0-9a-f]{64}' "$K"
+	[[ $(sql "SELECT version FROM otp_schema") == 1 ]]
+	cp "$K" "$T/k1"
+	run -0 otp-store "${SK[@]}" init "$URL"
+	refute_output --partial written
+	cmp "$K" "$T/k1"
+	run -2 otp-store --store-key="$T/other" init "$URL"
+	assert_output --partial "not the one the database was initialised with"
+	# The schema DBAs get is the one init runs.
+	run -0 psql -X -q -v ON_ERROR_STOP=1 -d "$DB" \
+	    -f "$BATS_TEST_DIRNAME/../lib/sys/pg/schema.sql"
+}
+
+@test "a store key readable by others, or not 64 hex digits, is refused" {
+	init
+	chmod 0640 "$K"
+	run -2 otp-keygen --store="$URL" --user=a "${SK[@]}"
+	assert_output --partial "store key file is not a regular file of its owner's alone"
+	chmod 0600 "$K"
+	echo nothex >"$T/bad"
+	chmod 0600 "$T/bad"
+	run -2 otp-verify --store="$URL" --user=a --store-key="$T/bad" 123456
+	assert_output --partial "not 64 hex digits"
+}
+
+@test "otp-keygen provisions a user; the code is accepted once, a scratch code once" {
+	init
+	run -0 --separate-stderr otp-keygen --store="$URL" --user=alice \
+	    "${SK[@]}"
+	key=$output
+	mapfile -t scratch <<<"$stderr"
+	[[ ${#scratch[@]} == 5 ]]
+	c=$(otp-gen -b --totp "$key")
+	run -0 otp-verify --store="$URL" --user=alice "${SK[@]}" "$c"
+	assert_output 0
+	run -1 otp-verify --store="$URL" --user=alice "${SK[@]}" "$c"
+	assert_output --partial "already used"
+	run -0 otp-verify --store="$URL" --user=alice "${SK[@]}" \
+	    "${scratch[2]}"
+	run -1 otp-verify --store="$URL" --user=alice "${SK[@]}" \
+	    "${scratch[2]}"
+	run -0 otp-store "${SK[@]}" list "$URL"
+	assert_output --regexp $'^alice\ttotp\tenabled\tscratch=4\tuses=2\tlast=20'
+	# An existing user needs -f.
+	run -2 otp-keygen --store="$URL" --user=alice "${SK[@]}"
+	assert_output --partial "has a token already (use -f"
+	run -0 otp-keygen -f --store="$URL" --user=alice "${SK[@]}"
+}
+
+@test "a dump, a listing and the messages hold no secret" {
+	init
+	run -0 --separate-stderr otp-keygen -x --store="$URL" --user=alice \
+	    "${SK[@]}"
+	hex=$output
+	b32=$(b32 --hex -n <<<"$hex")
+	mapfile -t scratch <<<"$stderr"
+	pg_dump -h 127.0.0.1 -p "$PGPORT" -U postgres "$DB" >"$T/dump"
+	grep -q otp_tokens "$T/dump"
+	for s in "$hex" "$b32" "${scratch[@]}"; do
+		! grep -qi -- "$s" "$T/dump" || fail "'$s' in the dump"
+		! grep -qi -- "$(printf %s "$s" | od -An -tx1 | tr -d ' \n')" \
+		    "$T/dump" || fail "'$s' as hex in the dump"
+	done
+	run -0 otp-store "${SK[@]}" list "$URL"
+	refute_output --partial "$b32"
+	run -1 otp-verify --store="$URL" --user=alice "${SK[@]}" 000000
+	refute_output --partial "$b32"
+}
+
+@test "a token copied from a state file answers as the file does, code by code" {
+	init
+	ga_file "$T/ga" '" TOTP_AUTH' '" WINDOW_SIZE 3' '" RATE_LIMIT 3 30' \
+	    12345678 87654321
+	run -0 otp-store "${SK[@]}" copy --user=bob "ga:$T/ga" "$URL"
+	cp "$T/ga" "$T/ga2"
+	chmod 0600 "$T/ga2"
+	# The store refuses reuse whatever the file said: so does the file
+	# here, for a fair comparison.
+	printf '" DISALLOW_REUSE\n' >>"$T/ga2"
+	t=1234567890
+	for step in 0 0 1 -1 2 5 30 31 32 33 0; do
+		now=@$((t + step * 30))
+		for c in "$(code_at "$now")" 123456 12345678 "$(code_at @$((t + 30)))"; do
+			a=0 b=0
+			otp-verify -N "$now" --state "$T/ga2" "$c" >/dev/null \
+			    2>&1 || a=$?
+			otp-verify -N "$now" --store="$URL" --user=bob \
+			    "${SK[@]}" "$c" >/dev/null 2>&1 || b=$?
+			[[ $a == "$b" ]] || fail "at $now code $c: file $a, database $b"
+		done
+		t=$((t + 40))
+	done
+}
+
+@test "HOTP: the counter moves once per accept, a look-ahead within WINDOW_SIZE" {
+	init
+	ga_file "$T/h" '" HOTP_COUNTER 1' '" WINDOW_SIZE 3'
+	run -0 otp-store "${SK[@]}" copy --user=h "ga:$T/h" "$URL"
+	run -0 otp-verify --store="$URL" --user=h "${SK[@]}" \
+	    "$(otp-gen -c 2 "$RFC_HEX")"
+	# A miss moves the counter too (3 to 4), as the state file's rules say.
+	run -1 otp-verify --store="$URL" --user=h "${SK[@]}" \
+	    "$(otp-gen -c 2 "$RFC_HEX")"
+	run -1 otp-verify --store="$URL" --user=h "${SK[@]}" \
+	    "$(otp-gen -c 3 "$RFC_HEX")"
+	run -0 otp-verify --store="$URL" --user=h "${SK[@]}" \
+	    "$(otp-gen -c 6 "$RFC_HEX")"
+	run -1 otp-verify --store="$URL" --user=h "${SK[@]}" \
+	    "$(otp-gen -c 30 "$RFC_HEX")"
+	# Back to a file: the state came along (7 after 6, then 8 after the miss).
+	run -0 otp-store "${SK[@]}" copy --user=h "$URL" "ga:$T/back"
+	assert_equal "$(grep '^" HOTP_COUNTER ' "$T/back")" '" HOTP_COUNTER 8'
+	run -0 otp-verify --state "$T/back" "$(otp-gen -c 8 "$RFC_HEX")"
+}
+
+@test "disable, enable, remove; list shows it" {
+	init
+	ga_file "$T/ga" '" TOTP_AUTH'
+	run -0 otp-store "${SK[@]}" copy --user=carol "ga:$T/ga" "$URL"
+	run -0 otp-store "${SK[@]}" disable "$URL" carol
+	run -0 otp-store "${SK[@]}" list "$URL"
+	assert_output --regexp $'^carol\ttotp\tdisabled'
+	run -1 otp-verify -N "$NOW" --store="$URL" --user=carol "${SK[@]}" \
+	    "$(code_at "$NOW")"
+	assert_output --partial "disabled"
+	run -0 otp-store "${SK[@]}" enable "$URL" carol
+	run -0 otp-verify -N "$NOW" --store="$URL" --user=carol "${SK[@]}" \
+	    "$(code_at "$NOW")"
+	run -0 otp-store "${SK[@]}" remove "$URL" carol
+	run -1 otp-store "${SK[@]}" remove "$URL" carol
+	run -2 otp-verify -N "$NOW" --store="$URL" --user=carol "${SK[@]}" \
+	    "$(code_at "$NOW")"
+	assert_output --partial "no token for this user"
+}
+
+@test "user names of any bytes: SQL, quotes, spaces and control bytes are a row's key, nothing more" {
+	init
+	ga_file "$T/ga" '" TOTP_AUTH'
+	for u in "x'; DROP TABLE otp_tokens; --" 'a"b' 'sp ace' \
+	    "$(printf 'nl\nx')" "$(printf 'caf\303\251')" '%s%n'; do
+		run -0 otp-store "${SK[@]}" copy --user="$u" "ga:$T/ga" "$URL"
+		run -0 otp-verify -N "$NOW" --store="$URL" --user="$u" \
+		    "${SK[@]}" "$(code_at "$NOW")"
+	done
+	[[ $(sql "SELECT count(*) FROM otp_tokens") == 6 ]]
+	run -0 otp-store "${SK[@]}" list "$URL"
+	assert_line --partial 'nl\012x'
+	assert_line --partial 'caf\303\251'
+	[[ ${#lines[@]} == 6 ]]
+}
+
+@test "a row moved to another user, a changed byte, a wrong key: refused with a reason, exit 2" {
+	init
+	ga_file "$T/ga" '" TOTP_AUTH'
+	run -0 otp-store "${SK[@]}" copy --user=dave "ga:$T/ga" "$URL"
+	run -0 otp-store "${SK[@]}" copy --user=erin "ga:$T/ga" "$URL"
+	c=$(code_at "$NOW")
+	# erin's sealed state under dave's name does not open.
+	sql "UPDATE otp_tokens SET state = (SELECT state FROM otp_tokens
+	    WHERE login = 'erin'::bytea) WHERE login = 'dave'::bytea"
+	run -2 otp-verify -N "$NOW" --store="$URL" --user=dave "${SK[@]}" "$c"
+	assert_output --partial "does not decrypt"
+	sql "UPDATE otp_tokens SET state = set_byte(state, 20,
+	    get_byte(state, 20) # 1) WHERE login = 'erin'::bytea"
+	run -2 otp-verify -N "$NOW" --store="$URL" --user=erin "${SK[@]}" "$c"
+	assert_output --partial "does not decrypt"
+	sql "UPDATE otp_tokens SET state = '\\x00'::bytea"
+	run -2 otp-verify -N "$NOW" --store="$URL" --user=erin "${SK[@]}" "$c"
+	head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$T/k2"
+	echo >>"$T/k2"
+	chmod 0600 "$T/k2"
+	run -0 otp-store "${SK[@]}" copy --user=fay "ga:$T/ga" "$URL"
+	run -2 otp-verify -N "$NOW" --store="$URL" --user=fay \
+	    --store-key="$T/k2" "$c"
+	run -2 otp-keygen --store="$URL" --user=gus --store-key="$T/k2"
+	assert_output --partial "not the one the database was initialised with"
+}
+
+@test "no database: exit 2 at once; a row held locked: refused at the deadline, then served" {
+	init
+	ga_file "$T/ga" '" TOTP_AUTH'
+	run -0 otp-store "${SK[@]}" copy --user=hal "ga:$T/ga" "$URL"
+	run -2 otp-verify --store="postgresql://postgres@127.0.0.1:1/x" \
+	    --user=hal "${SK[@]}" 123456
+	assert_output --partial "Connection refused"
+	# Another transaction holds hal's row for 4 s.
+	psql -X -q -d "$DB" -c "BEGIN; SELECT 1 FROM otp_tokens FOR UPDATE;
+	    SELECT pg_sleep(4); COMMIT" >/dev/null &
+	sleep 0.5
+	c=$(otp-gen --totp "$RFC_HEX")
+	s=$(date +%s%N)
+	run -2 otp-verify --store="$URL" --user=hal "${SK[@]}" \
+	    --store-timeout=800ms "$c"
+	e=$(date +%s%N)
+	assert_output --partial "deadline"
+	(((e - s) / 1000000 < 1800)) || fail "took $(((e - s) / 1000000)) ms"
+	wait
+	run -0 otp-verify --store="$URL" --user=hal "${SK[@]}" "$c"
+}
+
+@test "50 processes with one code, the real clock: exactly one accept" {
+	init
+	ga_file "$T/ga" '" TOTP_AUTH' '" WINDOW_SIZE 3'
+	run -0 otp-store "${SK[@]}" copy --user=race "ga:$T/ga" "$URL"
+	c=$(otp-gen --totp "$RFC_HEX")
+	mkdir "$T/rc"
+	for ((i = 0; i < 50; i++)); do
+		(rc=0; otp-verify --store="$URL" --user=race "${SK[@]}" \
+		    "$c" >/dev/null 2>&1 || rc=$?; echo $rc >"$T/rc/$i") &
+	done
+	wait
+	ok=$(grep -lx 0 "$T"/rc/* | wc -l)
+	bad=$(grep -lvx '[01]' "$T"/rc/* | wc -l)
+	[[ $ok == 1 && $bad == 0 ]] || fail "$ok accepts, $bad errors"
+	[[ $(sql "SELECT uses FROM otp_tokens") == 1 ]]
+}
+
+@test "otp-verify --radius --store=postgresql://: accepted once, names of any bytes" {
+	init
+	ga_file "$T/ga" '" TOTP_AUTH'
+	run -0 otp-store "${SK[@]}" copy --user='o'\''brien' "ga:$T/ga" "$URL"
+	c=$(otp-gen --totp "$RFC_HEX")
+	USER_NAME="\"o'brien\"" USER_PASSWORD="\"$c\"" run -0 \
+	    otp-verify --radius --store="$URL" "${SK[@]}"
+	assert_output --partial "OTP accepted"
+	USER_NAME="\"o'brien\"" USER_PASSWORD="\"$c\"" run -1 \
+	    otp-verify --radius --store="$URL" "${SK[@]}"
+}
+
+@test "store options need a database; database options that do not apply are refused" {
+	run -2 otp-verify --store-key=/x --state "$T/s" 123456
+	assert_output --partial "need --store=postgresql"
+	run -2 otp-verify --store="$URL" -w 3 --user=a 123456
+	assert_output --partial "the database sets the parameters"
+	run -2 otp-keygen --store="$URL"
+	assert_output --partial "needs --user=NAME"
+	run -2 otp-verify --store="$URL" --store-timeout=forever --user=a 1
+	assert_output --partial "--store-timeout"
+	OTP_STORE_MODULE=/nonexistent run -2 otp-verify --store="$URL" \
+	    --user=a 123456
+	assert_output --partial "cannot be loaded"
+}
