@@ -985,7 +985,9 @@ store_response(const struct verify *v, struct sys_store *s, int argc,
 		not_accepted(v, NULL);
 		return 1;
 	}
-	printf("%u\n", r.remaining);
+	/* A bare number would read as an offset, as the other stores
+	 * print. */
+	printf("%u of %u passwords left\n", r.remaining, r.entries);
 	return 0;
 }
 

@@ -92,7 +92,7 @@ peer() {
 		run -0 otp-verify --otpw="$T/f" --challenge="$n" \
 		    "pre fix$(pw_of "$T/f.list" "$n")"
 	done
-	assert_output 47
+	assert_output "47 of 50 passwords left"
 }
 
 @test "otp-verify --otpw: --challenge names the first unused entry in file order" {
@@ -101,7 +101,7 @@ peer() {
 	run -0 otp-verify --otpw="$T/f" --challenge
 	assert_output "$first"
 	run -0 otp-verify --otpw="$T/f" "pre fix$(pw_of "$T/f.list" "$first")"
-	assert_output 49
+	assert_output "49 of 50 passwords left"
 	run -0 sed -n 3p "$T/f"
 	assert_output '---------------'
 	second=$(sed -n 4p "$T/f" | cut -c1-3)
@@ -134,7 +134,7 @@ peer() {
 	cp "$T/f" "$T/g"
 	run -1 otp-verify --otpw="$T/f" 's3cret+ZQg DD06x'
 	run -0 otp-verify --otpw="$T/f" 's3cret+ Z Q g D D 0 6 '
-	assert_output 0
+	assert_output "0 of 1 passwords left"
 	run -0 otp-verify --otpw="$T/g" $'s3cret+ZQgDDOx\b6'
 }
 
@@ -143,7 +143,7 @@ peer() {
 	r="pre fix$(pw_of "$T/f.list" 007)$(pw_of "$T/f.list" 013)$(pw_of "$T/f.list" 042)"
 	run -1 otp-verify --otpw="$T/f" --challenge=013/007/042 "$r"
 	run -0 otp-verify --otpw="$T/f" --challenge=007/013/042 "$r"
-	assert_output 47
+	assert_output "47 of 50 passwords left"
 	run -0 grep -c -- '---------------' "$T/f"
 	assert_output 3
 	run -2 otp-verify --otpw="$T/f" --challenge=001/002 x
@@ -241,7 +241,7 @@ peer() {
 	[[ -f $T/home/.otpw ]] || fail "no ~/.otpw"
 	n=$(HOME=/nonexistent otp-verify --otpw --challenge)
 	run -0 env HOME=/nonexistent otp-verify --otpw "pre fix$(pw_of "$T/l" "$n")"
-	assert_output 9
+	assert_output "9 of 10 passwords left"
 }
 
 @test "otp-verify(1)'s OTPW example: the next number, then its password after the prefix, 279 left" {
@@ -250,5 +250,5 @@ peer() {
 	assert_output --regexp '^[0-9]{3}$'
 	n=$output
 	run -0 otp-verify --otpw="$T/f" --challenge="$n" "pre fix$(pw_of "$T/l" "$n")"
-	assert_output 279
+	assert_output "279 of 280 passwords left"
 }

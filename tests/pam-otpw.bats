@@ -125,12 +125,14 @@ used() {
 		pp=$(prompts)
 		login ours "$l"
 		[[ $status == "$ps" ]] || fail "login $i: status $status, pam_otpw $ps"
+		# The same words, but for the tool the advice names.
+		pp=${pp//"with otpw-gen)"/"with otp-keygen --otpw)"}
 		[[ $(prompts) == "$pp" ]] ||
 		    fail "login $i: prompts differ:"$'\n'"$pp"$'\n---\n'"$(prompts)"
 		cmp "$D/peer/.otpw" "$D/ours/.otpw" ||
 		    fail "login $i: the files differ"
 	done
-	assert_output --partial "Remaining one-time passwords: 7 of 20 (time to print new ones with otpw-gen)"
+	assert_output --partial "Remaining one-time passwords: 7 of 20 (time to print new ones with otp-keygen --otpw)"
 	# And a longer list, where the advice starts below half.
 	list_peer peer 10
 	cp "$D/peer/.otpw" "$D/ours/.otpw"
