@@ -170,7 +170,8 @@ int otp_state_build(const uint8_t *key, size_t keylen,
  * into codes[0..*n) (at most maxcodes, else OTP_ESTATESIZE). */
 int otp_state_unscratch(const char *img, size_t len, char *out, size_t outsz,
     size_t *outlen, uint32_t *codes, size_t maxcodes, size_t *n);
-/* Append the scratch code line for code to img[0..*len) (cap bytes). */
+/* Add the scratch code line for code to img[0..*len) (cap bytes), after
+ * the secret's line. */
 int otp_state_add_scratch(char *img, size_t *len, size_t cap, uint32_t code);
 /* Set the option line `" key val` in img[0..*len) (cap bytes) as the
  * module sets one: the first such line replaced, or one added after the

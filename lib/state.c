@@ -1469,21 +1469,23 @@ otp_state_unscratch(const char *img, size_t len, char *out, size_t outsz,
 	return 0;
 }
 
-/* Add the scratch code line for code at the end of img[0..*len) (cap
- * bytes), after a newline if the image lacks one. */
+/* Add the scratch code line for code to img[0..*len) (cap bytes), right
+ * after the secret's line: a code is a scratch code only before the
+ * first line that is neither an option nor a code, so the end of an
+ * image with such a line would not do. */
 int
 otp_state_add_scratch(char *img, size_t *len, size_t cap, uint32_t code)
 {
 	struct img im = { img, *len, cap, *len, 0 };
 	char line[10];
-	size_t at = *len, n = 0;
+	size_t at, n;
 	int r;
 
 	if (code < 10000000 || code > 99999999)
 		return OTP_ERANGE;
-	if (at > 0 && !is_eol(img[at - 1]))
-		line[n++] = '\n';
-	n += (size_t)fmt_i64(line + n, code, 0);
+	if ((r = insert_point(&im, &at)) < 0)
+		return r;
+	n = (size_t)fmt_i64(line, code, 0);
 	line[n++] = '\n';
 	if ((r = splice(&im, at, 0, line, n)) < 0)
 		return r;
