@@ -44,6 +44,10 @@ rad_tree() {
 	    "$d/log" || return 1
 	cp "$2/otp-verify" "$2/otp-keygen" "$2/otp-gen" "$d/bin/" || return 1
 	cp "$3/pam_otp.so" "$d/bin/" || return 1
+	# The account runs the syslog listener: the checkout may be closed
+	# to it (a 0700 directory), this tree is not.
+	cp "$(dirname "${BASH_SOURCE[0]}")/syslog-sock.py" "$d/bin/" ||
+	    return 1
 	chmod 0755 "$d/bin" "$d/bin/"*
 	chown -R "$RAD_ACCOUNT:$RAD_ACCOUNT" "$d"
 	chmod 0700 "$d"
@@ -301,8 +305,7 @@ rad_can_unshare() {
 rad_syslogd() {
 	rm -f "$1/syslog.sock"
 	exec setpriv --reuid="$RAD_ACCOUNT" --regid="$RAD_ACCOUNT" \
-	    --clear-groups -- /usr/bin/python3 \
-	    "$(dirname "${BASH_SOURCE[0]}")/syslog-sock.py" \
+	    --clear-groups -- /usr/bin/python3 "$1/bin/syslog-sock.py" \
 	    "$1/syslog.sock" "$1/log/syslog"
 }
 
