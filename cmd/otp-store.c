@@ -86,14 +86,13 @@ usage(void)
 	    "  remove, disable, enable  one user's token\n"
 	    "  -f, --force            copy: replace a token TO has "
 	    "already\n"
-	    "      --store-key=FILE   the database's store key (default "
-	    SYS_STORE_KEY ")\n"
+	    "      --store-key=FILE   the key file, default " SYS_STORE_KEY "\n"
 	    "      --from-key=FILE    copy: the source database's key, if "
 	    "another\n"
 	    "      --store-timeout=DUR  the deadline of each database call "
 	    "(default 3s)\n"
-	    "      --user=NAME        copy: this user's token (a file "
-	    "store's: its name in TO)\n"
+	    "      --user=NAME        copy: this user's token (a file's: "
+	    "its name in TO)\n"
 	    "  -h, --help             show this help\n"
 	    "  -V, --version          show the version\n");
 	cli_exit(0);
@@ -117,13 +116,17 @@ put_user(const char *u, size_t n)
 }
 
 static struct sys_store *
-open_url(const struct opts *o, const char *url, const char *key)
+open_url(const struct opts *o, const char *url, const char *key, int source)
 {
 	struct sys_store_cfg c;
 	struct sys_store *s;
 	int rc;
 
 	sys_store_cfg_init(&c);
+	/* An administrator copies a user's file: read whoever owns it
+	 * (a login still checks the owner). */
+	if (source)
+		c.ga.flags |= OTP_STATE_NOSTRICTOWNER;
 	c.store_key = key;
 	c.deadline_ms = o->deadline_ms;
 	c.module = cli_store_module();
@@ -151,7 +154,7 @@ fail(const struct sys_store *s, const char *what, int rc)
 static int
 do_init(const struct opts *o, const char *url)
 {
-	struct sys_store *s = open_url(o, url, o->store_key);
+	struct sys_store *s = open_url(o, url, o->store_key, 0);
 	int rc, made = 0;
 
 	if ((rc = sys_store_init(s, &made)) != 0)
@@ -192,7 +195,7 @@ list_one(void *arg, const struct sys_store_entry *e)
 static int
 do_list(const struct opts *o, const char *url)
 {
-	struct sys_store *s = open_url(o, url, o->store_key);
+	struct sys_store *s = open_url(o, url, o->store_key, 0);
 	int rc;
 
 	if ((rc = sys_store_list(s, list_one, NULL)) != 0)
@@ -205,7 +208,7 @@ static int
 do_user(const struct opts *o, const char *verb, const char *url,
     const char *user)
 {
-	struct sys_store *s = open_url(o, url, o->store_key);
+	struct sys_store *s = open_url(o, url, o->store_key, 0);
 	int rc;
 
 	if (*user == '\0')
@@ -283,8 +286,8 @@ do_copy(const struct opts *o, const char *src, const char *dst)
 	int rc;
 
 	from = open_url(o, src, o->from_key != NULL ? o->from_key :
-	    o->store_key);
-	to = open_url(o, dst, o->store_key);
+	    o->store_key, 1);
+	to = open_url(o, dst, o->store_key, 0);
 	fc = sys_store_caps(from);
 	tc = sys_store_caps(to);
 	if ((fc | tc) & (SYS_STORE_TOKENLINE | SYS_STORE_CHALLENGE))
