@@ -67,6 +67,7 @@ struct params {
 	/* oath: pam_oath's */
 	unsigned	 window;
 	unsigned	 digits;	/* a PIN, then this many digits */
+	int		 prompt_unknown;	/* ask users without a token */
 	/* otpw: pam_otpw's */
 	int		 nolock;
 	/* postgresql: the store key, the module, the login deadline */
@@ -242,6 +243,9 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
 			    "or 8", &n) != 0)
 				return -1;
 			p->digits = (unsigned)n;
+		} else if (strcmp(a, "prompt_unknown") == 0) {
+			kind = OPTS_OATH;
+			p->prompt_unknown = 1;
 		} else if (strcmp(a, "alwaysok") == 0) {
 			kind = OPTS_OATH;
 			/* It would let anyone in, unknown users too. */
@@ -571,12 +575,18 @@ start_login(pam_handle_t *pamh, const struct params *p, struct target *t,
 			    "for \"%s\"; nullok", sys_store_path(s), t->user);
 		return -PAM_IGNORE;
 	}
-	if (t->caps & SYS_STORE_EARLYUNKNOWN) {
+	if (t->caps & SYS_STORE_EARLYUNKNOWN && !p->prompt_unknown) {
 		/* As pam_oath, for stacks with [user_unknown=ignore]. */
 		if (p->debug)
 			pamotp_log(pamh, LOG_DEBUG, "debug: no token for "
 			    "\"%s\" in %s", t->user, sys_store_path(s));
 		return -PAM_USER_UNKNOWN;
+	}
+	if (t->caps & SYS_STORE_EARLYUNKNOWN) {
+		/* prompt_unknown: asked and refused as a wrong code is, so
+		 * that a client cannot tell who is enrolled. */
+		set_why(t, "no token in \"%s\"", sys_store_path(s));
+		return 0;
 	}
 	if (t->caps & SYS_STORE_UNAVAIL) {
 		pamotp_log(pamh, LOG_NOTICE, "OTPW not set up for user %s: no "

@@ -246,6 +246,39 @@ want() {
 	[[ $O_PROMPTS == 0 ]] || fail "pam_oath prompted"
 }
 
+# client_sees USER: the last run's prompts and verdict, without the log
+# lines (a prompt ends no line, so a log line may follow it on its own)
+# and with USER's name as USER.
+client_sees() {
+	sed -e 's/SYSLOG [0-9]*: .*//' -e "s/$1/USER/g" <<<"$output" |
+	    grep -v '^$'
+}
+
+@test "prompt_unknown: a user without a token is asked and refused as a wrong code is" {
+	users "HOTP someone - $HEX"
+	printf 'auth required %s usersfile=%s prompt_unknown\n' "$OTP_SO" \
+	    "$D/otp/users" >"$D/svc/otp"
+	# An enrolled user with a wrong code, then a user without a token:
+	# the client sees the same prompt and the same refusal.
+	local known
+	PAM_RUN_USER=someone pam_run otp 000000
+	refused
+	known=$(client_sees someone)
+	PAM_RUN_USER=stranger pam_run otp 000000
+	refused
+	[[ $(client_sees stranger) == "$known" ]] ||
+	    fail "an unknown user is told apart: $output"
+	assert_output --partial "One-time password (OATH) for \`stranger': "
+	assert_output --partial "login of \"stranger\" refused: no token in"
+	refute_output --partial "User not known"
+	# The state-file store asks anyway already: the option is not its.
+	printf 'auth required %s secret=%s prompt_unknown\n' "$OTP_SO" \
+	    "$D/otp/state" >"$D/svc/t"
+	pam_run t 000000
+	refused
+	assert_output --partial 'unknown option "prompt_unknown"'
+}
+
 @test "use_first_pass and try_first_pass take PAM_AUTHTOK as pam_oath" {
 	users "HOTP $U - $HEX"
 	PRE=("auth required $PWRAP_MODDIR/pam_set_items.so")
