@@ -323,3 +323,21 @@ run_block() {
 	run freeradius -C -d "$T/broken"
 	assert_failure
 }
+
+@test "pam_otp(8) and otp-verify(1) point at examples/freeradius and copy no radiusd.conf of their own" {
+	local m
+	for m in pam_otp.8 otp-verify.1; do
+		grep -q 'examples/freeradius' "$ROOT/man/$m" ||
+		    fail "$m does not name examples/freeradius"
+		# A fragment without the client and security sections
+		# started a server that ignored requests or refused files.
+		! grep -nE '^[[:space:]]*(listen|authorize|authenticate|modules|server [a-z]+) *\{' \
+		    "$ROOT/man/$m" || fail "a radiusd.conf fragment in $m"
+	done
+	# What the page says the example holds, it holds.
+	grep -q '^client ' "$ROOT/examples/freeradius/clients.conf"
+	grep -qE '^[[:space:]]*user = freerad' \
+	    "$ROOT/examples/freeradius/radiusd.conf"
+	grep -q 'pam_auth = radius-otp' \
+	    "$ROOT/examples/freeradius/mods-enabled/otp_pam"
+}
