@@ -39,8 +39,8 @@ pass show github-otp | otp-gen --totp -b -	needs pass(1) and the user's password
 otp-verify --state ~/.google_authenticator 123456 && echo welcome	needs the code on the user's phone
 otp-verify --dry-run -v -N '2024-05-01 12:00:00 UTC' --state ~/.google_authenticator 123456	needs a code from the phone for that time
 otp-keygen --state ~/.google_authenticator --confirm \	asks for a code from the phone on the terminal
-zbarimg --raw -q export.png | otp-uri --from-migration > accounts	needs a screenshot of the app's export (tests/otp-uri.bats makes one)
-otp-uri --from=pskc --pskc-key=@transport.hex vendor.pskc > accounts	needs a vendor's file and its transport key (tests/otp-uri-pskc.bats reads RFC 6030's)
+zbarimg --raw -q export.png | otp-uri --from-migration -o accounts	needs a screenshot of the app's export (tests/otp-uri.bats makes one)
+otp-uri --from=pskc --pskc-key=@transport.hex -o accounts vendor.pskc	needs a vendor's file and its transport key (tests/otp-uri-pskc.bats reads RFC 6030's)
 echo 'auth required pam_otp.so nullok' | sudo tee /etc/pam.d/otp-test	needs root; changes the system's PAM configuration
 pamtester otp-test "$USER" authenticate     # type a code from the phone	needs the service above and a code from the phone
 echo 'auth required pam_otp.so nullok' | sudo tee -a /etc/pam.d/sudo	needs root; changes the system's sudo
@@ -127,20 +127,24 @@ step_start() {
 	while [ $(($(date +%s) % 30)) -ge 27 ]; do sleep 1; done
 }
 
-# run_block N: run the commands of block N (CMDS, WANT) in a fresh sandbox.
+# run_block N: run the commands of block N (CMDS, WANT) in a fresh sandbox,
+# under the umask most users have (022); then no file the block wrote may
+# be readable by others: examples write keys, PINs and lists, and a reader
+# pastes them as they are.
 run_block() {
-	local n=$1 i have rc provision=
+	local n=$1 i have rc provision= f
 	for i in "${!CMDS[@]}"; do
 		[ "${BLOCK[i]}" = "$n" ] || continue
 		# Provisioning examples write the state file themselves.
 		[[ ${CMDS[i]} != otp-keygen*--state* ]] || provision=provision
 	done
 	sandbox "$T/b$n" ${provision:+"$provision"}
+	find "$T/b$n" -type f | sort >"$T/b$n.before"
 	step_start
 	for i in "${!CMDS[@]}"; do
 		[ "${BLOCK[i]}" = "$n" ] || continue
 		runs=$((runs + 1))
-		have=$(cd "$T/b$n/work" && HOME=$T/b$n/home KEY=$RFC_HEX \
+		have=$(umask 022 && cd "$T/b$n/work" && HOME=$T/b$n/home KEY=$RFC_HEX \
 		    code=$(otp-gen --totp -b @secret.txt) \
 		    USER=${USER:-$(id -un)} \
 		    bash -o pipefail -c "${CMDS[i]}" 2> "$T/err" </dev/null) &&
@@ -158,9 +162,15 @@ run_block() {
 			fails=$((fails + 1))
 		fi
 	done
+	while IFS= read -r f; do
+		printf 'block %s writes %s readable by others (mode %s)\n' \
+		    "$n" "${f#"$T/b$n/"}" "$(stat -c %a "$f")"
+		fails=$((fails + 1))
+	done < <(find "$T/b$n" -type f -perm /044 | sort |
+	    comm -23 - "$T/b$n.before")
 }
 
-@test "the README's examples run and print what the README shows" {
+@test "the README's examples run, print what the README shows and leave no file others can read" {
 	local kind line n=0 runs=0 compared=0 fails=0 entry reason first
 	local -a CMDS=() WANT=() BLOCK=()
 	local -A why=() seen=()
@@ -340,4 +350,45 @@ run_block() {
 	    "$ROOT/examples/freeradius/radiusd.conf"
 	grep -q 'pam_auth = radius-otp' \
 	    "$ROOT/examples/freeradius/mods-enabled/otp_pam"
+}
+
+# The man pages' example lines (.Dl, and .Bd -literal blocks, a line
+# continued with \e joined to the next) that redirect output into a file.
+man_redirects() {
+	awk '
+	/^\.Bd -literal/ { lit = 1; next }
+	/^\.Ed/ { lit = 0; next }
+	/^\.Dl / { line = substr($0, 5) }
+	lit { line = acc $0 }
+	!lit && !/^\.Dl / { acc = ""; next }
+	/\\e$/ { acc = substr(line, 1, length(line) - 2) " "; next }
+	{
+		acc = ""
+		s = line
+		gsub(/[0-9&]>+ *[^ ]*|>+ *\/dev\/null/, "", s)
+		if (s ~ />/)
+			print FILENAME ": " line
+	}' "$@"
+}
+
+@test "the man pages' examples write no file others can read" {
+	local line bad=0
+	# Lines that write no secret: the reason after the tab.
+	local -A ok=(
+	    ["b32.1: \$ printf 'MZXW6YTB\\enGEZDGNBV\\en' > keys.b32"]="the example's own keys, printed on the page"
+	    ["b32.1: \$ printf fo | b32 > a.b32; printf o | b32 > b.b32"]="'fo' and 'o', no key"
+	    ["pam_otp.8: echo 'auth required pam_otp.so' >svc/otptest"]="a PAM service file"
+	)
+	while IFS= read -r line; do
+		line=${line#"$ROOT/man/"}
+		[[ -n ${ok[$line]+x} ]] && continue
+		# Secrets go to -o FILE (mode 0600) or under umask 077.
+		[[ $line == *"(umask 077;"* ]] && continue
+		echo "writes a file under the reader's umask: $line"
+		bad=$((bad + 1))
+	done < <(man_redirects "$ROOT"/man/*.[158])
+	[ "$bad" -eq 0 ]
+	# The scan finds what it is for.
+	run man_redirects <(printf '.Dl otp-keygen >k\n.Bd -literal\na \\e\n>b\n.Ed\n')
+	[ "${#lines[@]}" -eq 2 ]
 }
