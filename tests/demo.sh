@@ -30,3 +30,38 @@ fi
 if have otp-keygen; then
 	show otp-keygen --scratch=3
 fi
+
+# The server side: a login through pam_otp.so, as sshd or login would run
+# it, without root: pamtester drives the PAM stack and pam_wrapper reads
+# the service file from a directory of ours instead of /etc/pam.d.
+so=$(cd "${OTP_LIBDIR:-$OTP_BIN/../lib}" 2>/dev/null && pwd)/pam_otp.so
+if ! have otp-keygen || [ ! -f "$so" ]; then
+	printf '\n(no login shown: pam_otp.so or otp-keygen is not built)\n'
+	exit 0
+fi
+if ! command -v pamtester >/dev/null ||
+    ! ldconfig -p 2>/dev/null | grep -q libpam_wrapper.so; then
+	printf '\n(no login shown: it needs pamtester and libpam-wrapper;'
+	printf ' make deps installs them)\n'
+	exit 0
+fi
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+mkdir "$d/svc"
+user=$(id -un)
+echo "auth required $so secret=$d/state" >"$d/svc/otp-demo"
+echo "auth required pam_deny.so" >"$d/svc/other"
+login() {
+	printf '\n$ echo %s | pamtester otp-demo %s authenticate\n' "$1" "$user"
+	echo "$1" | LD_PRELOAD=libpam_wrapper.so PAM_WRAPPER=1 \
+	    PAM_WRAPPER_SERVICE_DIR="$d/svc" pamtester otp-demo "$user" \
+	    authenticate 2>&1 || true
+}
+printf '\n# A login through the PAM service otp-demo, "auth required\n'
+printf '# pam_otp.so secret=STATE": enrol %s (the key goes to the\n' "$user"
+printf '# phone), then answer the prompt with the code of now.\n'
+show otp-keygen --totp --disallow-reuse --scratch=0 --state "$d/state"
+code=$(otp-keygen --print-state="$d/state" | otp-gen --totp -b -)
+login "$code"
+printf '\n# The same code again: refused (DISALLOW_REUSE), as is a wrong one.\n'
+login "$code"

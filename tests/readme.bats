@@ -23,7 +23,7 @@ setup() {
 # exactly as in the README, a tab, and why.
 not_run() {
 	cat <<'EOF'
-make demo     # on a fresh Debian/Ubuntu machine: install what is missing, build, show the main job	the build itself, run by CI (.ci/run)
+make demo     # on a fresh Debian/Ubuntu machine: install what is missing, build, show the main jobs and a login	the build itself, run by CI (.ci/run)
 make check    # the same, then run every test	the build itself, run by CI (.ci/run)
 make                      # build into build/	the build itself, run by CI (.ci/run)
 make check                # install missing packages, build, run every test	the build itself, run by CI (.ci/run)
@@ -391,4 +391,18 @@ man_redirects() {
 	# The scan finds what it is for.
 	run man_redirects <(printf '.Dl otp-keygen >k\n.Bd -literal\na \\e\n>b\n.Ed\n')
 	[ "${#lines[@]}" -eq 2 ]
+}
+
+@test "make demo shows a login too: pam_otp.so through pamtester and pam_wrapper, a code accepted once" {
+	command -v pamtester >/dev/null || skip "pamtester is not installed"
+	run --separate-stderr env OTP_BIN="$OTP_BIN" OTP_LIBDIR="$OTP_LIBDIR" \
+	    sh "$BATS_TEST_DIRNAME/demo.sh"
+	assert_success
+	[[ $output == *"$ otp-gen "* ]] || fail "the client side is gone"
+	[[ $output == *'pamtester otp-demo'* ]] || fail "no login shown: $output"
+	# The first login gets in, the same code again does not.
+	[[ $(grep -c 'pamtester: successfully authenticated' <<<"$output") == 1 ]]
+	[[ $(grep -c 'pamtester: Authentication failure' <<<"$output") == 1 ]]
+	assert_output --partial 'code already used'
+	[[ $output != *"no default config"* ]]
 }
