@@ -51,11 +51,13 @@ svc() {
 
 # login peer|ours [LIST]: one login of user peer or ours through module
 # peer or ours, answered from LIST (default: the user's home's list; "-"
-# answers "wrong").  Sets status and output.
+# answers "wrong", "hangup" fails the conversation as a client that went
+# away at the prompt).  Sets status and output.
 login() {
 	local who=$1 list=${2:-$D/$1/list} cmd
 	cmd="\"$ANSWER\" \"\$1\""
 	[[ $list == - ]] && cmd='echo wrongwrong'
+	[[ $list == hangup ]] && cmd='exit 3'
 	run timeout "${PAM_TIMEOUT:-60}" env \
 	    LD_PRELOAD="$ASAN_SO $NSS_SO $SHIM_SO $EXTRA_PRELOAD" \
 	    NSS_WRAPPER_PASSWD="$D/passwd" NSS_WRAPPER_GROUP="$D/group" \
@@ -200,6 +202,21 @@ used() {
 		run -0 stat -c %u "$D/$m/.otpw"
 		assert_output "$(id -u)"
 	done
+}
+
+@test "a login that ends without an answer (the client hung up) leaves no lock behind" {
+	local m
+	for m in peer ours; do
+		list_ours "$m" 50
+		login "$m" hangup
+		[[ $status != 0 ]] || fail "$m: accepted without an answer"
+		echo "# $m: $([[ -L $D/$m/.otpw.lock ]] && echo lock left || echo no lock)"
+	done
+	# Ours: the next login is asked one number, not three.
+	[[ ! -L $D/ours/.otpw.lock ]] || fail "ours: lock left"
+	login ours
+	[[ $status == 0 ]] || fail "ours: $output"
+	assert_output --regexp "Password [0-9]{3}: "
 }
 
 @test "a lock older than a day is removed; a fresh one brings the triple challenge" {

@@ -15,7 +15,8 @@
  *
  * With PAM_DRIVE_ANSWER set, each prompt is answered instead by the first
  * line that the shell command in it prints, run with the prompt as $1 (an
- * OTPW challenge names the passwords to give).  With PAM_DRIVE_SESSION=1
+ * OTPW challenge names the passwords to give); a command that exits 3
+ * fails the conversation, as a client that hung up.  With PAM_DRIVE_SESSION=1
  * a successful login also opens and closes a session, whose messages go
  * to stderr as the prompts do.
  */
@@ -54,7 +55,9 @@ answer(const char *cmd, const char *prompt, char *line, size_t size)
 			;
 		(void)fclose(f);
 	}
-	(void)waitpid(pid, &st, 0);
+	if (waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
+	    WEXITSTATUS(st) == 3)
+		return -1;
 	return 0;
 }
 
