@@ -968,7 +968,7 @@ otpw_generate(struct keygen *k)
 	struct tm tm;
 	time_t now;
 	size_t imglen;
-	int rc, n, unlocked;
+	int rc, n, unlocked = 0;
 
 	if (atexit(otpw_wipe) != 0)
 		errx(CLI_EXIT_ERR, "atexit failed");

@@ -1468,7 +1468,7 @@ main(int argc, char *argv[])
 			strcat(v.url, "/${USER}");
 			break;
 		case OPT_USERSFILE:
-			if (optarg[0] == '\0')
+			if (optarg == NULL || optarg[0] == '\0')
 				cli_usage_error("--usersfile: empty file name");
 			v.radius_ok = 1;
 			set_store(&v, MODE_STORE, "--usersfile", "oath",

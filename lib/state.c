@@ -1461,7 +1461,6 @@ otp_state_unscratch(const char *img, size_t len, char *out, size_t outsz,
 		while (end < len && is_eol(img[end]))
 			end++;
 		from = end;
-		pos = end;
 	}
 	memcpy(out + o, img + from, len - from);
 	o += len - from;
