@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# bench-users.sh - one login against a users file of 10,000 users, the
-# user on the last line (both modules read up to it), accepted and
-# recorded on every run: pam_otp.so usersfile= against Debian's
-# pam_oath.so, both through pamtester under pam_wrapper, and the same
-# check by otp-verify --usersfile.  A fresh copy of the file before each
-# run (untimed).  Skipped when pam_oath.so, pamtester or pam_wrapper is
-# missing.
+# bench-users.sh - one login against a users file of 1,000, 10,000 and
+# 100,000 users (USERS_SIZES), the user on the last line (both modules
+# read up to it), accepted and recorded on every run: pam_otp.so
+# usersfile= against Debian's pam_oath.so, both through pamtester under
+# pam_wrapper, and the same check by otp-verify --usersfile.  A fresh copy
+# of the file before each run (untimed).  Skipped when pam_oath.so,
+# pamtester or pam_wrapper is missing.
 set -u
 # shellcheck disable=SC1091
 . "$(dirname "$0")/lib.sh"
@@ -13,7 +13,6 @@ set -u
 OATH_SO=/lib/x86_64-linux-gnu/security/pam_oath.so
 OTP_SO=${OTP_LIBDIR:-$OTP_BIN/../lib}/pam_otp.so
 K=3132333435363738393031323334353637383930
-USERS=10000
 
 if [ ! -f "$OATH_SO" ] || [ ! -f "$OTP_SO" ] ||
     ! command -v pamtester >/dev/null; then
@@ -24,12 +23,6 @@ fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 mkdir "$dir/svc"
-awk -v n=$USERS -v k=$K 'BEGIN {
-	for (i = 1; i <= n; i++)
-		printf "HOTP/T30\tuser%05d\t-\t%s\t0\t000000\t2026-01-01T00:00:00L\n", i, k
-	printf "HOTP\tlast\t-\t%s\n", k }' >"$dir/users.orig"
-chmod 600 "$dir/users.orig"
-code=$(oathtool -c 1 $K)
 for m in oath otp; do
 	so=$OATH_SO
 	[ $m = otp ] && so=$OTP_SO
@@ -43,21 +36,31 @@ prep() {
 	echo "cp -p $dir/users.orig $dir/users.$1.tmp &&" \
 	    "mv -f $dir/users.$1.tmp $dir/users.$1"
 }
-for m in oath otp; do
-	sh -c "$(prep $m)"
-	sh -c "$(pam $m)" >/dev/null 2>&1 || {
-		echo "bench-users: the $m login failed" >&2
-		exit 1
-	}
-done
+code=$(oathtool -c 1 $K)
 runs=${USERS_RUNS:-21}
-bench_header "one login, users file of $USERS users (median of $runs)"
-ours=$(BENCH_RUNS=$runs median_ns "$(pam otp)" "$(prep otp)") || exit 1
-theirs=$(BENCH_RUNS=$runs median_ns "$(pam oath)" "$(prep oath)") || exit 1
-row "pam_otp.so usersfile= vs pam_oath.so" "$ours" "$theirs"
-tool=$(BENCH_RUNS=$runs median_ns \
-    "otp-verify -q --usersfile=$dir/users.otp --user=last $code" \
-    "$(prep otp)") || exit 1
-row "otp-verify --usersfile vs pam_oath.so" "$tool" "$theirs"
+for users in ${USERS_SIZES:-1000 10000 100000}; do
+	awk -v n="$users" -v k=$K 'BEGIN {
+		for (i = 1; i <= n; i++)
+			printf "HOTP/T30\tuser%06d\t-\t%s\t0\t000000\t2026-01-01T00:00:00L\n", i, k
+		printf "HOTP\tlast\t-\t%s\n", k }' >"$dir/users.orig"
+	chmod 600 "$dir/users.orig"
+	for m in oath otp; do
+		sh -c "$(prep $m)"
+		sh -c "$(pam $m)" >/dev/null 2>&1 || {
+			echo "bench-users: the $m login failed" >&2
+			exit 1
+		}
+	done
+	bench_header "one login, users file of $users users (median of $runs)"
+	ours=$(BENCH_RUNS=$runs median_ns "$(pam otp)" "$(prep otp)") ||
+	    exit 1
+	theirs=$(BENCH_RUNS=$runs median_ns "$(pam oath)" "$(prep oath)") ||
+	    exit 1
+	row "pam_otp.so usersfile= vs pam_oath.so" "$ours" "$theirs"
+	tool=$(BENCH_RUNS=$runs median_ns \
+	    "otp-verify -q --usersfile=$dir/users.otp --user=last $code" \
+	    "$(prep otp)") || exit 1
+	row "otp-verify --usersfile vs pam_oath.so" "$tool" "$theirs"
+done
 echo "(pam_otp.so holds pam_oath's lock file 10 ms after a write; see" \
     "lib/sys/usersfile.c)"
