@@ -741,7 +741,7 @@ generate(struct keygen *k)
 		    k->force);
 	if (k->db) {
 		struct sys_record rec = { sec.img, imglen, NULL };
-		char why[256];
+		char why[512];
 
 		fresh = !k->force;
 		if ((rc = db_put(k, &rec, 0, why, sizeof(why))) != 0) {
@@ -789,7 +789,7 @@ generate(struct keygen *k)
 		 * file we created; a replaced one cannot be brought back,
 		 * so its codes go to standard error rather than be lost. */
 		if (k->db && fresh) {
-			char why[256];
+			char why[512];
 
 			(void)db_put(k, NULL, 1, why, sizeof(why));
 			errx(CLI_EXIT_ERR, "--store: '%s' removed again: its "

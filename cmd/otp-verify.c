@@ -1173,7 +1173,7 @@ radius_check(const struct verify *v, const char *user, char *code,
 	struct sys_verdict r;
 	struct otp_answer a;
 	const char *path, *opt = NULL;
-	char reason[256];
+	char reason[512];
 	size_t line = 0;
 	int rc;
 

@@ -303,3 +303,25 @@ code_at() {
 	    --user=a 123456
 	assert_output --partial "cannot be loaded"
 }
+
+@test "a server that stops answering mid-login: refused at the deadline, the cancel bounded too" {
+	init
+	ga_file "$T/ga" '" TOTP_AUTH'
+	run -0 otp-store "${SK[@]}" copy --user=ivy "ga:$T/ga" "$URL"
+	pm=$(head -n 1 "$PG_DATA/postmaster.pid")
+	[[ $pm =~ ^[0-9]+$ ]] || fail "no postmaster pid"
+	# The row held, so the login waits in its query; then the postmaster
+	# freezes: the cancel request it sends at the deadline gets no answer.
+	psql -X -q -d "$DB" -c "BEGIN; SELECT 1 FROM otp_tokens FOR UPDATE;
+	    SELECT pg_sleep(6); COMMIT" >/dev/null &
+	sleep 0.5
+	(sleep 0.4; kill -STOP "$pm") &
+	s=$(date +%s%N)
+	run -2 otp-verify --store="$URL" --user=ivy "${SK[@]}" \
+	    --store-timeout=1200ms "$(otp-gen --totp "$RFC_HEX")"
+	e=$(date +%s%N)
+	kill -CONT "$pm"
+	wait
+	assert_output --partial "deadline"
+	(((e - s) / 1000000 < 2500)) || fail "took $(((e - s) / 1000000)) ms"
+}

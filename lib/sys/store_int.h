@@ -61,7 +61,7 @@ struct sys_store {
 	struct sys_store_cfg		 cfg;
 	char				 path[PATH_MAX];	/* for a
 					 * URL: the URL without its password */
-	char				 reason[256];
+	char				 reason[512];
 	void				*impl;		/* the store's own */
 };
 
@@ -72,7 +72,7 @@ struct sys_login {
 	size_t			 fault_line;
 	const char		*fault_opt;
 	unsigned		 cycles;	/* when impl does not count */
-	char			 reason[256];	/* sys_login_reason() */
+	char			 reason[512];	/* sys_login_reason() */
 	void			*impl;		/* the store's own */
 };
 

@@ -183,37 +183,79 @@ connect_new(struct pgc *p)
 	return 0;
 }
 
+/* An idle connection whose server has closed it (a restart, a crash, a
+ * failover) has something to read: the end of the stream, or a message
+ * that it is going away.  Idle and whole, it has nothing. */
+static int
+idle_alive(PGconn *c)
+{
+	struct pollfd fd;
+
+	if (PQstatus(c) != CONNECTION_OK ||
+	    PQtransactionStatus(c) != PQTRANS_IDLE)
+		return 0;
+	fd.fd = PQsocket(c);
+	fd.events = POLLIN;
+	if (fd.fd < 0 || poll(&fd, 1, 0) < 0)
+		return 0;
+	return fd.revents == 0;
+}
+
+/* Take an idle connection to p->conninfo of this process from the pool,
+ * or NULL. */
+static PGconn *
+pool_take(const struct pgc *p)
+{
+	pid_t me = getpid();
+	PGconn *c = NULL;
+	size_t i;
+
+	(void)pthread_mutex_lock(&pool_mu);
+	for (i = 0; i < POOL_MAX && c == NULL; i++) {
+		if (pool[i].c == NULL || pool[i].pid != me ||
+		    strcmp(pool[i].conninfo, p->conninfo) != 0)
+			continue;
+		c = pool[i].c;
+		free(pool[i].conninfo);
+		pool[i].c = NULL;
+		pool[i].conninfo = NULL;
+	}
+	(void)pthread_mutex_unlock(&pool_mu);
+	return c;
+}
+
 int
 pgc_get(struct pgc *p)
 {
-	pid_t me = getpid();
-	size_t i;
-
 	(void)pthread_once(&fork_once, fork_register);
 	p->c = NULL;
 	p->pooled = p->broken = 0;
 	p->why[0] = '\0';
-	(void)pthread_mutex_lock(&pool_mu);
-	for (i = 0; i < POOL_MAX; i++) {
-		if (pool[i].c == NULL || pool[i].pid != me ||
-		    strcmp(pool[i].conninfo, p->conninfo) != 0)
-			continue;
-		p->c = pool[i].c;
-		free(pool[i].conninfo);
-		pool[i].c = NULL;
-		pool[i].conninfo = NULL;
-		break;
-	}
-	(void)pthread_mutex_unlock(&pool_mu);
-	if (p->c != NULL) {
-		/* A server that went away since shows here or at the first
-		 * query (the store then tries once on a new connection). */
-		if (PQstatus(p->c) == CONNECTION_OK) {
+	/* Idle connections the server closed since are dropped here; one
+	 * that dies in between fails its first query, and the store then
+	 * tries a new one (pgc_renew). */
+	while ((p->c = pool_take(p)) != NULL) {
+		if (idle_alive(p->c)) {
 			p->pooled = 1;
 			return 0;
 		}
 		drop(p);
 	}
+	return connect_new(p);
+}
+
+int
+pgc_renew(struct pgc *p)
+{
+	PGconn *c;
+
+	p->broken = 1;
+	drop(p);
+	/* The others to the same server went with this one. */
+	while ((c = pool_take(p)) != NULL)
+		PQfinish(c);
+	p->pooled = p->broken = 0;
+	p->why[0] = '\0';
 	return connect_new(p);
 }
 
@@ -247,18 +289,91 @@ pgc_put(struct pgc *p)
 	}
 }
 
-/* The deadline passed with a query running: ask the server to stop it,
- * then drop the connection (its state is unknown). */
+/* A cancel request on its way.  libpq 15's PQcancel blocks until the
+ * server closes the cancel connection, without a bound (a frozen server,
+ * a partition): it runs in a thread of its own, which the login waits
+ * for at most CANCEL_WAIT_MS past its deadline.  The last of the two to
+ * let go frees the request. */
+#define CANCEL_WAIT_MS	500
+
+struct cancel_job {
+	PGcancel	*cn;
+	pthread_mutex_t	 mu;
+	pthread_cond_t	 cv;
+	int		 done;
+	int		 refs;
+};
+
+static void
+job_release(struct cancel_job *j)
+{
+	int last;
+
+	(void)pthread_mutex_lock(&j->mu);
+	last = --j->refs == 0;
+	(void)pthread_mutex_unlock(&j->mu);
+	if (last) {
+		PQfreeCancel(j->cn);
+		(void)pthread_mutex_destroy(&j->mu);
+		(void)pthread_cond_destroy(&j->cv);
+		free(j);
+	}
+}
+
+static void *
+cancel_run(void *arg)
+{
+	struct cancel_job *j = arg;
+	char buf[256];
+
+	(void)PQcancel(j->cn, buf, sizeof(buf));
+	(void)pthread_mutex_lock(&j->mu);
+	j->done = 1;
+	(void)pthread_cond_signal(&j->cv);
+	(void)pthread_mutex_unlock(&j->mu);
+	job_release(j);
+	return NULL;
+}
+
+/* The deadline passed with a query running: ask the server to stop it
+ * (a COMMIT waiting for a synchronous standby ends only so), then drop
+ * the connection, whose state is unknown. */
 static void
 cancel(struct pgc *p)
 {
-	PGcancel *cn;
-	char buf[256];
+	struct cancel_job *j;
+	struct timespec until;
+	pthread_attr_t attr;
+	pthread_t t;
+	int started = 0;
 
-	if ((cn = PQgetCancel(p->c)) != NULL) {
-		(void)PQcancel(cn, buf, sizeof(buf));
-		PQfreeCancel(cn);
-	}
+	if ((j = calloc(1, sizeof(*j))) != NULL &&
+	    (j->cn = PQgetCancel(p->c)) != NULL) {
+		(void)pthread_mutex_init(&j->mu, NULL);
+		(void)pthread_cond_init(&j->cv, NULL);
+		j->refs = 2;
+		if (pthread_attr_init(&attr) == 0) {
+			(void)pthread_attr_setdetachstate(&attr,
+			    PTHREAD_CREATE_DETACHED);
+			started = pthread_create(&t, &attr, cancel_run, j) == 0;
+			(void)pthread_attr_destroy(&attr);
+		}
+		if (!started)
+			j->refs = 1;
+		else {
+			(void)clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += CANCEL_WAIT_MS * 1000000L;
+			until.tv_sec += until.tv_nsec / 1000000000L;
+			until.tv_nsec %= 1000000000L;
+			(void)pthread_mutex_lock(&j->mu);
+			while (!j->done && pthread_cond_timedwait(&j->cv,
+			    &j->mu, &until) == 0)
+				;
+			(void)pthread_mutex_unlock(&j->mu);
+		}
+		job_release(j);
+	} else
+		free(j);
 	p->broken = 1;
 	drop(p);
 }

@@ -17,7 +17,7 @@ struct pgc {
 	PGconn		*c;
 	int		 pooled;	/* c came from the pool */
 	int		 broken;	/* never to be pooled again */
-	char		 why[200];	/* the last failure, no secret */
+	char		 why[400];	/* the last failure, no secret */
 };
 
 /* Milliseconds of CLOCK_MONOTONIC. */
@@ -26,6 +26,9 @@ int64_t pgc_now_ms(void);
  * this process, else a new one, connected within p->deadline.  0,
  * OTP_EDEADLINE or OTP_EDB (p->why says why). */
 int pgc_get(struct pgc *p);
+/* p->c failed: drop it and every idle connection to the same place (the
+ * server went away for all of them), then connect anew. */
+int pgc_renew(struct pgc *p);
 /* Done with p->c: back to the pool when it is idle and whole, else
  * closed. */
 void pgc_put(struct pgc *p);

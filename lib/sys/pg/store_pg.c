@@ -644,9 +644,9 @@ login_begin_tx(struct sys_login *l)
 	int rc, tries;
 
 	pgc_start(&pi->p, l->s);
+	if ((rc = pgc_get(&pi->p)) != 0)
+		return login_fail(l, rc);
 	for (tries = 0; tries < 2; tries++) {
-		if ((rc = pgc_get(&pi->p)) != 0)
-			return login_fail(l, rc);
 		rc = pgc_exec(&pi->p, "BEGIN", 0, NULL, NULL, NULL, &r, NULL);
 		if (rc == 0) {
 			PQclear(r);
@@ -654,8 +654,10 @@ login_begin_tx(struct sys_login *l)
 		}
 		if (!pi->p.pooled || rc == OTP_EDEADLINE)
 			break;
-		pi->p.broken = 1;
-		pgc_put(&pi->p);
+		/* A pooled connection the server dropped (a restart, a
+		 * failover): the pool goes, and a new one is made. */
+		if ((rc = pgc_renew(&pi->p)) != 0)
+			break;
 	}
 	return login_fail(l, rc);
 }
@@ -691,10 +693,9 @@ pg_begin(struct sys_login *l, struct sys_verdict *v)
 	rc = pgc_exec(&pi->p, "SELECT disabled FROM otp_tokens WHERE "
 	    "login = $1", 1, vals, lens, fmts, &r, NULL);
 	if (rc != 0 && pi->p.pooled && rc != OTP_EDEADLINE) {
-		/* A pooled connection the server dropped: once more. */
-		pi->p.broken = 1;
-		pgc_put(&pi->p);
-		if ((rc = pgc_get(&pi->p)) != 0)
+		/* A pooled connection the server dropped: once more, on a
+		 * new one, the pool gone with it. */
+		if ((rc = pgc_renew(&pi->p)) != 0)
 			return login_fail(l, rc);
 		rc = pgc_exec(&pi->p, "SELECT disabled FROM otp_tokens WHERE "
 		    "login = $1", 1, vals, lens, fmts, &r, NULL);
