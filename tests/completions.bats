@@ -43,8 +43,11 @@ otp-verify --pin=@$D/o|--pin=@$D/other
 otp-verify --allowed-perm=04|--allowed-perm=0400
 otp-verify --store=o|--store=oath: --store=otpw:
 otp-verify --store=ga:$D/o|--store=ga:$D/other
-otp-verify --sto|--store
+otp-verify --sto|--store --store-key --store-timeout
+otp-verify --store=p|--store=postgresql://
+otp-verify --store-timeout=5|--store-timeout=500ms
 otp-keygen --store=g|--store=ga:
+otp-keygen --store-k|--store-key
 otp-uri --qr=u|--qr=utf8 --qr=utf8-inverted
 otp-uri --get=s|--get=secret
 otp-uri --get=al|--get=algorithm

@@ -40,7 +40,8 @@ function __otp_store_url
             echo $scheme$f
         end
     else
-        printf '%s\n' ga: oath: otpw:
+        printf '%s\n' ga: oath: otpw: postgresql://
     end
 end
-complete -c otp-keygen -l store -x -a '(__otp_store_url)' -d 'Where tokens live: ga:FILE, oath:FILE, otpw:FILE'
+complete -c otp-keygen -l store -x -a '(__otp_store_url)' -d 'Where tokens live: ga:FILE, oath:FILE, otpw:FILE, postgresql://...'
+complete -c otp-keygen -l store-key -r -F -d 'postgresql: the store key file'

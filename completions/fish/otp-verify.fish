@@ -45,7 +45,9 @@ function __otp_store_url
             echo $scheme$f
         end
     else
-        printf '%s\n' ga: oath: otpw:
+        printf '%s\n' ga: oath: otpw: postgresql://
     end
 end
-complete -c otp-verify -l store -x -a '(__otp_store_url)' -d 'Where tokens live: ga:FILE, oath:FILE, otpw:FILE'
+complete -c otp-verify -l store -x -a '(__otp_store_url)' -d 'Where tokens live: ga:FILE, oath:FILE, otpw:FILE, postgresql://...'
+complete -c otp-verify -l store-key -r -F -d 'postgresql: the store key file'
+complete -c otp-verify -l store-timeout -x -a '500ms 1s 3s 10s' -d 'postgresql: the deadline of a check'
