@@ -1,23 +1,30 @@
 #!/usr/bin/env bash
-# check-deb.sh - the Debian package, built, installed, used and purged on
-# this machine, which must be left as it was.  As root (CI, `make
-# check-deb`).  Steps:
+# check-deb.sh - the Debian packages, otp-utils and otp-utils-pg (the
+# PostgreSQL store), built, installed, used and purged on this machine,
+# which must be left as it was.  As root (CI, `make check-deb`).  Steps:
 #
 #   1. the source: debian/changelog's version is the GNUmakefile's
 #      VERSION, debian/copyright carries LICENSE's text, Build-Depends
 #      holds DEPS_BUILD and DEPS_TEST (what `make check` needs in the
 #      package build);
 #   2. a clean copy of the tree builds with `dpkg-buildpackage -us -uc -b`
-#      (nocheck: the suite ran already), lintian reports no error and no
-#      warning, and the .deb holds what `make install` installs;
-#   3. apt installs it; every tool in /usr/bin answers --version and does
-#      one real job; pam_otp.so loads by its bare name through pam_wrapper
+#      (nocheck: the suite ran already) into the two .deb files, lintian
+#      reports no error and no warning on either, the two together hold
+#      what `make install` installs, otp-utils-pg the store's object and
+#      schema.sql, and no ELF file of otp-utils links libpq (the object
+#      does);
+#   3. apt installs both; every tool in /usr/bin answers --version and does
+#      one real job; the tools load the store's object for a postgresql://
+#      URL; pam_otp.so loads by its bare name through pam_wrapper
 #      (a code accepted, a wrong one refused, and the pam-auth-update
 #      profile's own lines let a user without a state file through);
 #      `man -w` finds every page; the profile is not enabled; in a scratch
 #      PAM configuration the profile, once enabled, adds pam_otp.so nullok
 #      after the password, and the package's prerm takes it out again;
-#   4. apt purges it (and any package it pulled in): no file, no dpkg
+#      otp-utils-pg purged alone takes its files and leaves the tools
+#      working, saying the object cannot be loaded; installed again on
+#      its own, it loads;
+#   4. apt purges both (and any package they pulled in): no file, no dpkg
 #      list, /etc/pam.d and /var/lib/pam as before, the same packages.
 #
 # OTP_DEB_KEEP=1 keeps the work directory (its path is printed).
@@ -25,6 +32,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PKG=otp-utils
+PGPKG=otp-utils-pg
 PWRAP_SO=libpam_wrapper.so
 fails=0
 
@@ -41,24 +49,39 @@ now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 [[ $(id -u) == 0 ]] || die "run as root: it installs and purges $PKG"
-if dpkg-query -W -f='${Status}\n' "$PKG" 2>/dev/null |
-    grep -q 'ok installed'; then
-	die "$PKG is installed already; this check would remove it"
-fi
+for p in "$PKG" "$PGPKG"; do
+	if dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+	    grep -q 'ok installed'; then
+		die "$p is installed already; this check would remove it"
+	fi
+done
 for c in dpkg-buildpackage dpkg-parsechangelog lintian apt-get pamtester \
-    man; do
+    man objdump ldd; do
 	command -v "$c" >/dev/null || die "$c missing (make deps)"
 done
 
 W=$(mktemp -d /tmp/check-deb.XXXXXX)
 installed=0
 newpkgs=()
+# aptq: apt-get, quiet and waiting for the lock.
+aptq() {
+	DEBIAN_FRONTEND=noninteractive apt-get -y -qq \
+	    -o DPkg::Lock::Timeout=900 "$@"
+}
+# purge_new: apt purges those of newpkgs that dpkg still knows (one
+# purged already, as otp-utils-pg in step 3, is no longer apt's to find).
+purge_new() {
+	local p left=()
+	for p in "${newpkgs[@]}"; do
+		dpkg-query -W -f='${db:Status-Abbrev}\n' "$p" 2>/dev/null |
+		    grep -q '^.[^n]' && left+=("$p")
+	done
+	[[ ${#left[@]} == 0 ]] || aptq purge "${left[@]}"
+}
 cleanup() {
 	if [[ $installed == 1 ]]; then
 		say "cleaning up: purging ${newpkgs[*]}"
-		DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq \
-		    -o DPkg::Lock::Timeout=900 "${newpkgs[@]}" >/dev/null ||
-		    true
+		purge_new >/dev/null 2>&1 || true
 	fi
 	if [[ ${OTP_DEB_KEEP:-0} == 1 ]]; then
 		say "work directory kept: $W"
@@ -119,10 +142,18 @@ t0=$(now)
 	tail -n 40 "$W/build.log" >&2
 	die "dpkg-buildpackage failed (log above)"
 }
-say "package built in $(since "$t0") s"
+say "packages built in $(since "$t0") s"
 arch=$(dpkg --print-architecture)
 deb=$W/src/${PKG}_${chver}_$arch.deb
-[[ -f $deb ]] || die "no $deb"
+pgdeb=$W/src/${PGPKG}_${chver}_$arch.deb
+for d in "$deb" "$pgdeb"; do
+	[[ -f $d ]] || die "no $d"
+done
+# These two and their -dbgsym packages, nothing else.
+built=$(find "$W/src" -maxdepth 1 -name '*.deb' ! -name '*-dbgsym_*' \
+    -printf '%f\n' | sort)
+[[ $built == "$(printf '%s\n' "${deb##*/}" "${pgdeb##*/}" | sort)" ]] ||
+    bad "the build made other packages: ${built//$'\n'/ }"
 # The hardening flags reached the compiler and the linker.
 for flag in -fstack-protector-strong -D_FORTIFY_SOURCE=2 -Wl,-z,relro \
     -Wl,-z,now; do
@@ -130,13 +161,15 @@ for flag in -fstack-protector-strong -D_FORTIFY_SOURCE=2 -Wl,-z,relro \
 	    bad "dpkg-buildflags' $flag is not on the build's lines"
 done
 
-if ! lintian --fail-on error,warning "$deb" >"$W/lintian.log" 2>&1; then
+if ! lintian --fail-on error,warning "$deb" "$pgdeb" >"$W/lintian.log" 2>&1
+then
 	cat "$W/lintian.log" >&2
 	bad "lintian reports errors or warnings"
 fi
 
-# The .deb holds exactly what `make install` installs with the same
-# places (pages compressed), the docs and the pam-auth-update profile.
+# The two .deb files hold exactly what `make install` installs with the
+# same places (pages compressed), the docs and the pam-auth-update
+# profile; otp-utils-pg the store's object and schema.sql.
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 make --no-print-directory -s -C "$src" install DESTDIR="$W/destdir" \
     STATIC_DEPS=0 PREFIX=/usr PAMDIR="/usr/lib/$multiarch/security" \
@@ -144,15 +177,65 @@ make --no-print-directory -s -C "$src" install DESTDIR="$W/destdir" \
 (cd "$W/destdir" && find . ! -type d | sed 's/^\.//' | sort) \
     >"$W/make-install.list"
 dpkg-deb -c "$deb" >"$W/deb.contents"
-awk '$1 !~ /^d/ { print $6 }' "$W/deb.contents" | sed 's/^\.//' |
+dpkg-deb -c "$pgdeb" >"$W/pgdeb.contents"
+# files CONTENTS: the files of a `dpkg-deb -c` listing, as installed.
+files() { awk '$1 !~ /^d/ { print $6 }' "$1" | sed 's/^\.//'; }
+{ files "$W/deb.contents"; files "$W/pgdeb.contents"; } |
     grep -v -e '^/usr/share/doc/' -e '^/usr/share/pam-configs/' |
     sed 's|^\(/usr/share/man/.*\)\.gz$|\1|' | sort >"$W/deb.list"
 diff "$W/make-install.list" "$W/deb.list" >&2 ||
-    bad "the .deb's files (+) differ from make install's (-)"
+    bad "the .deb files' files (+) differ from make install's (-)"
+# One package for each file: no file in both.
+dups=$(sort <(files "$W/deb.contents") <(files "$W/pgdeb.contents") |
+    uniq -d)
+[[ -z $dups ]] || bad "in both packages: $dups"
+PGSO=/usr/lib/otp-utils/store-pg.so
+PGSQL=/usr/share/otp-utils/schema.sql
+diff <(printf '%s\n' "$PGSO" "$PGSQL") \
+    <(files "$W/pgdeb.contents" | grep -v "^/usr/share/doc/$PGPKG/") >&2 ||
+    bad "$PGPKG's files (+) are not its object and schema (-)"
+pgdepends=$(dpkg-deb -f "$pgdeb" Depends)
+[[ ", $pgdepends," == *", $PKG (= $chver),"* ]] ||
+    bad "$PGPKG does not depend on $PKG (= $chver): $pgdepends"
+[[ $pgdepends =~ (^|, )libpq5( |,|$) ]] ||
+    bad "$PGPKG does not depend on libpq5: $pgdepends"
 grep -q "/usr/share/pam-configs/$PKG\$" "$W/deb.contents" ||
     bad "no pam-auth-update profile in the .deb"
 grep -q "/usr/share/doc/$PKG/examples/freeradius/radiusd.conf\$" \
     "$W/deb.contents" || bad "no examples/freeradius in the .deb"
+
+# libpq is otp-utils-pg's alone: no ELF file of otp-utils needs it, neither
+# itself (objdump -p's NEEDED) nor through another library (ldd); the
+# store's object does.
+# needs FILE: the libraries FILE needs, directly and through others.
+needs() {
+	objdump -p "$1" | awk '$1 == "NEEDED" { print $2 }'
+	ldd "$1" 2>/dev/null | awk '{ print $1 }'
+}
+is_elf() { [[ $(head -c 4 "$1" | od -An -tx1 | tr -d ' ') == 7f454c46 ]]; }
+mkdir -p "$W/x/$PKG" "$W/x/$PGPKG"
+dpkg-deb -x "$deb" "$W/x/$PKG"
+dpkg-deb -x "$pgdeb" "$W/x/$PGPKG"
+nelf=0
+while IFS= read -r -d '' f; do
+	is_elf "$f" || continue
+	nelf=$((nelf + 1))
+	lib=$(needs "$f" | grep -m 1 libpq) || lib=
+	[[ -z $lib ]] || bad "${f#"$W/x/$PKG"} of $PKG needs $lib"
+done < <(find "$W/x/$PKG" -type f -print0)
+[[ $nelf -ge 6 ]] || bad "only $nelf ELF files in $PKG"
+pgso=$W/x/$PGPKG$PGSO
+if [[ -f $pgso ]] && is_elf "$pgso"; then
+	objdump -p "$pgso" | grep -q -P '^\s*NEEDED\s+libpq\.so\.' ||
+	    bad "$PGSO does not link libpq"
+	! ldd "$pgso" | grep -q 'not found' || {
+		ldd "$pgso" >&2
+		bad "$PGSO needs a library that is not found"
+	}
+else
+	bad "no ELF $PGSO in $PGPKG"
+fi
+say "$nelf ELF files in $PKG, none needs libpq; $PGSO does"
 
 # --- 3. install and use ---------------------------------------------------
 snapshot() {
@@ -167,17 +250,23 @@ pkglist() {
 }
 snapshot >"$W/pam.before"
 pkglist >"$W/pkgs.before"
-# The package's directories that do not exist yet must go with it.
-awk '$1 ~ /^d/ { print $6 }' "$W/deb.contents" | sed 's/^\.//; s|/$||' |
-    while read -r d; do
-	[[ -z $d || -e $d ]] || printf '%s\n' "$d"
-done >"$W/newdirs.list"
+# The packages' directories that do not exist yet must go with them.
+# newdirs CONTENTS: those of a `dpkg-deb -c` listing.
+newdirs() {
+	awk '$1 ~ /^d/ { print $6 }' "$1" | sed 's/^\.//; s|/$||' |
+	    while read -r d; do
+		[[ -z $d || -e $d ]] || printf '%s\n' "$d"
+	done
+}
+newdirs "$W/deb.contents" >"$W/newdirs.list"
+newdirs "$W/pgdeb.contents" >"$W/pgnewdirs.list"
+cat "$W/pgnewdirs.list" >>"$W/newdirs.list"
 
 t0=$(now)
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    -o DPkg::Lock::Timeout=900 "$deb" >"$W/install.log" 2>&1 || {
+aptq install --no-install-recommends "$deb" "$pgdeb" >"$W/install.log" 2>&1 ||
+{
 	cat "$W/install.log" >&2
-	die "apt-get install $deb failed"
+	die "apt-get install $deb $pgdeb failed"
 }
 installed=1
 pkglist >"$W/pkgs.after"
@@ -185,6 +274,7 @@ mapfile -t newpkgs < <(comm -13 "$W/pkgs.before" "$W/pkgs.after" |
     sed 's/:.*//')
 say "installed in $(since "$t0") s: ${newpkgs[*]}"
 dpkg -L "$PKG" | sort >"$W/files.list"
+dpkg -L "$PGPKG" | sort >"$W/pgfiles.list"
 
 # Default: no, so installing changed no PAM stack (pam-auth-update notes
 # the profile as seen in /var/lib/pam/seen, until the purge).
@@ -220,6 +310,13 @@ job() {
 		    [[ $(head -n 1 "$T/state") == "$out" ]] &&
 		    [[ $(stat -c %a "$T/state") == 400 ]] &&
 		    printf '%s\n' "$out" >"$T/key" ;;
+	otp-store)
+		rm -f "$T/store.from" "$T/store.to" "$T/store.codes" &&
+		    /usr/bin/otp-keygen --scratch=2 --scratch-out="$T/store.codes" \
+		    --state="$T/store.from" --totp >/dev/null &&
+		    "$t" copy "ga:$T/store.from" "ga:$T/store.to" &&
+		    cmp -s "$T/store.from" "$T/store.to" &&
+		    [[ $(stat -c %a "$T/store.to") == 400 ]] ;;
 	*)
 		bad "no job for /usr/bin/$1 in tests/deb/check-deb.sh"
 		return 0 ;;
@@ -240,7 +337,38 @@ while read -r f; do
 	    bad "$t: a completion is missing"
 	man -w "$t" >/dev/null 2>&1 || bad "man -w $t finds no page"
 done <"$W/files.list"
-[[ $ntools -ge 5 ]] || bad "only $ntools tools in /usr/bin"
+[[ $ntools -ge 6 ]] || bad "only $ntools tools in /usr/bin"
+
+# A postgresql:// store: the tools load the store's object from its
+# compiled-in place (OTP_STORE_MODULE, which would override it, unset).
+# Nothing listens on port 1 and the store key does not exist, so the run
+# fails (exit 2), but past the loading: on the key or the connection.
+pgrun() {
+	local rc=0
+	env -u OTP_STORE_MODULE /usr/bin/otp-verify \
+	    --store=postgresql://nobody@127.0.0.1:1/x --user=a \
+	    --store-key=/nonexistent 123456 >"$T/pg.out" 2>&1 || rc=$?
+	pgrc=$rc
+}
+pg_loads() {	# pg_loads WHEN
+	pgrun
+	if [[ $pgrc != 2 ]] || grep -q 'cannot be loaded' "$T/pg.out" ||
+	    ! grep -q -i -e 'store key' -e 'connect' "$T/pg.out"; then
+		cat "$T/pg.out" >&2
+		bad "$1: a postgresql:// store: exit $pgrc, not the key's" \
+		    "or the connection's error past the object's loading"
+	fi
+}
+pg_absent() {	# pg_absent WHEN
+	pgrun
+	if [[ $pgrc != 2 ]] ||
+	    ! grep -q "$PGSO: .*cannot be loaded" "$T/pg.out"; then
+		cat "$T/pg.out" >&2
+		bad "$1: a postgresql:// store: exit $pgrc, not" \
+		    "'$PGSO ... cannot be loaded'"
+	fi
+}
+pg_loads "with $PGPKG"
 
 # Every page, by section and name.
 npages=0
@@ -333,30 +461,54 @@ pau sh "$T/ctl/prerm" remove || bad "the prerm failed"
 common | diff "$T/common.pristine" - >&2 ||
     bad "after the prerm, pam_otp.so is still in common-*"
 
+# otp-utils-pg alone: purged, it takes its files and leaves the tools
+# working without the store; installed again on its own, it loads.
+# gone PKG FILES-LIST NEWDIRS-LIST: PKG is purged without a trace.
+gone() {
+	if dpkg -L "$1" >/dev/null 2>&1; then
+		bad "dpkg -L $1 still lists files"
+	fi
+	if dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null |
+	    grep -qv 'not-installed'; then
+		bad "dpkg still knows $1: $(dpkg-query -W -f='${Status}' "$1")"
+	fi
+	while read -r f; do
+		[[ -d $f && ! -L $f ]] && continue   # shared directories stay
+		[[ ! -e $f && ! -L $f ]] || bad "left behind: $f"
+	done <"$2"
+	while read -r d; do
+		[[ ! -e $d ]] || bad "left behind: directory $d"
+	done <"$3"
+	[[ ! -e /usr/share/doc/$1 ]] || bad "left behind: /usr/share/doc/$1"
+}
+aptq purge "$PGPKG" >"$W/pgpurge.log" 2>&1 || {
+	cat "$W/pgpurge.log" >&2
+	die "apt-get purge $PGPKG failed"
+}
+gone "$PGPKG" "$W/pgfiles.list" "$W/pgnewdirs.list"
+dpkg-query -W -f='${Status}\n' "$PKG" 2>/dev/null | grep -q 'ok installed' ||
+    bad "purging $PGPKG removed $PKG"
+job otp-verify
+job otp-store
+pg_absent "without $PGPKG"
+aptq install --no-install-recommends "$pgdeb" >"$W/pginstall.log" 2>&1 ||
+{
+	cat "$W/pginstall.log" >&2
+	die "apt-get install $pgdeb (with $PKG installed) failed"
+}
+pg_loads "$PGPKG installed after $PKG"
+say "$PGPKG purged alone and installed again"
+
 # --- 4. purge -------------------------------------------------------------
 t0=$(now)
-DEBIAN_FRONTEND=noninteractive apt-get purge -y -qq \
-    -o DPkg::Lock::Timeout=900 "${newpkgs[@]}" >"$W/purge.log" 2>&1 || {
+purge_new >"$W/purge.log" 2>&1 || {
 	cat "$W/purge.log" >&2
 	die "apt-get purge failed"
 }
 installed=0
 say "purged in $(since "$t0") s"
-if dpkg -L "$PKG" >/dev/null 2>&1; then
-	bad "dpkg -L $PKG still lists files"
-fi
-if dpkg-query -W -f='${Status}\n' "$PKG" 2>/dev/null |
-    grep -qv 'not-installed'; then
-	bad "dpkg still knows $PKG: $(dpkg-query -W -f='${Status}' "$PKG")"
-fi
-while read -r f; do
-	[[ -d $f && ! -L $f ]] && continue   # shared directories stay
-	[[ ! -e $f && ! -L $f ]] || bad "left behind: $f"
-done <"$W/files.list"
-while read -r d; do
-	[[ ! -e $d ]] || bad "left behind: directory $d"
-done <"$W/newdirs.list"
-[[ ! -e /usr/share/doc/$PKG ]] || bad "left behind: /usr/share/doc/$PKG"
+gone "$PKG" "$W/files.list" "$W/newdirs.list"
+gone "$PGPKG" "$W/pgfiles.list" "$W/pgnewdirs.list"
 diff "$W/pam.before" <(snapshot) >&2 ||
     bad "/etc/pam.d or /var/lib/pam differ from before"
 diff "$W/pkgs.before" <(pkglist) >&2 ||
@@ -366,4 +518,4 @@ if [[ $fails -gt 0 ]]; then
 	say "$fails failures"
 	exit 1
 fi
-say "ok: built, lintian clean, installed, used, purged without a trace"
+say "ok: both built, lintian clean, installed, used, purged without a trace"
