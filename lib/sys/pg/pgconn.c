@@ -84,7 +84,8 @@ pgc_now_ms(void)
 static void
 set_why(struct pgc *p, const char *what, const char *msg)
 {
-	size_t n;
+	size_t n, o;
+	char c;
 
 	(void)snprintf(p->why, sizeof(p->why), "%s%s%s", what,
 	    msg != NULL && *msg != '\0' ? ": " : "", msg != NULL ? msg : "");
@@ -92,9 +93,14 @@ set_why(struct pgc *p, const char *what, const char *msg)
 	n = strlen(p->why);
 	while (n > 0 && (p->why[n - 1] == '\n' || p->why[n - 1] == ' '))
 		p->why[--n] = '\0';
-	for (n = 0; p->why[n] != '\0'; n++)
-		if (p->why[n] == '\n' || p->why[n] == '\t')
-			p->why[n] = ' ';
+	/* One line: libpq's line breaks and indents become one blank. */
+	for (n = 0, o = 0; p->why[n] != '\0'; n++) {
+		c = p->why[n] == '\n' || p->why[n] == '\t' ? ' ' : p->why[n];
+		if (c == ' ' && o > 0 && p->why[o - 1] == ' ')
+			continue;
+		p->why[o++] = c;
+	}
+	p->why[o] = '\0';
 }
 
 /* Wait for c's socket to be readable (or writable); 0, OTP_EDEADLINE,
