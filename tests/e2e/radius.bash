@@ -16,10 +16,15 @@
 #		pam_otp.so usersfile=DIR/upam/users.oath
 #		(uexec and upam only when their ports are given)
 #
-# Nothing here needs bats: the bench sources it too.  /etc/pam.d files are
-# written by the caller (the suite through lib.bash's ledger, the bench
-# with its own trap); this file never touches /etc and never
-# /etc/freeradius.
+# A fleet (tests/e2e/fleet.bats, tests/demo-fleet.sh): servers of one
+# virtual server each, rlm_pam running pam_otp.so store=postgresql://
+# from the example's pam.d/radius-otp-pg, sharing one database (the
+# functions at the end).
+#
+# Nothing here needs bats: the bench and the fleet's demo source it too.
+# /etc/pam.d files are written by the caller (the suites through
+# lib.bash's ledger, the bench and the demo with their own traps); this
+# file never touches /etc and never /etc/freeradius.
 
 RAD_SECRET=otp-e2e-secret
 RAD_ACCOUNT=freerad
@@ -95,26 +100,8 @@ RAD_P_USERS='#auth	required	pam_otp.so usersfile=/var/lib/otp-radius/users.oath'
 #	uexec	otp_exec with the example's users-file line, DIR/uexec
 #	upam	otp_pam again as upam, the service RAD_UPAM_SVC
 rad_conf() {
-	local d=$1 pe=$2 pp=$3 pg=${4:-} pue=${5:-} pup=${6:-} x=$RAD_EXAMPLE
-	mkdir -p "$d/mods-enabled" "$d/sites-enabled" || return 1
-	cp "$x/radiusd.conf" "$x/clients.conf" "$d/" || return 1
-	# shellcheck disable=SC2016  # ${...} are the server's to expand
-	rad_subst "$d/radiusd.conf" \
-	    'localstatedir = /var' "localstatedir = $d" \
-	    'logdir = ${localstatedir}/log/freeradius' "logdir = $d/log" \
-	    'raddbdir = ${sysconfdir}/otp-radius' "raddbdir = $d" \
-	    'run_dir = ${localstatedir}/run/freeradius' "run_dir = $d" \
-	    'cleanup_delay = 5' 'cleanup_delay = 0' \
-	    'reject_delay = 1' 'reject_delay = 0' || return 1
-	rad_subst "$d/clients.conf" \
-	    'secret = change-this-secret' "secret = $RAD_SECRET" || return 1
-	cp "$x/mods-enabled/otp_exec" "$x/mods-enabled/otp_pam" \
-	    "$d/mods-enabled/" || return 1
-	rad_subst "$d/mods-enabled/otp_exec" \
-	    "$RAD_X_STATE" "${RAD_X_STATE/\/var\/lib\/otp-radius/$d/exec}" \
-	    /usr/bin/otp-verify "$d/bin/otp-verify" || return 1
-	rad_subst "$d/mods-enabled/otp_pam" \
-	    'pam_auth = radius-otp' "pam_auth = $RAD_PAM_SVC" || return 1
+	local d=$1 pe=$2 pp=$3 pg=${4:-} pue=${5:-} pup=${6:-}
+	rad_conf_base "$d" "$RAD_PAM_SVC" || return 1
 	rad_site "$d" exec "$pe" otp_exec || return 1
 	rad_site "$d" pam "$pp" otp_pam || return 1
 	if [[ -n $pg ]]; then
@@ -136,6 +123,34 @@ rad_conf() {
 	fi
 	chown -R "$RAD_ACCOUNT:$RAD_ACCOUNT" "$d/radiusd.conf" \
 	    "$d/clients.conf" "$d/mods-enabled" "$d/sites-enabled"
+}
+
+# rad_conf_base DIR SERVICE: what every server of rad_conf and
+# rad_pg_conf has: radiusd.conf and clients.conf from the example with
+# paths into DIR, the client's secret and no delays; the modules otp_exec
+# (--state-dir=DIR/exec) and otp_pam (the PAM service SERVICE).  No
+# virtual server yet: the caller adds them (rad_site).
+rad_conf_base() {
+	local d=$1 x=$RAD_EXAMPLE
+	mkdir -p "$d/mods-enabled" "$d/sites-enabled" || return 1
+	cp "$x/radiusd.conf" "$x/clients.conf" "$d/" || return 1
+	# shellcheck disable=SC2016  # ${...} are the server's to expand
+	rad_subst "$d/radiusd.conf" \
+	    'localstatedir = /var' "localstatedir = $d" \
+	    'logdir = ${localstatedir}/log/freeradius' "logdir = $d/log" \
+	    'raddbdir = ${sysconfdir}/otp-radius' "raddbdir = $d" \
+	    'run_dir = ${localstatedir}/run/freeradius' "run_dir = $d" \
+	    'cleanup_delay = 5' 'cleanup_delay = 0' \
+	    'reject_delay = 1' 'reject_delay = 0' || return 1
+	rad_subst "$d/clients.conf" \
+	    'secret = change-this-secret' "secret = $RAD_SECRET" || return 1
+	cp "$x/mods-enabled/otp_exec" "$x/mods-enabled/otp_pam" \
+	    "$d/mods-enabled/" || return 1
+	rad_subst "$d/mods-enabled/otp_exec" \
+	    "$RAD_X_STATE" "${RAD_X_STATE/\/var\/lib\/otp-radius/$d/exec}" \
+	    /usr/bin/otp-verify "$d/bin/otp-verify" || return 1
+	rad_subst "$d/mods-enabled/otp_pam" \
+	    'pam_auth = radius-otp' "pam_auth = $2"
 }
 
 # rad_module DIR FROM NAME [FROM TO]...: DIR/mods-enabled/NAME, a copy of
@@ -317,4 +332,122 @@ rad_wait_file() {
 		sleep 0.05
 	done
 	return 1
+}
+
+# ---- a fleet: several servers, one PostgreSQL store -------------------
+#
+# tests/e2e/fleet.bats and tests/demo-fleet.sh: each server is a tree of
+# its own (rad_pg_tree) with one virtual server, rlm_pam running the
+# example's pam.d/radius-otp-pg (rad_pg_conf, rad_pg_service), and every
+# server names one database in a throwaway cluster of tests/pgcluster.bash
+# (which the caller loads), stopped and started again in place by
+# rad_db_stop and rad_db_start.
+
+# The parts of the auth line of examples/freeradius/pam.d/radius-otp-pg
+# that a test server has otherwise.
+RAD_PG_URL='postgresql://otp@db1.example.org,db2.example.org/otp?target_session_attrs=read-write'
+RAD_PG_KEY='store_key=/etc/otp-utils/store.key'
+RAD_PG_TIMEOUT='store_timeout=3000'
+
+# rad_pg_tree DIR OTP_BIN OTP_LIBDIR KEYFILE: rad_tree's tree, with what
+# else the server's account must read that the checkout may hide from it:
+# DIR/bin/store-pg.so, and DIR/store.key, a copy of the store key KEYFILE,
+# the account's, mode 0600.
+rad_pg_tree() {
+	local d=$1
+	rad_tree "$d" "$2" "$3" || return 1
+	cp "$3/otp-utils/store-pg.so" "$d/bin/" || return 1
+	(umask 077 && cp "$4" "$d/store.key") || return 1
+	chmod 0755 "$d/bin/store-pg.so" && chmod 0600 "$d/store.key" &&
+	    chown "$RAD_ACCOUNT:$RAD_ACCOUNT" "$d/bin/store-pg.so" \
+	    "$d/store.key"
+}
+
+# rad_pg_service DIR URL [TIMEOUT_MS]: the rlm_pam service, the example's
+# pam.d/radius-otp-pg with the store at URL, its key DIR/store.key, a
+# deadline of TIMEOUT_MS (1500), pam_otp.so and store-pg.so from DIR/bin.
+rad_pg_service() {
+	local d=$1 f=$1/pam.d-pg
+	cp "$RAD_EXAMPLE/pam.d/radius-otp-pg" "$f" &&
+	    rad_subst "$f" "	pam_otp.so " "	$d/bin/pam_otp.so " \
+	    "store=$RAD_PG_URL" "store=$2" \
+	    "$RAD_PG_KEY" "store_key=$d/store.key" \
+	    "$RAD_PG_TIMEOUT" \
+	    "store_timeout=${3:-1500} store_module=$d/bin/store-pg.so" &&
+	    cat "$f"
+}
+
+# rad_pg_conf DIR PORT SERVICE: the configuration of a server of the
+# fleet in DIR (rad_conf_base): one virtual server on 127.0.0.1:PORT,
+# every request for otp_pam, which runs the PAM service SERVICE.
+rad_pg_conf() {
+	local d=$1
+	rad_conf_base "$d" "$3" && rad_site "$d" pam "$2" otp_pam &&
+	    chown -R "$RAD_ACCOUNT:$RAD_ACCOUNT" "$d/radiusd.conf" \
+	    "$d/clients.conf" "$d/mods-enabled" "$d/sites-enabled"
+}
+
+# rad_fleet_burst OUTDIR USER CODE N PORT...: N radclient processes at
+# once, each sending USER and CODE to the next PORT in turn (round
+# robin); OUTDIR/I gets request I's answer and port: 0 Access-Accept,
+# 1 Access-Reject, 2 none (radclient's own exit status is 1 for both a
+# refusal and no answer).
+rad_fleet_burst() {
+	local out=$1 user=$2 code=$3 n=$4 i p
+	shift 4
+	local ports=("$@")
+	mkdir -p "$out"
+	for ((i = 1; i <= n; i++)); do
+		p=${ports[$(((i - 1) % ${#ports[@]}))]}
+		(
+			case $(printf 'User-Name = "%s"\nUser-Password = "%s"\n' \
+			    "$user" "$code" | radclient -x -r 1 -t 10 \
+			    "127.0.0.1:$p" auth "$RAD_SECRET" 2>&1) in
+			*"Received Access-Accept"*) r=0 ;;
+			*"Received Access-Reject"*) r=1 ;;
+			*) r=2 ;;
+			esac
+			echo "$r $p" >"$out/$i"
+		) &
+	done
+	wait
+}
+
+# rad_ms: the time now in milliseconds (for a request's elapsed time).
+rad_ms() {
+	echo $(($(date +%s%N) / 1000000))
+}
+
+# rad_db_as CMD...: run CMD as the cluster's account (the server refuses
+# root), from /, none of the caller's descriptors above 2 kept (a server
+# holding bats' fd 3 keeps bats waiting).
+rad_db_as() {
+	if ((EUID == 0)); then
+		(cd / && runuser -u postgres -- "$@") </dev/null 3>&- 4>&- 5>&- \
+		    6>&- 7>&- 8>&- 9>&-
+	else
+		"$@" </dev/null 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-
+	fi
+}
+
+# rad_db_stop NAME [MODE]: stop the cluster NAME of tests/pgcluster.bash
+# (MODE immediate, a crash, or fast), keeping it all (data, port,
+# directory) for rad_db_start.
+rad_db_stop() {
+	local data
+	data=$(pg_cluster_data "$1") || return 1
+	rad_db_as "$PG_BIN/pg_ctl" -D "$data" -m "${2:-immediate}" -w -t 60 \
+	    stop >/dev/null
+}
+
+# rad_db_start NAME: start the cluster NAME again where it was, on its
+# port; returns once it takes connections.  A cluster that runs is left
+# as it is.
+rad_db_start() {
+	local data
+	data=$(pg_cluster_data "$1") || return 1
+	! rad_db_as "$PG_BIN/pg_ctl" -D "$data" status >/dev/null 2>&1 ||
+	    return 0
+	rad_db_as "$PG_BIN/pg_ctl" -D "$data" -l "${data%/data}/server.log" \
+	    -w -t 60 start >/dev/null
 }
