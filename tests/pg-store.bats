@@ -325,3 +325,15 @@ code_at() {
 	assert_output --partial "deadline"
 	(((e - s) / 1000000 < 2500)) || fail "took $(((e - s) / 1000000)) ms"
 }
+
+@test "a password in the URL never reaches a message" {
+	run -2 otp-verify --store="postgresql://u:s3cretpw@127.0.0.1:1/x" \
+	    --user=a "${SK[@]}" 123456
+	refute_output --partial s3cretpw
+	assert_output --partial "postgresql://u@127.0.0.1:1/x"
+	run -2 otp-verify --store="postgresql://u@127.0.0.1:1/x?password=s3cretpw" \
+	    --user=a "${SK[@]}" 123456
+	refute_output --partial s3cretpw
+	run -2 otp-store "${SK[@]}" list "postgresql://u:s3cretpw@127.0.0.1:1/x"
+	refute_output --partial s3cretpw
+}
