@@ -326,7 +326,7 @@ otpauth://totp/b?secret=$K"
 @test "man page EXAMPLES: Google Authenticator accounts into a users file, a code accepted, and back" {
 	man=$BATS_TEST_DIRNAME/../man/otp-uri.1
 	grep -qxF '$ otp-uri --from=migration --to=oath --drop-issuer -o new.oath "$EXPORT_URI"' "$man"
-	grep -qxF '$ otp-uri --from=oath /etc/users.oath > accounts' "$man"
+	grep -qxF '$ otp-uri --from=oath -o accounts /etc/users.oath' "$man"
 	EXPORT_URI=$(otp-uri --to-migration \
 	    "otpauth://totp/Example:alice?secret=JBSWY3DPEHPK3PXP&issuer=Example" \
 	    "otpauth://hotp/Corp:bob?secret=$K&issuer=Corp&digits=8&counter=4")
@@ -344,7 +344,9 @@ otpauth://totp/b?secret=$K"
 	run -2 --separate-stderr otp-uri --from=migration --to=oath "$EXPORT_URI"
 	assert_output ""
 	[ "${#stderr_lines[@]}" -eq 2 ]
-	run -0 otp-uri --from=oath users.oath
+	run -0 otp-uri --from=oath -o accounts users.oath
+	[ "$(stat -c %a accounts)" = 600 ]
+	run -0 cat accounts
 	assert_output "otpauth://totp/alice?secret=JBSWY3DPEHPK3PXP
 otpauth://hotp/bob?secret=$K&digits=8&counter=5"
 }
