@@ -42,6 +42,10 @@ enum {
 	OPT_STORE,
 	OPT_STOREKEY,
 	OPT_STORETIMEOUT,
+	OPT_GROUPREAD,		/* users file: its rules */
+	OPT_SHARED,
+	OPT_DENY,
+	OPT_UNLOCKTIME,
 	OPT_FLAG = 0x1000,	/* | an OTP_STATE_* flag: a --state switch */
 	OPT_ALLOWRO = OPT_FLAG | OTP_STATE_ALLOWRO,
 	OPT_NOINCRHOTP = OPT_FLAG | OTP_STATE_NOINCRHOTP,
@@ -52,7 +56,11 @@ enum {
 static const struct option longopts[] = {
 	CLI_STD_LONGOPTS,
 	CLI_OTP_LONGOPTS,
+	{ "allow-group-read",	no_argument,	   NULL, OPT_GROUPREAD },
 	{ "allow-readonly",	no_argument,	   NULL, OPT_ALLOWRO },
+	{ "deny",		required_argument, NULL, OPT_DENY },
+	{ "pam-oath-shared",	required_argument, NULL, OPT_SHARED },
+	{ "unlock-time",	required_argument, NULL, OPT_UNLOCKTIME },
 	{ "user",		required_argument, NULL, OPT_USER },
 	{ "usersfile",		required_argument, NULL, OPT_USERSFILE },
 	{ "allowed-perm",	required_argument, NULL, OPT_ALLOWEDPERM },
@@ -107,6 +115,11 @@ struct verify {
 	const char	*user;		/* --user */
 	const char	*store_key;	/* --store-key: a database's key */
 	unsigned	 deadline_ms;	/* --store-timeout, 0 the default */
+	const char	*oath_opt;	/* a users file's option given */
+	int		 group_read;	/* --allow-group-read */
+	int		 unshared;	/* --pam-oath-shared=0 */
+	int		 deny;		/* --deny: 0 default, -1 none */
+	unsigned	 unlock_time;	/* --unlock-time */
 };
 
 static unsigned store_caps(const struct verify *v);
@@ -194,6 +207,17 @@ usage(void)
 	    "stdout\n"
 	    "      --state-dir=DIR    radius: --store='ga:DIR/${USER}'\n"
 	    "      --usersfile=FILE   the same as --store=oath:FILE\n"
+	    "      --allow-group-read  users file: take one its group may "
+	    "read (mode 0640)\n"
+	    "      --deny=N           users file: N wrong codes in a row "
+	    "lock the user out\n"
+	    "                         (default 5; 0 no limit), counted in "
+	    "FILE.tally/USER\n"
+	    "      --unlock-time=SECONDS  users file: how long a lock-out "
+	    "lasts (default 600)\n"
+	    "      --pam-oath-shared=0|1  users file: 0 when no pam_oath "
+	    "uses it (no 10 ms\n"
+	    "                         linger on FILE.lock; default 1)\n"
 	    "      --user=NAME        a store of many users: whose token "
 	    "(default: the\n"
 	    "                         invoking user)\n"
@@ -822,6 +846,10 @@ store_cfg(const struct verify *v, struct sys_store_cfg *c)
 	/* An OTPW list must be ours; root may check anybody's. */
 	c->owner = geteuid() == 0 ? SYS_OWNER_ANY : (unsigned long)geteuid();
 	c->nolock = 1;	/* one response, no prompt to hold a lock over */
+	c->group_read = v->group_read;
+	c->unshared = v->unshared;
+	c->deny = v->deny;
+	c->unlock_time = v->unlock_time;
 	c->store_key = v->store_key;
 	c->deadline_ms = v->deadline_ms;
 	c->module = cli_store_module();
@@ -1373,6 +1401,9 @@ check_options(const struct verify *v)
 		    "is the request's User-Name");
 	if (v->user != NULL && !(caps & SYS_STORE_MANY))
 		cli_usage_error("--user needs --usersfile");
+	if (v->oath_opt != NULL && (!(caps & SYS_STORE_MANY) ||
+	    caps & SYS_STORE_SHARED))
+		cli_usage_error("%s needs --usersfile", v->oath_opt);
 	if ((v->store_key != NULL || v->deadline_ms != 0) &&
 	    !(caps & SYS_STORE_SHARED))
 		cli_usage_error("--store-key and --store-timeout need "
@@ -1423,6 +1454,7 @@ int
 main(int argc, char *argv[])
 {
 	struct verify v = { .mode = MODE_VERIFY };
+	uint64_t n;
 	int ch, status;
 
 	cli_init(argc, argv);
@@ -1482,6 +1514,31 @@ main(int argc, char *argv[])
 			break;
 		case OPT_STORETIMEOUT:
 			v.deadline_ms = cli_deadline("--store-timeout", optarg);
+			break;
+		case OPT_GROUPREAD:
+			v.group_read = 1;
+			v.oath_opt = "--allow-group-read";
+			break;
+		case OPT_SHARED:
+			if (otp_parse_u64(optarg, 0, 1, &n) != 0)
+				errx(CLI_EXIT_ERR, "--pam-oath-shared: '%s': "
+				    "want 0 or 1", optarg);
+			v.unshared = n == 0;
+			v.oath_opt = "--pam-oath-shared";
+			break;
+		case OPT_DENY:
+			if (otp_parse_u64(optarg, 0, 1000, &n) != 0)
+				errx(CLI_EXIT_ERR, "--deny: '%s': want 0 to "
+				    "1000", optarg);
+			v.deny = n == 0 ? -1 : (int)n;
+			v.oath_opt = "--deny";
+			break;
+		case OPT_UNLOCKTIME:
+			if (otp_parse_u64(optarg, 1, INT32_MAX, &n) != 0)
+				errx(CLI_EXIT_ERR, "--unlock-time: '%s': want a "
+				    "number of seconds", optarg);
+			v.unlock_time = (unsigned)n;
+			v.oath_opt = "--unlock-time";
 			break;
 		case 'h':
 			usage();

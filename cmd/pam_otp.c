@@ -68,8 +68,13 @@ struct params {
 	unsigned	 window;
 	unsigned	 digits;	/* a PIN, then this many digits */
 	int		 prompt_unknown;	/* ask users without a token */
+	int		 group_read;	/* allow_group_read */
+	int		 unshared;	/* pam_oath_shared=0 */
+	int		 deny;		/* deny=: 0 default, -1 none */
+	unsigned	 unlock_time;
 	/* otpw: pam_otpw's */
 	int		 nolock;
+	unsigned	 lock_age;	/* lock_age=, 0 for the default */
 	/* postgresql: the store key, the module, the login deadline */
 	const char	*store_key;
 	const char	*module;
@@ -246,6 +251,27 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
 		} else if (strcmp(a, "prompt_unknown") == 0) {
 			kind = OPTS_OATH;
 			p->prompt_unknown = 1;
+		} else if (strcmp(a, "allow_group_read") == 0) {
+			kind = OPTS_OATH;
+			p->group_read = 1;
+		} else if (strncmp(a, "pam_oath_shared=", 16) == 0) {
+			kind = OPTS_OATH;
+			if (number_arg(pamh, a, 16, 0, 1, "pam_oath_shared must "
+			    "be 0 or 1", &n) != 0)
+				return -1;
+			p->unshared = n == 0;
+		} else if (strncmp(a, "deny=", 5) == 0) {
+			kind = OPTS_OATH;
+			if (number_arg(pamh, a, 5, 0, 1000, "deny must be 0 "
+			    "to 1000", &n) != 0)
+				return -1;
+			p->deny = n == 0 ? -1 : (int)n;
+		} else if (strncmp(a, "unlock_time=", 12) == 0) {
+			kind = OPTS_OATH;
+			if (number_arg(pamh, a, 12, 1, INT32_MAX, "unlock_time "
+			    "must be a number of seconds", &n) != 0)
+				return -1;
+			p->unlock_time = (unsigned)n;
 		} else if (strcmp(a, "alwaysok") == 0) {
 			kind = OPTS_OATH;
 			/* It would let anyone in, unknown users too. */
@@ -254,6 +280,12 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
 		} else if (strcmp(a, "nolock") == 0) {
 			kind = OPTS_OTPW;
 			p->nolock = 1;
+		} else if (strncmp(a, "lock_age=", 9) == 0) {
+			kind = OPTS_OTPW;
+			if (number_arg(pamh, a, 9, 1, INT32_MAX, "lock_age must "
+			    "be a number of seconds", &n) != 0)
+				return -1;
+			p->lock_age = (unsigned)n;
 		} else if (strncmp(a, "store_key=", 10) == 0 && a[10] == '/') {
 			p->store_key = a + 10;
 		} else if (strncmp(a, "store_module=", 13) == 0 &&
@@ -289,7 +321,7 @@ check_args(pam_handle_t *pamh, const struct params *p, unsigned caps)
 		    p->nototpw;
 		if (bad != NULL) {
 			pamotp_log(pamh, LOG_ERR, "unknown option \"%s\" (otpw "
-			    "takes debug and nolock)", bad);
+			    "takes debug, nolock and lock_age)", bad);
 			return -1;
 		}
 		return 0;
@@ -777,6 +809,11 @@ open_store(pam_handle_t *pamh, struct params *p, struct target *t, int *rc)
 	c.digits = p->digits;
 	c.owner = (unsigned long)t->uid;
 	c.nolock = p->nolock;
+	c.lock_age = p->lock_age;
+	c.group_read = p->group_read;
+	c.unshared = p->unshared;
+	c.deny = p->deny;
+	c.unlock_time = p->unlock_time;
 	c.store_key = p->store_key;
 	c.module = p->module;
 	c.deadline_ms = p->deadline_ms;

@@ -47,6 +47,7 @@ enum otp_users_why {
 	OTP_USERS_WHY_PASSWORD,	/* the typed prefix is not the PASSWORD */
 	OTP_USERS_WHY_WRONG,	/* no token takes the code */
 	OTP_USERS_WHY_REPLAYED,	/* the last code again, or an older one */
+	OTP_USERS_WHY_LOCKED,	/* too many wrong codes: not checked */
 };
 
 struct otp_users_result {

@@ -354,6 +354,8 @@ otp_users_why_text(enum otp_users_why why)
 		return "code not accepted";
 	case OTP_USERS_WHY_REPLAYED:
 		return "code already used";
+	case OTP_USERS_WHY_LOCKED:
+		return "too many wrong codes: locked out for now";
 	case OTP_USERS_WHY_NONE:
 	default:
 		return "accepted";

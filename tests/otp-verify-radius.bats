@@ -380,6 +380,59 @@ OUT
 	assert_success
 }
 
+@test "--radius --usersfile: deny= wrong codes in a row lock the user out, counted outside the file" {
+	users "HOTP/T30 alice - $RFC_HEX" "HOTP/T30 bob - $RFC_HEX"
+	cp "$T/users.oath" "$T/before"
+	for i in 1 2 3 4 5; do
+		ureq alice 00000$i
+		assert_failure 1
+		assert_line --index 1 'Module-Failure-Message := "code not accepted"'
+	done
+	# The users file is pam_oath's, byte for byte; the count is beside it.
+	cmp "$T/before" "$T/users.oath"
+	[[ $(cat "$T/users.oath.tally/alice") == "5 "* ]]
+	[[ $(stat -c %a "$T/users.oath.tally") == 700 ]]
+	ureq alice 287082
+	assert_failure 1
+	assert_line --index 1 \
+	    'Module-Failure-Message := "too many wrong codes: locked out for now"'
+	# Another user is not locked out; an accept leaves no tally.
+	ureq bob 287082
+	assert_success
+	[[ ! -e $T/users.oath.tally/bob ]]
+	# --deny=0: no limit.  Removing the tally unlocks at once.
+	ureq alice 287082 --deny=0
+	assert_success
+	rm -r "$T/users.oath.tally"
+	# --unlock-time=2: over after two seconds.
+	for i in 1 2 3; do ureq alice 00000$i --deny=3 --unlock-time=2; done
+	ureq alice "$(otp-gen --totp -N @89 "$RFC_HEX")" -w 1 --deny=3 \
+	    --unlock-time=2
+	assert_failure 1
+	assert_output --partial "too many wrong codes"
+	sleep 2.1
+	ureq alice "$(otp-gen --totp -N @89 "$RFC_HEX")" -w 1 --deny=3 \
+	    --unlock-time=2
+	assert_success
+	[[ ! -e $T/users.oath.tally ]]
+}
+
+@test "--radius --usersfile: 20 wrong codes at once: exactly deny= are checked" {
+	users "HOTP/T30 alice - $RFC_HEX"
+	for i in $(seq 20); do
+		env -i USER_NAME='"alice"' USER_PASSWORD="\"1000$((i + 10))\"" \
+		    "$OTP_BIN/otp-verify" -N @59 --radius --deny=3 \
+		    --usersfile="$T/users.oath" >"$T/out.$i" 2>/dev/null &
+	done
+	wait
+	run grep -l '"code not accepted"' "$T"/out.*
+	[ "${#lines[@]}" -eq 3 ]
+	run grep -l 'too many wrong codes' "$T"/out.*
+	[ "${#lines[@]}" -eq 17 ]
+	ureq alice 287082 --deny=3
+	assert_failure 1
+}
+
 @test "--radius --usersfile: 20 requests with one code at once: exactly one accept" {
 	users "HOTP/T30 alice - $RFC_HEX"
 	one_of_20 --usersfile="$T/users.oath"

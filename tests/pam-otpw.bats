@@ -240,6 +240,25 @@ used() {
 	done
 }
 
+@test "ours: a lock older than lock_age= (default 300 s) is a dead login's, removed" {
+	local first
+	list_ours ours 50
+	first=$(sed -n 3p "$D/ours/.otpw" | cut -c1-3)
+	ln -s 999 "$D/ours/.otpw.lock"
+	touch -h -d '6 minutes ago' "$D/ours/.otpw.lock"
+	login ours
+	[[ $status == 0 ]] || fail "$output"
+	assert_output --partial "Password $first: "
+	[[ ! -L $D/ours/.otpw.lock ]] || fail "stale lock kept"
+	# lock_age=600: six minutes is a login still at its prompt.
+	svc ours lock_age=600
+	ln -s 999 "$D/ours/.otpw.lock"
+	touch -h -d '6 minutes ago' "$D/ours/.otpw.lock"
+	login ours
+	assert_output --regexp "Password [0-9]{3}/[0-9]{3}/[0-9]{3}: "
+	[[ $(readlink "$D/ours/.otpw.lock") == 999 ]]
+}
+
 @test "the triple challenge never names the locked entry (60 prompts), and consumes all three" {
 	local i n locked hits=0 p
 	# 50 entries: a triple that ignored the lock would name it in about

@@ -104,8 +104,10 @@ ustep() {
 	[[ $(stat -c %a "$D/oath/users") == $(stat -c %a "$D/otp/users") ]] ||
 	    fail "modes differ"
 	local f
+	# users.tally/ holds the wrong codes in a row of ours (deny=).
 	for f in "$D"/otp/users?* "$D"/oath/users?*; do
-		[[ ! -e $f ]] || fail "left behind: $f"
+		[[ ! -e $f || $f == "$D/otp/users.tally" ]] ||
+		    fail "left behind: $f"
 	done
 }
 
@@ -277,6 +279,47 @@ client_sees() {
 	pam_run t 000000
 	refused
 	assert_output --partial 'unknown option "prompt_unknown"'
+}
+
+@test "on purpose: a group-readable (0640) users file is refused unless allow_group_read" {
+	users "HOTP $U - $HEX"
+	chmod 0640 "$D/otp/users"
+	printf 'auth required %s usersfile=%s %s\n' "$OTP_SO" \
+	    "$D/otp/users" "" >"$D/svc/otp"
+	PAM_RUN_USER=$U pam_run otp "$(hcode 0)"
+	assert_output --partial "Authentication failure"
+	assert_output --partial "permissions are too open"
+	printf 'auth required %s usersfile=%s allow_group_read\n' "$OTP_SO" \
+	    "$D/otp/users" >"$D/svc/otp"
+	PAM_RUN_USER=$U pam_run otp "$(hcode 0)"
+	assert_output --partial "successfully authenticated"
+	[[ $(stat -c %a "$D/otp/users") == 640 ]]
+}
+
+@test "on purpose: deny= wrong codes lock a user out (pam_faillock's way), outside the users file" {
+	users "HOTP $U - $HEX"
+	cp "$D/otp/users" "$D/before"
+	printf 'auth required %s usersfile=%s deny=2 unlock_time=60\n' \
+	    "$OTP_SO" "$D/otp/users" >"$D/svc/otp"
+	PAM_RUN_USER=$U pam_run otp 111111
+	assert_output --partial "Authentication failure"
+	PAM_RUN_USER=$U pam_run otp 222222
+	assert_output --partial "Authentication failure"
+	cmp "$D/before" "$D/otp/users"
+	PAM_RUN_USER=$U pam_run otp "$(hcode 0)"
+	assert_output --partial "Authentication failure"
+	assert_output --partial "too many wrong codes"
+	cmp "$D/before" "$D/otp/users"
+	NOW=$((NOW + 61))
+	PAM_RUN_USER=$U pam_run otp "$(hcode 0)"
+	assert_output --partial "successfully authenticated"
+	[[ ! -e $D/otp/users.tally ]]
+	# On by default: 5 in a row.
+	printf 'auth required %s usersfile=%s\n' "$OTP_SO" "$D/otp/users" \
+	    >"$D/svc/otp"
+	for c in 1 2 3 4 5; do PAM_RUN_USER=$U pam_run otp 00000$c; done
+	PAM_RUN_USER=$U pam_run otp "$(hcode 1)"
+	assert_output --partial "too many wrong codes"
 }
 
 @test "use_first_pass and try_first_pass take PAM_AUTHTOK as pam_oath" {

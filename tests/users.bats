@@ -189,12 +189,27 @@ settle() {
 		chown nobody:nogroup "$F"
 	fi
 	before=$(stat -c '%U:%G %a' "$F")
-	run otp-verify --usersfile="$F" --user=alice "$(hotp 1)"
+	run otp-verify --allow-group-read --usersfile="$F" --user=alice \
+	    "$(hotp 1)"
 	assert_success
 	[[ $(stat -c '%U:%G %a' "$F") == "$before" ]]
 	run otp-keygen -f --usersfile="$F" --user=alice
 	assert_success
 	[[ $(stat -c '%U:%G %a' "$F") == "$before" ]]
+}
+
+@test "a group-readable (0640) users file is refused unless --allow-group-read" {
+	users "HOTP alice - $RFC_HEX"
+	chmod 0640 "$F"
+	run -2 otp-verify --usersfile="$F" --user=alice "$(hotp 1)"
+	assert_output --partial "permissions are too open"
+	run -0 otp-verify --allow-group-read --usersfile="$F" --user=alice \
+	    "$(hotp 1)"
+	chmod 0604 "$F"	# others: never
+	run -2 otp-verify --allow-group-read --usersfile="$F" --user=alice \
+	    "$(hotp 2)"
+	run -2 otp-verify --allow-group-read --state="$F" "$(hotp 2)"
+	assert_output --partial "--allow-group-read needs --usersfile"
 }
 
 @test "a stale FILE.lock and FILE.new are cleared, not obeyed" {

@@ -4,8 +4,9 @@
  * The lock is the one otpw's own module makes: a symlink NAME.lock whose
  * target is the number being asked, made with symlink(2) (atomic; it
  * fails if one is there) as the user whose file it is.  A lock older than
- * a day is a leftover and is removed.  It only says which entry a login
- * is asking for, so that a second login asks three others.
+ * a login can last (the caller's age) is a leftover and is removed.  It
+ * only says which entry a login is asking for, so that a second login
+ * asks three others.
  *
  * Marking an entry used is a read-check-write cycle under a flock on the
  * file (our own concurrent runs wait for each other), which reads the
@@ -86,7 +87,8 @@ lock_path(const char *path, char *out, size_t outsz)
 }
 
 int
-sys_otpw_lock(const char *path, const char *chal, char *held, size_t heldsz)
+sys_otpw_lock(const char *path, const char *chal, unsigned age, char *held,
+    size_t heldsz)
 {
 	char lp[PATH_MAX];
 	struct stat st;
@@ -107,9 +109,9 @@ sys_otpw_lock(const char *path, const char *chal, char *held, size_t heldsz)
 				continue;	/* gone meanwhile: again */
 			return OTP_EIO;
 		}
-		if (difftime(time(NULL), st.st_mtime) <= SYS_OTPW_LOCK_AGE)
+		if (difftime(time(NULL), st.st_mtime) <= (double)age)
 			break;
-		/* A day old: a login that never finished; not a lock. */
+		/* Older than a login lasts: one that died; not a lock. */
 		if (unlink(lp) != 0 && errno != ENOENT)
 			return OTP_EIO;
 	}

@@ -46,6 +46,17 @@ struct sys_store_cfg {
 	unsigned long	owner;		/* otpw: the file's owner, or
 					 * SYS_OWNER_ANY */
 	int		nolock;		/* otpw: take no lock symlink */
+	unsigned	lock_age;	/* otpw: seconds after which another
+					 * login's lock is stale; 0 for
+					 * SYS_OTPW_LOCK_AGE */
+	int		group_read;	/* oath: take a group-readable file */
+	int		unshared;	/* oath: no pam_oath shares the file:
+					 * no linger on FILE.lock */
+	int		deny;		/* oath: wrong codes in a row that
+					 * lock a user out; 0 for
+					 * SYS_USERS_DENY, < 0 no limit */
+	unsigned	unlock_time;	/* oath: seconds a lock-out lasts; 0
+					 * for SYS_USERS_UNLOCK */
 	int		dry;		/* decide, record nothing */
 	int64_t		now;		/* or SYS_NOW_REAL */
 	const char	*store_key;	/* postgresql: the store key file,
@@ -64,6 +75,9 @@ struct sys_store_cfg {
 #define SYS_STORE_PGMODULE	"/usr/local/lib/otp-utils/store-pg.so"
 #endif
 #define SYS_STORE_DEADLINE	3000	/* ms: connect, queries, commit */
+#define SYS_OTPW_LOCK_AGE	300	/* s: longer than a login can last */
+#define SYS_USERS_DENY		5	/* wrong codes in a row, then... */
+#define SYS_USERS_UNLOCK	600	/* ...s locked out (as pam_faillock) */
 
 /* Defaults: the engines' own (ga's otp_state_opts_init, oath's window
  * of 5, the effective uid as owner), the real clock. */

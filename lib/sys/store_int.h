@@ -128,19 +128,20 @@ int sys_statefile_create(const char *path, const char *img, size_t len,
 
 /* Check code for user (typed prefix password) against the users file at
  * path as pam_oath does, under both locks, and record an accept (not when
- * dry); now may be SYS_NOW_REAL.  0 and r, or OTP_E* (errno for EIO). */
-int sys_users_check(const char *path, const char *user, const char *password,
-    const char *code, int64_t now, unsigned window, int dry,
+ * dry); now may be SYS_NOW_REAL; c's oath rules (group_read, unshared,
+ * deny, unlock_time).  0 and r, or OTP_E* (errno for EIO). */
+int sys_users_check(const char *path, const struct sys_store_cfg *c,
+    const char *user, const char *password, const char *code,
     struct otp_users_result *r);
 /* Add t's line to path (a new file is 0600), or replace the user's lines;
  * every other byte, the owner and the mode kept. */
 int sys_users_set(const char *path, const struct otp_users_token *t,
     int replace);
-/* 1 if path has a token line for user, 0 if not, OTP_E* (no lock taken). */
-int sys_users_has_user(const char *path, const char *user);
+/* 1 if path has a token line for user, 0 if not, OTP_E* (no lock taken);
+ * group_read: a group-readable file is taken. */
+int sys_users_has_user(const char *path, const char *user, int group_read);
 /* ---- OTPW files and their lock symlink (lib/sys/otpwfile.c) ---------- */
 
-#define SYS_OTPW_LOCK_AGE	(24 * 60 * 60)	/* seconds a lock holds */
 #define SYS_OTPW_ANYUID		SYS_OWNER_ANY
 
 /* Read the OTPW file at path (no symlink, a regular file owned by uid and
@@ -148,9 +149,10 @@ int sys_users_has_user(const char *path, const char *user);
 int sys_otpw_load(const char *path, unsigned long uid, char *img,
     size_t imgsz, size_t *len);
 /* Take the lock symlink path.lock -> chal as a login does: 0 taken, 1 held
- * by another login (its target in held), a lock older than a day removed. */
-int sys_otpw_lock(const char *path, const char *chal, char *held,
-    size_t heldsz);
+ * by another login (its target in held), a lock older than age seconds
+ * removed (a login that died at its prompt). */
+int sys_otpw_lock(const char *path, const char *chal, unsigned age,
+    char *held, size_t heldsz);
 /* Remove path.lock; 0, or OTP_EIO with errno (ENOENT: there was none). */
 int sys_otpw_unlock(const char *path);
 /* Under a flock, read path again, check resp against chal's entries and

@@ -37,7 +37,8 @@ oath_open(struct sys_login *l)
 static int
 oath_begin(struct sys_login *l, struct sys_verdict *v)
 {
-	int has = sys_users_has_user(l->s->path, l->user);
+	int has = sys_users_has_user(l->s->path, l->user,
+	    l->s->cfg.group_read);
 
 	l->cycles++;
 	if (has < 0) {
@@ -69,6 +70,7 @@ decide(struct sys_login *l, const struct otp_answer *a, size_t n,
     struct sys_verdict *v, int dry)
 {
 	const struct sys_store_cfg *c = &l->s->cfg;
+	struct sys_store_cfg dc;
 	struct otp_users_result r;
 	char pin[OTP_USERS_FIELD_MAX];
 	const char *text, *code;
@@ -95,8 +97,9 @@ decide(struct sys_login *l, const struct otp_answer *a, size_t n,
 	} else if (c->digits == 0 && len > CODE_MAX)
 		return refuse(v, "too long (and no digits=)");
 	memset(&r, 0, sizeof(r));
-	rc = sys_users_check(l->s->path, l->user, pin, code, c->now,
-	    c->window, dry, &r);
+	dc = *c;
+	dc.dry = dry;
+	rc = sys_users_check(l->s->path, &dc, l->user, pin, code, &r);
 	otp_wipe(pin, sizeof(pin));
 	l->fault_line = rc != 0 ? r.line : 0;
 	if (rc == OTP_EIO || rc == OTP_ELOCK)
@@ -149,7 +152,7 @@ oath_put(struct sys_store *s, const char *user, const struct sys_record *r,
 static int
 oath_has(struct sys_store *s, const char *user)
 {
-	return sys_users_has_user(s->path, user);
+	return sys_users_has_user(s->path, user, s->cfg.group_read);
 }
 
 const struct sys_store_ops sys_store_oath = {

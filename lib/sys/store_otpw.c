@@ -78,8 +78,9 @@ otpw_begin(struct sys_login *l, struct sys_verdict *v)
 		if ((rc = otp_otpw_first(o->img, &o->w, &o->c)) != 0)
 			return rc;
 		if (!l->s->cfg.nolock) {
-			rc = sys_otpw_lock(l->s->path, o->c.text, held,
-			    sizeof(held));
+			rc = sys_otpw_lock(l->s->path, o->c.text,
+			    l->s->cfg.lock_age != 0 ? l->s->cfg.lock_age :
+			    SYS_OTPW_LOCK_AGE, held, sizeof(held));
 			if (rc == 0)
 				o->locked = 1;
 			else if (rc == OTP_EIO) {

@@ -25,7 +25,16 @@
  * under a millisecond apart, so after a write we keep FILE.lock LINGER_MS
  * longer: such a login finds it and fails.  No locking on our side can
  * reach back into its read; this makes the gap one that a login would
- * have to be stalled in for LINGER_MS.
+ * have to be stalled in for LINGER_MS.  Where no pam_oath shares the file
+ * (cfg.unshared) there is no such login, and no linger.
+ *
+ * Wrong codes are counted per user outside the users file, so that it
+ * stays pam_oath's byte for byte: FILE.tally/USER (a directory beside the
+ * file, mode 0700, made when first needed) holds "FAILS SINCE\n".  The
+ * tally is flock(2)ed for the whole check, so that logins of one user
+ * run one after another and no guess slips past the count; cfg.deny
+ * wrong codes in a row refuse the next for cfg.unlock_time seconds
+ * without a look at the file, and an accept resets the count.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -48,6 +57,7 @@
 #define LOCK_STALE_MS	200	/* unheld this long: a crash's leftover */
 #define POLL_MS		5
 #define LINGER_MS	10	/* FILE.lock kept after a write (see above) */
+#define TALLY_MAX	64	/* "FAILS SINCE\n" and then some */
 
 static void
 sleep_ms(long ms)
@@ -61,11 +71,13 @@ sleep_ms(long ms)
 static int
 check_stat(const struct stat *st, const void *arg)
 {
-	(void)arg;
+	const int *group_read = arg;
+
 	if (!S_ISREG(st->st_mode))
 		return OTP_EUSERSTYPE;
-	/* Secrets: no one but the owner writes, no stranger reads. */
-	if ((st->st_mode & 0027) != 0)
+	/* Secrets: no one but the owner writes or reads (group_read: the
+	 * group may read, as pam_oath allows). */
+	if ((st->st_mode & (*group_read ? 0027 : 0077)) != 0)
 		return OTP_EUSERSMODE;
 	if ((unsigned long long)st->st_size > OTP_USERS_MAX)
 		return OTP_EUSERSSIZE;
@@ -197,6 +209,8 @@ struct job {
 	int64_t			 now;
 	unsigned		 window;
 	int			 dry;
+	int			 group_read;
+	int			 linger;
 	const struct otp_users_token *token;	/* set, not check */
 	int			 replace;
 	struct otp_users_result	*r;
@@ -211,7 +225,7 @@ cycle(int dirfd, const char *name, struct job *j)
 	int fd, lfd = -1, ret, e;
 	int64_t now;
 
-	if ((ret = sys_open_vetted(dirfd, name, check_stat, NULL, 1,
+	if ((ret = sys_open_vetted(dirfd, name, check_stat, &j->group_read, 1,
 	    OTP_EUSERSTYPE, &fd, &st)) < 0) {
 		if (ret == OTP_EIO && errno == ENOENT && j->token != NULL) {
 			/* A new file: the link in sys_commit refuses to
@@ -270,7 +284,7 @@ cycle(int dirfd, const char *name, struct job *j)
 		ret = write_image(dirfd, name, &st, out, outlen, 1);
 		if (ret < 0)
 			j->r->accepted = 0;	/* unrecorded: replayable */
-		else
+		else if (j->linger)
 			sleep_ms(LINGER_MS);
 	}
 out:
@@ -285,6 +299,147 @@ out:
 	(void)close(fd);	/* drops the flock */
 	errno = e;
 	return ret;
+}
+
+/* The tally's file name for user: the name as it is when it is a plain
+ * one, else %XX for every byte that is not [A-Za-z0-9_-] or a dot after
+ * the first byte, so that no name leaves the directory. */
+static int
+tally_name(const char *user, char *out, size_t outsz)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t i, o = 0;
+	unsigned char ch;
+
+	for (i = 0; user[i] != '\0'; i++) {
+		ch = (unsigned char)user[i];
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' ||
+		    (ch == '.' && i > 0)) {
+			if (o + 1 >= outsz)
+				return -1;
+			out[o++] = (char)ch;
+		} else {
+			if (o + 3 >= outsz)
+				return -1;
+			out[o++] = '%';
+			out[o++] = hex[ch >> 4];
+			out[o++] = hex[ch & 15];
+		}
+	}
+	if (o == 0)
+		return -1;
+	out[o] = '\0';
+	return 0;
+}
+
+/* A user's tally: the directory and the file, open, and what it holds. */
+struct tally {
+	char		dir[NAME_MAX + 1];
+	char		file[NAME_MAX + 1];
+	int		dfd, fd;	/* -1: none */
+	unsigned long	fails;
+	long long	since;
+};
+
+static void
+tally_close(struct tally *t)
+{
+	int e = errno;
+
+	if (t->fd >= 0)
+		(void)close(t->fd);	/* drops the flock */
+	if (t->dfd >= 0)
+		(void)close(t->dfd);
+	t->fd = t->dfd = -1;
+	errno = e;
+}
+
+/* Open user's tally in dirfd: unless dry, made when missing and flocked
+ * (the name checked to be the file locked, as a holder that is done may
+ * remove it); dry, read only when there is one.  0, or OTP_EIO. */
+static int
+tally_open(int dirfd, const char *name, const char *user, int dry,
+    struct tally *t)
+{
+	char buf[TALLY_MAX];
+	struct stat st, again;
+	ssize_t n;
+	int i;
+
+	memset(t, 0, sizeof(*t));
+	t->dfd = t->fd = -1;
+	if ((size_t)snprintf(t->dir, sizeof(t->dir), "%s.tally", name) >=
+	    sizeof(t->dir) || tally_name(user, t->file, sizeof(t->file)) != 0) {
+		errno = ENAMETOOLONG;
+		return OTP_EIO;
+	}
+	for (i = 0; i < RETRIES; i++) {
+		tally_close(t);
+		if (!dry && mkdirat(dirfd, t->dir, 0700) != 0 &&
+		    errno != EEXIST)
+			return OTP_EIO;
+		t->dfd = openat(dirfd, t->dir, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+		if (t->dfd >= 0)
+			t->fd = openat(t->dfd, t->file, (dry ? O_RDONLY :
+			    O_RDWR | O_CREAT) | O_NOFOLLOW | O_NONBLOCK |
+			    O_CLOEXEC, 0600);
+		if (t->fd < 0) {
+			if (errno != ENOENT)
+				return OTP_EIO;
+			if (dry)
+				return 0;	/* none: no wrong code */
+			continue;	/* removed meanwhile: again */
+		}
+		if (fstat(t->fd, &st) != 0)
+			return OTP_EIO;
+		if (!S_ISREG(st.st_mode)) {
+			errno = EINVAL;
+			return OTP_EIO;
+		}
+		if (dry)
+			break;
+		if (flock(t->fd, LOCK_EX) != 0)
+			return OTP_EIO;
+		if (fstatat(t->dfd, t->file, &again, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    again.st_dev == st.st_dev && again.st_ino == st.st_ino)
+			break;
+	}
+	if (i == RETRIES) {
+		errno = EAGAIN;
+		return OTP_EIO;
+	}
+	n = pread(t->fd, buf, sizeof(buf) - 1, 0);
+	if (n > 0) {
+		buf[n] = '\0';
+		if (sscanf(buf, "%lu %lld", &t->fails, &t->since) != 2)
+			t->fails = 0, t->since = 0;	/* unreadable */
+	}
+	return 0;
+}
+
+/* No wrong code to remember: the file goes, and the directory when it is
+ * empty (another login's file keeps it). */
+static void
+tally_remove(int dirfd, struct tally *t)
+{
+	(void)unlinkat(t->dfd, t->file, 0);
+	(void)unlinkat(dirfd, t->dir, AT_REMOVEDIR);
+}
+
+/* Write fails and since to the tally (fd), synced. */
+static int
+tally_write(int fd, unsigned long fails, long long since)
+{
+	char buf[TALLY_MAX];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "%lu %lld\n", fails, since);
+	if (n < 0 || (size_t)n >= sizeof(buf) || ftruncate(fd, 0) != 0 ||
+	    pwrite(fd, buf, (size_t)n, 0) != n || fsync(fd) != 0)
+		return OTP_EIO;
+	return 0;
 }
 
 static int
@@ -307,27 +462,76 @@ run(const char *path, struct job *j)
 	return ret;
 }
 
+/* A check under the user's tally: refused unseen while locked out, a
+ * wrong code counted, an accept (or no token) leaving no tally. */
+static int
+tallied(const char *path, const struct sys_store_cfg *c, struct job *j)
+{
+	char name[NAME_MAX + 1];
+	struct tally t;
+	unsigned long deny, fails;
+	long long now, unlock;
+	int dirfd, ret, e;
+
+	if (c->deny < 0)
+		return run(path, j);
+	deny = c->deny != 0 ? (unsigned long)c->deny : SYS_USERS_DENY;
+	unlock = c->unlock_time != 0 ? c->unlock_time : SYS_USERS_UNLOCK;
+	if ((ret = sys_dir_open(path, &dirfd, name, sizeof(name))) < 0)
+		return ret;
+	if ((ret = tally_open(dirfd, name, j->user, j->dry, &t)) < 0)
+		goto out;
+	now = (long long)time(NULL);
+	fails = t.fails;
+	if (fails >= deny && now >= t.since && now - t.since < unlock) {
+		memset(j->r, 0, sizeof(*j->r));
+		j->r->why = OTP_USERS_WHY_LOCKED;
+		goto out;
+	}
+	if (fails >= deny)
+		fails = 0;	/* the lock-out is over: counted afresh */
+	ret = run(path, j);
+	if (t.fd < 0 || j->dry)
+		goto out;
+	if (ret == 0 && !j->r->accepted &&
+	    (j->r->why == OTP_USERS_WHY_WRONG ||
+	    j->r->why == OTP_USERS_WHY_PASSWORD)) {
+		/* A guess: counted before the refusal is told. */
+		if ((e = tally_write(t.fd, fails + 1, now)) != 0)
+			ret = e;
+	} else if (t.fails == 0 || (ret == 0 && (j->r->accepted ||
+	    j->r->why == OTP_USERS_WHY_UNKNOWN)))
+		tally_remove(dirfd, &t);
+out:
+	tally_close(&t);
+	e = errno;
+	(void)close(dirfd);
+	errno = e;
+	return ret;
+}
+
 int
-sys_users_check(const char *path, const char *user, const char *password,
-    const char *code, int64_t now, unsigned window, int dry,
+sys_users_check(const char *path, const struct sys_store_cfg *c,
+    const char *user, const char *password, const char *code,
     struct otp_users_result *r)
 {
-	struct job j = { user, password, code, now, window, dry, NULL, 0, r };
+	struct job j = { user, password, code, c->now, c->window, c->dry,
+	    c->group_read, !c->unshared, NULL, 0, r };
 
 	memset(r, 0, sizeof(*r));
-	return run(path, &j);
+	return tallied(path, c, &j);
 }
 
 int
 sys_users_set(const char *path, const struct otp_users_token *t, int replace)
 {
-	struct job j = { NULL, NULL, NULL, 0, 0, 0, t, replace, NULL };
+	struct job j = { NULL, NULL, NULL, 0, 0, 0, 1, 1, t, replace, NULL };
 
 	return run(path, &j);
 }
 
 int
-sys_users_has_user(const char *path, const char *user)
+sys_users_has_user(const char *path, const char *user, int group_read)
 {
 	char name[NAME_MAX + 1];
 	struct stat st;
@@ -337,7 +541,7 @@ sys_users_has_user(const char *path, const char *user)
 
 	if ((ret = sys_dir_open(path, &dirfd, name, sizeof(name))) < 0)
 		return ret;
-	ret = sys_open_vetted(dirfd, name, check_stat, NULL, 0,
+	ret = sys_open_vetted(dirfd, name, check_stat, &group_read, 0,
 	    OTP_EUSERSTYPE, &fd, &st);
 	(void)close(dirfd);
 	if (ret < 0)
