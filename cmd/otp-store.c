@@ -67,6 +67,8 @@ usage(void)
 	    "                 copy FROM TO\n"
 	    "       otp-store [--store-key=FILE] remove|disable|enable URL "
 	    "USER\n"
+	    "       otp-store [--store-key=FILE] resync URL USER CODE1 CODE2 "
+	    "[CODE3]\n"
 	    "\n"
 	    "Administer the tokens of a store and copy them between stores "
 	    "(ga:FILE,\n"
@@ -84,6 +86,12 @@ usage(void)
 	    "                         its state (counters, used steps, "
 	    "skew, scratch codes)\n"
 	    "  remove, disable, enable  one user's token\n"
+	    "  resync                 2 or 3 codes in a row from the user's "
+	    "app: TOTP, the\n"
+	    "                         clock's skew found within a day "
+	    "(those codes are\n"
+	    "                         used); HOTP, the counter found within "
+	    "10000\n"
 	    "  -f, --force            copy: replace a token TO has "
 	    "already\n"
 	    "      --store-key=FILE   the key file, default " SYS_STORE_KEY "\n"
@@ -224,6 +232,37 @@ do_user(const struct opts *o, const char *verb, const char *url,
 	}
 	if (rc != 0)
 		fail(s, verb, rc);
+	sys_store_close(s);
+	return 0;
+}
+
+static int
+do_resync(const struct opts *o, const char *url, const char *user,
+    int ncodes, char **codes)
+{
+	struct sys_store *s = open_url(o, url, o->store_key, 0);
+	unsigned caps = sys_store_caps(s);
+	int64_t moved = 0;
+	int rc;
+
+	if (*user == '\0')
+		cli_usage_error("resync: an empty user name");
+	rc = sys_store_resync(s, caps & SYS_STORE_MANY ? user : NULL,
+	    (const char *const *)codes, (size_t)ncodes, &moved);
+	if (rc == OTP_ERESYNC) {
+		warnx("%s: '%s': %s", sys_store_path(s), user,
+		    otp_strerror(rc));
+		sys_store_close(s);
+		return 1;
+	}
+	if (rc == OTP_EUSERSUNKNOWN) {
+		warnx("%s: '%s': no token", sys_store_path(s), user);
+		sys_store_close(s);
+		return 1;
+	}
+	if (rc != 0)
+		fail(s, "resync", rc);
+	printf("%" PRId64 "\n", moved);
 	sys_store_close(s);
 	return 0;
 }
@@ -378,7 +417,7 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc < 1)
 		cli_usage_error("a command is needed: init, list, copy, "
-		    "remove, disable or enable");
+		    "remove, disable, enable or resync");
 	verb = argv[0];
 	argc--;
 	argv++;
@@ -399,8 +438,13 @@ main(int argc, char *argv[])
 		if (argc != 2)
 			cli_usage_error("%s takes URL and USER", verb);
 		status = do_user(&o, verb, argv[0], argv[1]);
+	} else if (strcmp(verb, "resync") == 0) {
+		if (argc < 4 || argc > 5)
+			cli_usage_error("resync takes URL, USER and 2 or 3 "
+			    "codes");
+		status = do_resync(&o, argv[0], argv[1], argc - 2, argv + 2);
 	} else
 		cli_usage_error("'%s': not a command (init, list, copy, "
-		    "remove, disable, enable)", verb);
+		    "remove, disable, enable, resync)", verb);
 	cli_exit(status);
 }

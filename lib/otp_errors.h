@@ -149,6 +149,8 @@
 	X(EWRONGKEY,	-191,	"the store key is not the one the database " \
 	    "was initialised with") \
 	X(EDISABLED,	-192,	"the token is disabled") \
+	X(ERESYNC,	-194,	"the codes match no run of consecutive steps " \
+	    "or counters, or more than one: give codes in a row") \
 	X(ESTOREKEYMODE, -193,	"store key file is not a regular file of its " \
 	    "owner's alone (mode 0600 or stricter, owned by this user or " \
 	    "root)") \

@@ -179,4 +179,16 @@ int otp_state_add_scratch(char *img, size_t *len, size_t cap, uint32_t code);
 int otp_state_set_option(char *img, size_t *len, size_t cap, const char *key,
     const char *val);
 
+/* An administrator's resync from codes[0..n) (2 or 3 in a row): TOTP
+ * within a day of steps either side of now, TIME_SKEW set to put the last
+ * code's step at now and the steps recorded under DISALLOW_REUSE; HOTP
+ * within OTP_STATE_RESYNC_HOTP counters past HOTP_COUNTER, which moves past
+ * the last code.  out (outsz >= len + 4096) gets the new image, *moved the
+ * new TIME_SKEW or the counters skipped; OTP_ERESYNC when the run is found
+ * nowhere or in more than one place. */
+#define OTP_STATE_RESYNC_HOTP	10000
+int otp_state_resync(const char *img, size_t len, const char *const *codes,
+    size_t n, int64_t now, char *out, size_t outsz, size_t *outlen,
+    int64_t *moved);
+
 #endif /* OTP_STATE_H */

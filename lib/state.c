@@ -1505,3 +1505,89 @@ otp_state_set_option(char *img, size_t *len, size_t cap, const char *key,
 	*len = im.len;
 	return 0;
 }
+
+/*
+ * An administrator's resync: codes[0..n) (2 or 3, as the app shows them
+ * one after the other) found where they stand in a row.  TOTP: within a
+ * day of steps either side of now; TIME_SKEW then puts the last code's
+ * step at now, and with DISALLOW_REUSE the steps are recorded, so the
+ * codes given cannot log in.  HOTP: within OTP_STATE_RESYNC_HOTP counters
+ * past HOTP_COUNTER, which then moves past the last code.  A run found
+ * nowhere, or in more than one place, is OTP_ERESYNC: nothing is guessed.
+ * *moved gets the new TIME_SKEW, or the counters skipped.
+ */
+int
+otp_state_resync(const char *img, size_t len, const char *const *codes,
+    size_t n, int64_t now, char *out, size_t outsz, size_t *outlen,
+    int64_t *moved)
+{
+	struct otp_hmac h;
+	struct otp_match m;
+	struct img im;
+	struct cfg c;
+	char val[24];
+	size_t i, vn;
+	int64_t tm, last;
+	int r, found, reused;
+
+	*outlen = 0;
+	*moved = 0;
+	if (n < 2 || n > OTP_SKEW_CODES)
+		return OTP_EINVAL;
+	for (i = 0; i < n; i++)
+		if (otp_code_check(codes[i], 6) < 0)
+			return OTP_ECODE;
+	if (now < 0 || now > (int64_t)UINT32_MAX * 60)
+		return OTP_ETIMERANGE;
+	if (outsz < len + 2 * LINE_MAX_)
+		return OTP_ENOSPACE;
+	if ((r = scan(img, len, &c)) < 0)
+		return r;
+	if (c.mode == OTP_STATE_SCRATCHONLY) {
+		otp_wipe(&c, sizeof(c));
+		return OTP_EINVAL;
+	}
+	if ((r = otp_hmac_init(&h, OTP_ALG_SHA1, c.key.buf, c.key.len)) < 0) {
+		otp_wipe(&c, sizeof(c));
+		return r;
+	}
+	tm = now / c.step;
+	found = c.mode == OTP_STATE_TOTP ?
+	    otp_find_skew(&h, codes, n, 6, (uint64_t)tm,
+	    (uint64_t)(86400 / c.step), OTP_WINDOW_AROUND, &m) :
+	    otp_find_skew(&h, codes, n, 6, c.counter, OTP_STATE_RESYNC_HOTP,
+	    OTP_WINDOW_AHEAD, &m);
+	otp_hmac_wipe(&h);
+	if (found != 1) {
+		otp_wipe(&c, sizeof(c));
+		return found < 0 ? found : OTP_ERESYNC;
+	}
+	memcpy(out, img, len);
+	im.p = out;
+	im.len = len;
+	im.cap = outsz;
+	im.high = len;
+	im.dirty = 0;
+	last = (int64_t)m.counter + (int64_t)n - 1;
+	if (c.mode == OTP_STATE_TOTP) {
+		*moved = last - tm;
+		vn = fmt_i64(val, *moved, 0);
+		r = opt_set(&im, "TIME_SKEW", val, vn);
+		for (i = 0; r == 0 && i < n; i++)
+			r = reuse_record(&im, &c, (int64_t)m.counter +
+			    (int64_t)i, &reused);
+	} else {
+		*moved = last + 1 - (int64_t)c.counter;
+		vn = fmt_i64(val, last + 1, 0);
+		r = opt_set(&im, "HOTP_COUNTER", val, vn);
+	}
+	otp_wipe(&c, sizeof(c));
+	if (r == 0 && im.len > OTP_STATE_MAX)
+		r = OTP_ESTATESIZE;
+	if (r < 0) {
+		otp_wipe(out, im.high);
+		return r;
+	}
+	*outlen = im.len;
+	return 0;
+}

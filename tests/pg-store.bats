@@ -334,6 +334,36 @@ code_at() {
 	run -2 otp-verify --store="postgresql://u@127.0.0.1:1/x?password=s3cretpw" \
 	    --user=a "${SK[@]}" 123456
 	refute_output --partial s3cretpw
+	assert_output --partial "postgresql://u@127.0.0.1:1/x:"
+	run -2 otp-verify \
+	    --store="postgresql://u@127.0.0.1:1/x?a=b&password=s3cretpw&c=d" \
+	    --user=a "${SK[@]}" 123456
+	assert_output --partial "postgresql://u@127.0.0.1:1/x?a=b&c=d:"
+	run -2 otp-verify \
+	    --store="postgresql://u@127.0.0.1:1/x?a=b&password=s3cretpw" \
+	    --user=a "${SK[@]}" 123456
+	assert_output --partial "postgresql://u@127.0.0.1:1/x?a=b:"
 	run -2 otp-store "${SK[@]}" list "postgresql://u:s3cretpw@127.0.0.1:1/x"
 	refute_output --partial s3cretpw
+}
+
+@test "resync in the database: the skew from two codes in a row, under the row's lock; scratch codes kept" {
+	init
+	ga_file "$T/ga" '" TOTP_AUTH' 12345678
+	run -0 otp-store "${SK[@]}" copy --user=kim "ga:$T/ga" "$URL"
+	now=$(date +%s)
+	a=$(otp-gen --totp -N "@$((now + 1500))" "$RFC_HEX")
+	b=$(otp-gen --totp -N "@$((now + 1530))" "$RFC_HEX")
+	run -0 otp-store "${SK[@]}" resync "$URL" kim "$a" "$b"
+	((output >= 50 && output <= 52)) || fail "skew $output"
+	# The phone's next code works, the ones given are used, the
+	# scratch code is still there.
+	run -0 otp-verify --store="$URL" --user=kim "${SK[@]}" \
+	    "$(otp-gen --totp -N "@$((now + 1560))" "$RFC_HEX")"
+	run -1 otp-verify --store="$URL" --user=kim "${SK[@]}" "$b"
+	run -0 otp-verify --store="$URL" --user=kim "${SK[@]}" 12345678
+	run -1 otp-store "${SK[@]}" resync "$URL" kim 111111 222222
+	assert_output --partial "give codes in a row"
+	run -1 otp-store "${SK[@]}" resync "$URL" nobody "$a" "$b"
+	assert_output --partial "no token"
 }

@@ -73,7 +73,7 @@ code_at() {
 	    sed 's/^ *//' | cut -d' ' -f2-)
 	run -0 otp-verify --otpw="$T/a" "pre fix$pw"
 	run -0 otp-verify --store="otpw:$T/b" "pre fix$pw"
-	assert_output 9
+	assert_output "9 of 10 passwords left"
 	cmp "$T/a" "$T/b"
 }
 

@@ -26,9 +26,9 @@ function __otp_store_wants
     switch "$n:$ops[1]"
         case 0:
             test $argv[1] = command
-        case 1:init 1:list 1:copy 2:copy 1:remove 1:disable 1:enable
+        case 1:init 1:list 1:copy 2:copy 1:remove 1:disable 1:enable 1:resync
             test $argv[1] = url
-        case 2:remove 2:disable 2:enable
+        case 2:remove 2:disable 2:enable 2:resync
             test $argv[1] = user
         case '*'
             return 1
@@ -48,6 +48,7 @@ end
 complete -c otp-store -n '__otp_store_wants command' -a init -d 'Make a database ready: its tables and the store key'
 complete -c otp-store -n '__otp_store_wants command' -a list -d 'One line a token: user, kind, enabled, scratch codes, uses'
 complete -c otp-store -n '__otp_store_wants command' -a copy -d 'Copy tokens with their state from one store to another'
+complete -c otp-store -n '__otp_store_wants command' -a resync -d 'Bring a token in step with the app from 2 or 3 codes'
 complete -c otp-store -n '__otp_store_wants command' -a remove -d "Remove a user's token"
 complete -c otp-store -n '__otp_store_wants command' -a disable -d "Refuse every login on a user's token"
 complete -c otp-store -n '__otp_store_wants command' -a enable -d "Allow logins on a user's token again"

@@ -46,6 +46,9 @@ struct sys_ga {
 	size_t			 fault_line;	/* a malformed file: where */
 	const char		*fault_opt;
 	unsigned		 cycles;
+	const char *const	*resync;	/* sys_ga_resync's codes */
+	size_t			 nresync;
+	int64_t			 moved;		/* and what they moved */
 	size_t			 seenlen;	/* the image begin left */
 	char			 seen[OTP_STATE_MAX];
 	char			 in[OTP_STATE_MAX];
@@ -210,8 +213,13 @@ cycle(struct sys_ga *l, unsigned phases, const struct otp_answer *a,
 	/* The clock is read with the file locked, so that runs that waited
 	 * for each other judge in the order they wrote. */
 	now = l->now == SYS_NOW_REAL ? (int64_t)time(NULL) : l->now;
-	ret = otp_state_login(l->in, inlen, phases, a, n, now, &l->o, r,
-	    l->out, sizeof(l->out), &outlen);
+	if (l->nresync > 0) {
+		ret = otp_state_resync(l->in, inlen, l->resync, l->nresync,
+		    now, l->out, sizeof(l->out), &outlen, &l->moved);
+		r->changed = r->accepted = ret == 0;
+	} else
+		ret = otp_state_login(l->in, inlen, phases, a, n, now, &l->o,
+		    r, l->out, sizeof(l->out), &outlen);
 	if (ret < 0) {
 		/* Placed now, while the image is at hand. */
 		(void)otp_state_fault(l->in, inlen, &l->fault_line,
@@ -335,6 +343,25 @@ sys_ga_check(struct sys_ga *l, const struct otp_answer *a, size_t n,
     struct otp_state_result *r)
 {
 	return run(l, OTP_LOGIN_OPEN | OTP_LOGIN_SETTLE, a, n, r);
+}
+
+int
+sys_ga_resync(struct sys_ga *l, const char *const *codes, size_t n,
+    int64_t *moved)
+{
+	struct otp_state_result r;
+	int ret;
+
+	if (n == 0)
+		return OTP_EINVAL;
+	l->resync = codes;
+	l->nresync = n;
+	ret = run(l, 0, NULL, 0, &r);
+	l->nresync = 0;
+	*moved = l->moved;
+	if (ret == 0 && !r.recorded)
+		ret = l->dry ? 0 : OTP_EREADONLY;
+	return ret;
 }
 
 int

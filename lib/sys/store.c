@@ -194,6 +194,15 @@ sys_store_enable(struct sys_store *s, const char *user, int on)
 }
 
 int
+sys_store_resync(struct sys_store *s, const char *user,
+    const char *const *codes, size_t n, int64_t *moved)
+{
+	*moved = 0;
+	return s->ops->resync == NULL ? OTP_ESTOREOP :
+	    s->ops->resync(s, user, codes, n, moved);
+}
+
+int
 sys_store_export(struct sys_store *s, const char *user, char *img,
     size_t imgsz, size_t *len)
 {

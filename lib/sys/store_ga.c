@@ -156,6 +156,26 @@ ga_load_state(struct sys_store *s, const char *user, struct otp_state *st)
 	return sys_statefile_load(s->path, &s->cfg.ga, st);
 }
 
+/* An administrator's resync, under the file's lock (otp-store resync). */
+static int
+ga_resync(struct sys_store *s, const char *user, const char *const *codes,
+    size_t n, int64_t *moved)
+{
+	struct sys_ga *g;
+	int rc, e;
+
+	(void)user;
+	if ((g = sys_ga_new(s->path, &s->cfg.ga, s->cfg.now)) == NULL)
+		return OTP_ENOMEM;
+	if (s->cfg.dry)
+		sys_ga_dry(g);
+	rc = sys_ga_resync(g, codes, n, moved);
+	e = sys_ga_errno(g);
+	sys_ga_free(g);
+	errno = e;
+	return rc;
+}
+
 /* The file as it is, scratch codes and state included (otp-store copy). */
 static int
 ga_export(struct sys_store *s, const char *user, char *img, size_t imgsz,
@@ -188,4 +208,5 @@ const struct sys_store_ops sys_store_ga = {
 	.check = ga_check,
 	.login_free = ga_free,
 	.export = ga_export,
+	.resync = ga_resync,
 };

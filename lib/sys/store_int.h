@@ -46,6 +46,8 @@ struct sys_store_ops {
 	int	(*enable)(struct sys_store *s, const char *user, int on);
 	int	(*export)(struct sys_store *s, const char *user, char *img,
 		    size_t imgsz, size_t *len);
+	int	(*resync)(struct sys_store *s, const char *user,
+		    const char *const *codes, size_t n, int64_t *moved);
 };
 
 /* The entry point of a loadable store: its table row, or NULL when the
@@ -102,6 +104,10 @@ int sys_ga_end(struct sys_ga *l, const struct otp_answer *a,
 /* Start and end in one cycle, for answers known before the start. */
 int sys_ga_check(struct sys_ga *l, const struct otp_answer *a,
     size_t n, struct otp_state_result *r);
+/* An administrator's resync (otp_state_resync) in one locked cycle:
+ * written unless dry; *moved as otp_state_resync says. */
+int sys_ga_resync(struct sys_ga *l, const char *const *codes, size_t n,
+    int64_t *moved);
 /* errno of the last OTP_EIO, OTP_ELOCK or OTP_EREADONLY. */
 int sys_ga_errno(const struct sys_ga *l);
 /* Where a malformed file failed: line (0 unknown) and option (NULL for

@@ -150,6 +150,68 @@ test_image_edits(void)
 	    memcmp(out, "S\n12345678\n", 11) == 0, "before the junk");
 }
 
+/* The 6-digit code of RFC 4226's key at counter c. */
+static void
+rfc_code(uint64_t c, char out[8])
+{
+	static const char key[] = "12345678901234567890";
+	struct otp_hmac h;
+
+	otp_hmac_init(&h, OTP_ALG_SHA1, (const uint8_t *)key, 20);
+	snprintf(out, 8, "%06u", (unsigned)(otp_hotp_value(&h, c) % 1000000));
+	otp_hmac_wipe(&h);
+}
+
+static void
+test_resync(void)
+{
+	static const char totp[] = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ\n"
+	    "\" TOTP_AUTH\n\" DISALLOW_REUSE \n";
+	static const char hotp[] = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ\n"
+	    "\" HOTP_COUNTER 1\n";
+	const int64_t now = 1234567890, tm = now / 30;
+	char a[8], b[8], c[8], out[8192];
+	const char *codes[3] = { a, b, c };
+	struct otp_state st;
+	size_t len;
+	int64_t moved;
+
+	/* A phone 100 steps slow. */
+	rfc_code((uint64_t)(tm - 100), a);
+	rfc_code((uint64_t)(tm - 99), b);
+	CHECK(otp_state_resync(totp, sizeof(totp) - 1, codes, 2, now, out,
+	    sizeof(out), &len, &moved) == 0 && moved == -99,
+	    "resync TOTP: %lld", (long long)moved);
+	CHECK(otp_state_parse(out, len, &st) == 0 && st.skew == -99,
+	    "TIME_SKEW written");
+	out[len] = '\0';
+	CHECK(strstr(out, "\" DISALLOW_REUSE 41152163 41152164\n") != NULL,
+	    "the steps are used: %s", out);
+	/* Not in a row, or nowhere. */
+	codes[1] = a;
+	CHECK(otp_state_resync(totp, sizeof(totp) - 1, codes, 2, now, out,
+	    sizeof(out), &len, &moved) == OTP_ERESYNC, "not in a row");
+	codes[1] = b;
+	rfc_code((uint64_t)(tm - 5000), a);
+	rfc_code((uint64_t)(tm - 4999), b);
+	CHECK(otp_state_resync(totp, sizeof(totp) - 1, codes, 2, now, out,
+	    sizeof(out), &len, &moved) == OTP_ERESYNC, "beyond a day");
+	/* HOTP: the app pressed 500 times more than the server saw. */
+	rfc_code(501, a);
+	rfc_code(502, b);
+	rfc_code(503, c);
+	CHECK(otp_state_resync(hotp, sizeof(hotp) - 1, codes, 3, now, out,
+	    sizeof(out), &len, &moved) == 0 && moved == 503,
+	    "resync HOTP: %lld", (long long)moved);
+	CHECK(otp_state_parse(out, len, &st) == 0 && st.hotp_counter == 504,
+	    "HOTP_COUNTER past the last code");
+	CHECK(otp_state_resync(hotp, sizeof(hotp) - 1, codes, 1, now, out,
+	    sizeof(out), &len, &moved) == OTP_EINVAL, "one code");
+	codes[0] = "12345";
+	CHECK(otp_state_resync(hotp, sizeof(hotp) - 1, codes, 2, now, out,
+	    sizeof(out), &len, &moved) == OTP_ECODE, "not a code");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -161,5 +223,6 @@ main(int argc, char **argv)
 	    "seal.txt");
 	test_key_text();
 	test_image_edits();
+	test_resync();
 	return unit_done();
 }

@@ -296,8 +296,18 @@ pg_open(struct sys_store *s, const char *url)
 	if (p != NULL && (at = strchr(p + 3, '@')) != NULL &&
 	    (colon = memchr(p + 3, ':', (size_t)(at - (p + 3)))) != NULL)
 		memmove(colon, at, strlen(at) + 1);
-	if ((p = strstr(s->path, "password=")) != NULL)
-		*p = '\0';	/* a password parameter: cut from it on */
+	/* ...?a=b&password=x&c=d: the parameter goes, its '&' too. */
+	while ((p = strstr(s->path, "password=")) != NULL) {
+		char *end = strchr(p, '&');
+
+		if (p > s->path && (p[-1] == '&' || p[-1] == '?') &&
+		    end == NULL)
+			p--;	/* the last one: its separator goes */
+		if (end != NULL)
+			memmove(p, end + 1, strlen(end + 1) + 1);
+		else
+			*p = '\0';
+	}
 	return 0;
 }
 
@@ -947,6 +957,94 @@ pg_check(struct sys_login *l, const struct otp_answer *a, size_t n,
 	return pg_end(l, a, n, v);
 }
 
+/* An administrator's resync: one transaction on the locked row, as a
+ * login is, the state file engine's resync in place of the check. */
+static int
+pg_resync(struct sys_store *s, const char *user, const char *const *codes,
+    size_t n, int64_t *moved)
+{
+	static const char sel[] = "SELECT kind, state FROM otp_tokens WHERE "
+	    "login = $1 FOR UPDATE";
+	static const char upd[] = "UPDATE otp_tokens SET state = $2 WHERE "
+	    "login = $1";
+	struct pg_store *ps = s->impl;
+	struct sys_login *l;
+	struct pg_impl *pi;
+	struct pg_login *b;
+	const char *vals[2];
+	int lens[2], fmts[2] = { 1, 1 };
+	char ad[AD_MAX], kind[8];
+	size_t ulen, adlen, imglen, outlen, bodylen, sealedlen, nc;
+	uint32_t left[SCRATCH_MAX];
+	int64_t now;
+	PGresult *r = NULL;
+	long m;
+	int rc, committed = 0;
+
+	if ((rc = read_key(s, ps)) != 0)
+		return rc;
+	if ((rc = sys_login_open(s, user, &l)) != 0)
+		return rc;
+	pi = l->impl;
+	b = pi->buf;
+	ulen = strlen(l->user);
+	if (ulen == 0 || ulen > USER_MAX) {
+		sys_login_free(l);
+		return OTP_EUSERSFIELD;
+	}
+	if ((rc = login_begin_tx(l)) != 0)
+		goto out;
+	vals[0] = l->user;
+	lens[0] = (int)ulen;
+	if ((rc = login_exec(l, sel, 1, vals, lens, fmts, &r)) != 0)
+		goto out;
+	now = s->cfg.now != SYS_NOW_REAL ? s->cfg.now : (int64_t)time(NULL);
+	if (PQntuples(r) == 0) {
+		rc = OTP_EUSERSUNKNOWN;
+		goto out;
+	}
+	(void)snprintf(kind, sizeof(kind), "%s", PQgetvalue(r, 0, 0));
+	m = bytea_in(PQgetvalue(r, 0, 1), b->sealed, sizeof(b->sealed));
+	adlen = assoc(ad, l->user, ulen, kind);
+	rc = m < 0 ? OTP_ESTOREROW : otp_unseal(&ps->keys, ad, adlen,
+	    b->sealed, (size_t)m, (uint8_t *)b->img, OTP_STATE_MAX, &imglen);
+	PQclear(r);
+	r = NULL;
+	if (rc != 0)
+		goto out;
+	if ((rc = otp_state_resync(b->img, imglen, codes, n, now, b->out,
+	    sizeof(b->out), &outlen, moved)) != 0)
+		goto out;
+	/* The image holds no scratch code; the split keeps it so. */
+	if ((rc = otp_state_unscratch(b->out, outlen, b->body, sizeof(b->body),
+	    &bodylen, left, SCRATCH_MAX, &nc)) != 0)
+		goto out;
+	if ((rc = seal_body(ps, b, l->user, ulen, kind, bodylen,
+	    &sealedlen)) != 0)
+		goto out;
+	if (s->cfg.dry)
+		goto out;
+	vals[1] = (const char *)b->sealed;
+	lens[1] = (int)sealedlen;
+	if ((rc = login_exec(l, upd, 2, vals, lens, fmts, &r)) != 0)
+		goto out;
+	PQclear(r);
+	r = NULL;
+	if ((rc = login_exec(l, "COMMIT", 0, NULL, NULL, NULL, &r)) != 0) {
+		rc = OTP_ECOMMIT;
+		goto out;
+	}
+	committed = 1;
+out:
+	PQclear(r);
+	if (rc != 0 && *l->reason != '\0')
+		(void)snprintf(s->reason, sizeof(s->reason), "%s", l->reason);
+	if (pi->p.c != NULL)
+		login_end_tx(l, committed);
+	sys_login_free(l);
+	return rc;
+}
+
 static int
 pg_export(struct sys_store *s, const char *user, char *img, size_t imgsz,
     size_t *len)
@@ -1027,6 +1125,7 @@ static const struct sys_store_ops pg_ops = {
 	.remove = pg_remove,
 	.enable = pg_enable,
 	.export = pg_export,
+	.resync = pg_resync,
 };
 
 /* The object's one exported symbol (the link exports nothing else). */

@@ -1,0 +1,92 @@
+#!/usr/bin/env bats
+# otp-store.bats - otp-store with file stores (no database): copy between
+# state files with their state, resync from codes in a row, what a file
+# store cannot do, and usage errors.  The PostgreSQL side is in
+# tests/pg-store.bats.
+
+bats_require_minimum_version 1.5.0
+
+setup() {
+	load common
+	T=$BATS_TEST_TMPDIR
+}
+
+# ga_file PATH LINE...: a state file with the RFC key and these lines.
+ga_file() {
+	local p=$1
+	shift
+	printf '%s\n' "$RFC_B32" "$@" >"$p"
+	chmod 0400 "$p"
+}
+
+@test "copy ga: to ga: keeps every byte, state and scratch codes included; -f to replace" {
+	ga_file "$T/a" '" TOTP_AUTH' '" DISALLOW_REUSE 41152263' \
+	    '" TIME_SKEW 2' 12345678
+	run -0 otp-store copy "ga:$T/a" "ga:$T/b"
+	cmp "$T/a" "$T/b"
+	[[ $(stat -c %a "$T/b") == 400 ]]
+	run -2 otp-store copy "ga:$T/a" "ga:$T/b"
+	assert_output --partial "has a token already (use -f"
+	run -0 otp-store -f copy "ga:$T/a" "ga:$T/b"
+}
+
+@test "resync a state file: TOTP from two codes in a row, the skew learnt, the codes used" {
+	ga_file "$T/s" '" TOTP_AUTH' '" DISALLOW_REUSE'
+	chmod 0600 "$T/s"
+	# A phone 100 steps slow, on the real clock (the tool reads its own).
+	now=$(date +%s)
+	a=$(otp-gen --totp -N "@$((now - 3000))" "$RFC_HEX")
+	b=$(otp-gen --totp -N "@$((now - 2970))" "$RFC_HEX")
+	run -0 otp-store resync "ga:$T/s" me "$a" "$b"
+	later=$(date +%s)
+	e1=$(((now - 2970) / 30 - now / 30))
+	e2=$(((now - 2970) / 30 - later / 30))
+	[[ $output == "$e1" || $output == "$e2" ]] ||
+	    fail "skew $output, want $e1 or $e2"
+	grep -qx "\" TIME_SKEW $output" "$T/s"
+	# The phone's next code, as its slow clock makes it, works.
+	c=$(otp-gen --totp -N "@$((now - 2940))" "$RFC_HEX")
+	run -0 otp-verify -N "@$now" --state "$T/s" "$c"
+	# The codes given are used.
+	run -1 otp-verify -N "@$now" --state "$T/s" "$b"
+}
+
+@test "resync: HOTP from three codes; not in a row, or one code, is a clean no" {
+	ga_file "$T/h" '" HOTP_COUNTER 1'
+	chmod 0600 "$T/h"
+	run -0 otp-store resync "ga:$T/h" me "$(otp-gen -c 700 "$RFC_HEX")" \
+	    "$(otp-gen -c 701 "$RFC_HEX")" "$(otp-gen -c 702 "$RFC_HEX")"
+	assert_output 702
+	grep -qx '" HOTP_COUNTER 703' "$T/h"
+	cp "$T/h" "$T/h0"
+	run -1 otp-store resync "ga:$T/h" me "$(otp-gen -c 800 "$RFC_HEX")" \
+	    "$(otp-gen -c 802 "$RFC_HEX")"
+	assert_output --partial "give codes in a row"
+	cmp "$T/h" "$T/h0"
+	run -2 otp-store resync "ga:$T/h" me 123456
+	assert_output --partial "2 or 3 codes"
+	run -2 otp-store resync "ga:$T/h" me 12345 123456
+}
+
+@test "what a file store has not: init, list, remove; usage errors" {
+	ga_file "$T/a" '" TOTP_AUTH'
+	run -2 otp-store init "ga:$T/a"
+	assert_output --partial "the store cannot do that"
+	run -2 otp-store list "ga:$T/a"
+	run -2 otp-store remove "ga:$T/a" me
+	run -2 otp-store
+	assert_output --partial "a command is needed"
+	run -2 otp-store frobnicate "ga:$T/a"
+	assert_output --partial "not a command"
+	run -2 otp-store --user=x list "ga:$T/a"
+	assert_output --partial "copy's"
+	run -2 otp-store list "mysql:x"
+	assert_output --partial "unknown store scheme"
+	run -2 otp-store copy "oath:$T/u" "ga:$T/b"
+	assert_output --partial "users files and OTPW lists are not copied here"
+	run -2 otp-store --bogus list "ga:$T/a"
+	run -0 otp-store --help
+	assert_output --partial "usage: otp-store"
+	run -0 otp-store --version
+	assert_output --regexp '^otp-store \(otp-utils\) '
+}
