@@ -33,7 +33,7 @@ sudo make check-e2e       # a real sshd, a threaded PAM host, FreeRADIUS	needs r
 make fuzz FUZZ_SECONDS=60 # every libFuzzer target	the build itself, run by CI (.ci/run)
 make bench                # speed side by side with oathtool and coreutils	minutes of benchmarks
 make lint                 # mandoc -Tlint, groff, shellcheck, cppcheck, clang-tidy	the build itself, run by CI (.ci/run)
-make install PREFIX=/usr/local   # also DESTDIR, BINDIR, MANDIR, PAMDIR, completion dirs	run below with a DESTDIR ("make install puts ...")
+make install PREFIX=/usr/local   # also DESTDIR, BINDIR, MANDIR, PAMDIR, completion dirs;	run below with a DESTDIR ("make install puts ...")
 otp-verify -b - 492039	asks for the key at a terminal; the code is the phone's of the moment
 pass show github-otp | otp-gen --totp -b -	needs pass(1) and the user's password store
 otp-verify --state ~/.google_authenticator 123456 && echo welcome	needs the code on the user's phone
