@@ -48,7 +48,8 @@ struct opts {
 
 /* Everything secret, wiped at exit on every path. */
 static struct {
-	char	img[OTP_STATE_MAX];
+	char		 img[OTP_STATE_MAX];
+	struct otp_state st;
 } sec;
 
 static void
@@ -280,9 +281,23 @@ copy_one(const struct opts *o, struct sys_store *from, struct sys_store *to,
 		fail(from, from_user != NULL ? from_user : "read", rc);
 	struct sys_record r = { sec.img, len, NULL };
 
+	/* A users file's line has no place for these: said, not lost
+	 * silently. */
+	if ((sys_store_caps(to) & SYS_STORE_TOKENLINE) &&
+	    otp_state_parse(sec.img, len, &sec.st) == 0) {
+		if (sec.st.nscratch > 0)
+			warnx("%s: %zu scratch code%s not copied: a users "
+			    "file holds none", to_user != NULL ? to_user : "",
+			    sec.st.nscratch, sec.st.nscratch == 1 ? "" : "s");
+		if (sec.st.skew != 0)
+			warnx("%s: the clock skew (%" PRId64 " steps) is not "
+			    "copied: a users file holds none", to_user != NULL ?
+			    to_user : "", sec.st.skew);
+		otp_wipe(&sec.st, sizeof(sec.st));
+	}
 	rc = sys_store_put(to, to_user, &r, o->force, NULL);
 	otp_wipe(sec.img, len);
-	if (rc == OTP_ESTATEEXIST)
+	if (rc == OTP_ESTATEEXIST || rc == OTP_EUSERSEXIST)
 		errx(CLI_EXIT_ERR, "%s: '%s': has a token already (use -f to "
 		    "replace it)", sys_store_path(to), to_user != NULL ?
 		    to_user : "");
@@ -329,10 +344,9 @@ do_copy(const struct opts *o, const char *src, const char *dst)
 	to = open_url(o, dst, o->store_key, 0);
 	fc = sys_store_caps(from);
 	tc = sys_store_caps(to);
-	if ((fc | tc) & (SYS_STORE_TOKENLINE | SYS_STORE_CHALLENGE))
-		errx(CLI_EXIT_ERR, "copy: users files and OTPW lists are not "
-		    "copied here: otp-uri --from=oath/--to=oath converts "
-		    "users-file lines");
+	if ((fc | tc) & SYS_STORE_CHALLENGE)
+		errx(CLI_EXIT_ERR, "copy: OTPW lists are printed, not copied: "
+		    "otp-keygen --otpw makes a new one");
 	if (!(fc & SYS_STORE_MANY)) {
 		/* One user's file: --user names it in TO. */
 		if (o->nusers > 1)
@@ -345,7 +359,10 @@ do_copy(const struct opts *o, const char *src, const char *dst)
 		goto done;
 	}
 	if (o->nusers == 0) {
-		if ((rc = sys_store_list(from, collect, &nm)) != 0)
+		if ((rc = sys_store_list(from, collect, &nm)) == OTP_ESTOREOP)
+			cli_usage_error("copy: name the users of %s to copy "
+			    "(--user=NAME)", src);
+		if (rc != 0)
 			fail(from, "list", rc);
 	} else {
 		nm.v = (char **)(void *)o->users;	/* not freed below */

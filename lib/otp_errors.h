@@ -149,6 +149,9 @@
 	X(EWRONGKEY,	-191,	"the store key is not the one the database " \
 	    "was initialised with") \
 	X(EDISABLED,	-192,	"the token is disabled") \
+	X(ECONVERT,	-195,	"the token cannot be held by the other store " \
+	    "(a PIN, Mobile-OTP, 7 or 8 digits, or a step other than 30 or " \
+	    "60 seconds)") \
 	X(ERESYNC,	-194,	"the codes match no run of consecutive steps " \
 	    "or counters, or more than one: give codes in a row") \
 	X(ESTOREKEYMODE, -193,	"store key file is not a regular file of its " \

@@ -118,4 +118,18 @@ int otp_users_to_uri(const struct otp_users_token *t, struct otp_uri *u);
 int otp_users_line_other(const char *line, size_t len, char *type,
     size_t typesz, char *user, size_t usersz);
 
+/* The first token line of user in the file image img into *t: 1, 0 when
+ * the user has none, or OTP_E*. */
+int otp_users_get(const char *img, size_t len, const char *user,
+    struct otp_users_token *t);
+struct otp_state;
+/* A token as a state file image (HOTP, or TOTP of 30 or 60 s; 6 digits;
+ * no PIN: else OTP_ECONVERT), HOTP_COUNTER its next code. */
+int otp_users_to_state(const struct otp_users_token *t, char *out,
+    size_t outsz, size_t *outlen);
+/* A state file image as user's token (HOTP, or TOTP of 30 or 60 s: else
+ * OTP_ECONVERT); st is room for the parse. */
+int otp_users_from_state(const char *img, size_t len, const char *user,
+    struct otp_state *st, struct otp_users_token *t);
+
 #endif /* OTP_USERS_H */

@@ -9,10 +9,12 @@
  * (it takes any length of 6 to 8 digits), and the accepted line is the one
  * that matched even when an earlier line of the user is malformed.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "otp.h"
 #include "otp_uri.h"
+#include "otp_state.h"
 #include "otp_users.h"
 
 #define FIELDS_MAX	7	/* TYPE USER PASSWORD KEY COUNTER LAST TIME */
@@ -965,4 +967,108 @@ otp_users_line_other(const char *line, size_t len, char *type,
 	cut_field(f, n, 0, type, typesz);
 	cut_field(f, n, 1, user, usersz);
 	return n > 0 && f[0].p[0] != '#';
+}
+
+int
+otp_users_get(const char *img, size_t len, const char *user,
+    struct otp_users_token *t)
+{
+	struct cursor c = { img, len, 0, 0, 0, 0, 0 };
+	struct field f[4];
+	enum otp_users_kind kind;
+	unsigned digits, period;
+	int r;
+
+	if ((r = image_ok(img, len)) < 0)
+		return r;
+	while (next_line(&c))
+		if (split(img + c.start, c.end - c.start, f, 4) == 4 &&
+		    parse_type(&f[0], &kind, &digits, &period) &&
+		    feq(&f[1], user))
+			return otp_users_line_parse(img + c.start,
+			    c.end - c.start, t);
+	return 0;
+}
+
+/*
+ * A users-file token as a state file image: HOTP or TOTP (30 or 60 s) of
+ * 6 digits without a PIN, the kinds both hold; HOTP_COUNTER the next code
+ * the line would take (at least 1, where a state file's HOTP starts).  TOTP's last code is not carried: the state file
+ * records steps, the line a time in local time.
+ */
+int
+otp_users_to_state(const struct otp_users_token *t, char *out, size_t outsz,
+    size_t *outlen)
+{
+	struct otp_state_new n;
+	struct otp_uri u;
+	char val[24];
+	int r;
+
+	*outlen = 0;
+	if (t->kind == OTP_USERS_MOTP || t->digits != 6 ||
+	    (strcmp(t->password, "-") != 0 && strcmp(t->password, "+") != 0))
+		return OTP_ECONVERT;
+	if ((r = otp_users_to_uri(t, &u)) < 0)
+		return r;
+	memset(&n, 0, sizeof(n));
+	n.mode = u.type == OTP_TYPE_HOTP ? OTP_STATE_HOTP : OTP_STATE_TOTP;
+	if (n.mode == OTP_STATE_TOTP && u.period != 30)
+		n.step = (unsigned)u.period;
+	r = otp_state_build(u.key.buf, u.key.len, &n, out, outsz, outlen);
+	/* A state file's HOTP counter starts at 1 (0 is no HOTP at all):
+	 * a line never used goes on from counter 1, its first code
+	 * skipped. */
+	if (u.counter == 0)
+		u.counter = 1;
+	/* Beyond what a state file reads back (its counters stay below
+	 * 2^63 - 200): no such token in practice, but not a silent wrap. */
+	if (u.counter > (uint64_t)INT64_MAX - 200) {
+		otp_wipe(&u, sizeof(u));
+		return OTP_ECONVERT;
+	}
+	if (r == 0 && n.mode == OTP_STATE_HOTP) {
+		(void)snprintf(val, sizeof(val), "%llu",
+		    (unsigned long long)u.counter);
+		r = otp_state_set_option(out, outlen, outsz, "HOTP_COUNTER",
+		    val);
+	}
+	otp_wipe(&u, sizeof(u));
+	if (r < 0)
+		otp_wipe(out, outsz);
+	return r;
+}
+
+/* A state file image as user's token line: HOTP, or TOTP with a step of
+ * 30 or 60 s; COUNTER the next code (no LASTOTP).  Its scratch codes and
+ * skew have no place in a line: the caller says so.  st is room for the
+ * parse (it is large: a state file's every scratch code). */
+int
+otp_users_from_state(const char *img, size_t len, const char *user,
+    struct otp_state *st, struct otp_users_token *t)
+{
+	size_t n = strlen(user);
+	int r;
+
+	memset(t, 0, sizeof(*t));
+	if (n == 0 || n >= sizeof(t->user))
+		return OTP_EUSERSFIELD;
+	if ((r = otp_state_parse(img, len, st)) < 0)
+		return r;
+	if (st->mode == OTP_STATE_SCRATCHONLY ||
+	    (st->mode == OTP_STATE_TOTP && st->step != 30 && st->step != 60) ||
+	    st->key.len > sizeof(t->key.buf)) {
+		otp_wipe(st, sizeof(*st));
+		return OTP_ECONVERT;
+	}
+	t->kind = st->mode == OTP_STATE_HOTP ? OTP_USERS_HOTP : OTP_USERS_TOTP;
+	t->digits = 6;
+	t->period = st->mode == OTP_STATE_TOTP ? st->step : 0;
+	memcpy(t->user, user, n + 1);
+	memcpy(t->password, "-", 2);
+	memcpy(t->key.buf, st->key.buf, st->key.len);
+	t->key.len = st->key.len;
+	t->counter = st->mode == OTP_STATE_HOTP ? st->hotp_counter : 0;
+	otp_wipe(st, sizeof(*st));
+	return 0;
 }

@@ -82,11 +82,49 @@ ga_file() {
 	assert_output --partial "copy's"
 	run -2 otp-store list "mysql:x"
 	assert_output --partial "unknown store scheme"
+	run -2 otp-store copy "otpw:$T/u" "ga:$T/b"
+	assert_output --partial "OTPW lists are printed, not copied"
 	run -2 otp-store copy "oath:$T/u" "ga:$T/b"
-	assert_output --partial "users files and OTPW lists are not copied here"
+	assert_output --partial "name the users of oath:$T/u"
 	run -2 otp-store --bogus list "ga:$T/a"
 	run -0 otp-store --help
 	assert_output --partial "usage: otp-store"
 	run -0 otp-store --version
 	assert_output --regexp '^otp-store \(otp-utils\) '
+}
+
+@test "copy between a users file and state files, with the HOTP counter; what a line cannot hold is refused or named" {
+	printf '%s\n' "HOTP	alice	-	$RFC_HEX	41	123456" \
+	    "HOTP/T60	bob	-	$RFC_HEX" "HOTP/T30/8	carol	-	$RFC_HEX" \
+	    "HOTP/T30	dave	1234	$RFC_HEX" >"$T/users"
+	chmod 0600 "$T/users"
+	# alice's line took counter 41: the next code is 42's.
+	run -0 otp-store copy --user=alice "oath:$T/users" "ga:$T/a"
+	grep -qx '" HOTP_COUNTER 42' "$T/a"
+	run -0 otp-verify --state "$T/a" "$(otp-gen -c 42 "$RFC_HEX")"
+	run -0 otp-store copy --user=bob "oath:$T/users" "ga:$T/b"
+	grep -qx '" STEP_SIZE 60' "$T/b"
+	run -0 otp-verify -N @1234567890 --state "$T/b" \
+	    "$(otp-gen --totp -s 60 -N @1234567890 "$RFC_HEX")"
+	run -2 otp-store copy --user=carol "oath:$T/users" "ga:$T/c"
+	assert_output --partial "carol"
+	assert_output --partial "cannot be held by the other store"
+	run -2 otp-store copy --user=dave "oath:$T/users" "ga:$T/d"
+	assert_output --partial "has a PIN"
+	run -2 otp-store copy --user=eve "oath:$T/users" "ga:$T/e"
+	# Back into a users file: a new line, pam_oath's format; the scratch
+	# codes and the skew are named, not carried.
+	printf '%s\n' "$RFC_B32" '" HOTP_COUNTER 7' 12345678 >"$T/h"
+	chmod 0400 "$T/h"
+	run -0 otp-store copy --user=frank "ga:$T/h" "oath:$T/users"
+	assert_output --partial "1 scratch code not copied"
+	grep -qx "HOTP	frank	-	$RFC_HEX	7" "$T/users"
+	run -0 otp-verify --usersfile "$T/users" --user=frank \
+	    "$(otp-gen -c 7 "$RFC_HEX")"
+	run -2 otp-store copy --user=frank "ga:$T/h" "oath:$T/users"
+	assert_output --partial "use -f"
+	printf '%s\n' "$RFC_B32" '" TOTP_AUTH' '" STEP_SIZE 45' >"$T/t45"
+	chmod 0400 "$T/t45"
+	run -2 otp-store copy --user=gil "ga:$T/t45" "oath:$T/users"
+	assert_output --partial "30 or 60"
 }

@@ -367,3 +367,27 @@ code_at() {
 	run -1 otp-store "${SK[@]}" resync "$URL" nobody "$a" "$b"
 	assert_output --partial "no token"
 }
+
+@test "copy a users file into the database and back: counters kept, lines as pam_oath writes them" {
+	init
+	printf '%s\n' "HOTP	ann	-	$RFC_HEX	9	520489" \
+	    "HOTP/T30	ben	-	$RFC_HEX" >"$T/users"
+	chmod 0600 "$T/users"
+	run -0 otp-store "${SK[@]}" copy --user=ann --user=ben "oath:$T/users" \
+	    "$URL"
+	run -0 otp-store "${SK[@]}" list "$URL"
+	assert_line --partial $'ann\thotp'
+	assert_line --partial $'ben\ttotp'
+	# ann's line took counter 9: 10 is next, in the database too.
+	run -1 otp-verify --store="$URL" --user=ann "${SK[@]}" \
+	    "$(otp-gen -c 9 "$RFC_HEX")"
+	run -0 otp-verify --store="$URL" --user=ann "${SK[@]}" \
+	    "$(otp-gen -c 11 "$RFC_HEX")"
+	run -0 otp-store "${SK[@]}" copy --user=ann --user=ben "$URL" \
+	    "oath:$T/back"
+	grep -qx "HOTP	ann	-	$RFC_HEX	12" "$T/back"
+	grep -qx "HOTP/T30	ben	-	$RFC_HEX	0" "$T/back" ||
+	    grep -qx "HOTP/T30	ben	-	$RFC_HEX" "$T/back"
+	run -0 otp-verify --usersfile "$T/back" --user=ann \
+	    "$(otp-gen -c 12 "$RFC_HEX")"
+}

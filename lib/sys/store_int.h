@@ -143,6 +143,10 @@ int sys_users_check(const char *path, const struct sys_store_cfg *c,
  * every other byte, the owner and the mode kept. */
 int sys_users_set(const char *path, const struct otp_users_token *t,
     int replace);
+/* The first token line of user in the file at path into *t (no lock: the
+ * file is only replaced by a rename): 1, 0 when there is none, OTP_E*. */
+int sys_users_get(const char *path, const char *user, int group_read,
+    struct otp_users_token *t);
 /* 1 if path has a token line for user, 0 if not, OTP_E* (no lock taken);
  * group_read: a group-readable file is taken. */
 int sys_users_has_user(const char *path, const char *user, int group_read);

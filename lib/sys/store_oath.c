@@ -5,9 +5,12 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "otp.h"
+#include "otp_state.h"
 #include "otp_users.h"
 #include "store_int.h"
 
@@ -138,15 +141,54 @@ oath_peek(struct sys_login *l, const struct otp_answer *a, size_t n,
 	return rc;
 }
 
+/* A new line: the token given, or one made from a state file image
+ * (otp-store copy), the kinds both hold. */
 static int
 oath_put(struct sys_store *s, const char *user, const struct sys_record *r,
     int force, int *note)
 {
-	(void)user;
+	struct otp_users_token t;
+	struct otp_state *st;
+	int rc;
+
 	(void)note;
-	if (r->token == NULL)
+	if (r->token != NULL)
+		return sys_users_set(s->path, r->token, force);
+	if (r->img == NULL || user == NULL)
 		return OTP_EINVAL;
-	return sys_users_set(s->path, r->token, force);
+	if ((st = malloc(sizeof(*st))) == NULL)
+		return OTP_ENOMEM;
+	rc = otp_users_from_state(r->img, r->len, user, st, &t);
+	free(st);
+	if (rc == OTP_ECONVERT)
+		(void)snprintf(s->reason, sizeof(s->reason), "a users file "
+		    "holds HOTP, or TOTP of 30 or 60 s");
+	if (rc == 0)
+		rc = sys_users_set(s->path, &t, force);
+	otp_wipe(&t, sizeof(t));
+	return rc;
+}
+
+/* user's line as a state file image (otp-store copy). */
+static int
+oath_export(struct sys_store *s, const char *user, char *img, size_t imgsz,
+    size_t *len)
+{
+	struct otp_users_token t;
+	int rc;
+
+	rc = sys_users_get(s->path, user, s->cfg.group_read, &t);
+	if (rc == 0)
+		rc = OTP_EUSERSUNKNOWN;
+	if (rc == 1) {
+		rc = otp_users_to_state(&t, img, imgsz, len);
+		if (rc == OTP_ECONVERT)
+			(void)snprintf(s->reason, sizeof(s->reason), "'%s' "
+			    "has a PIN, a Mobile-OTP token or codes of more "
+			    "than 6 digits", user);
+	}
+	otp_wipe(&t, sizeof(t));
+	return rc;
 }
 
 static int
@@ -168,4 +210,5 @@ const struct sys_store_ops sys_store_oath = {
 	.begin = oath_begin,
 	.peek = oath_peek,
 	.end = oath_end,
+	.export = oath_export,
 };

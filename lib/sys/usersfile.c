@@ -530,15 +530,16 @@ sys_users_set(const char *path, const struct otp_users_token *t, int replace)
 	return run(path, &j);
 }
 
-int
-sys_users_has_user(const char *path, const char *user, int group_read)
+/* The users file at path, read whole without a lock (it is only ever
+ * replaced by a rename), into a new buffer *img of *len bytes. */
+static int
+read_whole(const char *path, int group_read, char **img, size_t *len)
 {
 	char name[NAME_MAX + 1];
 	struct stat st;
-	char *in;
-	size_t len;
 	int dirfd, fd, ret;
 
+	*img = NULL;
 	if ((ret = sys_dir_open(path, &dirfd, name, sizeof(name))) < 0)
 		return ret;
 	ret = sys_open_vetted(dirfd, name, check_stat, &group_read, 0,
@@ -546,13 +547,45 @@ sys_users_has_user(const char *path, const char *user, int group_read)
 	(void)close(dirfd);
 	if (ret < 0)
 		return ret;
-	len = (size_t)st.st_size;
-	if ((in = malloc(len + 1)) == NULL)
+	*len = (size_t)st.st_size;
+	if ((*img = malloc(*len + 1)) == NULL)
 		return sys_close_keep(fd, OTP_ENOMEM);
-	if ((ret = sys_read_exact(fd, in, len)) == 0)
-		ret = otp_users_has_user(in, len, user);
+	if ((ret = sys_read_exact(fd, *img, *len)) != 0) {
+		otp_wipe(*img, *len);
+		free(*img);
+		*img = NULL;
+	}
+	(void)close(fd);
+	return ret;
+}
+
+int
+sys_users_get(const char *path, const char *user, int group_read,
+    struct otp_users_token *t)
+{
+	char *in;
+	size_t len;
+	int ret;
+
+	if ((ret = read_whole(path, group_read, &in, &len)) != 0)
+		return ret;
+	ret = otp_users_get(in, len, user, t);
 	otp_wipe(in, len);
 	free(in);
-	(void)close(fd);
+	return ret;
+}
+
+int
+sys_users_has_user(const char *path, const char *user, int group_read)
+{
+	char *in;
+	size_t len;
+	int ret;
+
+	if ((ret = read_whole(path, group_read, &in, &len)) != 0)
+		return ret;
+	ret = otp_users_has_user(in, len, user);
+	otp_wipe(in, len);
+	free(in);
 	return ret;
 }

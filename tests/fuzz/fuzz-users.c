@@ -13,6 +13,7 @@
 
 #include "otp.h"
 #include "otp_uri.h"
+#include "otp_state.h"
 #include "otp_users.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -51,6 +52,36 @@ via_uri(const struct otp_users_token *t)
 		abort();
 }
 
+/* t as a state file image and back (otp-store copy): the kinds both
+ * hold come back the same, the others are OTP_ECONVERT. */
+static void
+via_state(const struct otp_users_token *t)
+{
+	static char img[OTP_STATE_MAX];
+	static struct otp_state st;
+	struct otp_users_token b;
+	size_t len;
+	int rc;
+
+	rc = otp_users_to_state(t, img, sizeof(img), &len);
+	if (rc == OTP_ECONVERT) {
+		if (t->kind != OTP_USERS_MOTP && t->digits == 6 &&
+		    (strcmp(t->password, "-") == 0 ||
+		    strcmp(t->password, "+") == 0) &&
+		    t->counter < (uint64_t)INT64_MAX - 201)
+			abort();
+		return;
+	}
+	if (rc != 0)
+		return;		/* a key too long for a state file */
+	if (otp_users_from_state(img, len, t->user, &st, &b) != 0 ||
+	    b.kind != t->kind || b.digits != 6 || b.period != t->period ||
+	    b.key.len != t->key.len ||
+	    memcmp(b.key.buf, t->key.buf, t->key.len) != 0 ||
+	    strcmp(b.user, t->user) != 0)
+		abort();
+}
+
 static void
 lines(const char *img, size_t size)
 {
@@ -69,6 +100,7 @@ lines(const char *img, size_t size)
 			    line + 8, 8);
 		if (rc == 1) {
 			via_uri(&t);
+			via_state(&t);
 			n = otp_users_line_format(&t, line, sizeof(line));
 			if (n < 0)	/* a field longer than we write */
 				goto next;
