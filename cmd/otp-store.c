@@ -46,18 +46,6 @@ struct opts {
 	size_t		 nusers;
 };
 
-/* Everything secret, wiped at exit on every path. */
-static struct {
-	char		 img[OTP_STATE_MAX];
-	struct otp_state st;
-} sec;
-
-static void
-wipe_secrets(void)
-{
-	otp_wipe(&sec, sizeof(sec));
-}
-
 static void __attribute__((noreturn))
 usage(void)
 {
@@ -105,6 +93,18 @@ usage(void)
 	    "  -h, --help             show this help\n"
 	    "  -V, --version          show the version\n");
 	cli_exit(0);
+}
+
+/* Everything secret, wiped at exit on every path. */
+static struct {
+	char		 img[OTP_STATE_MAX];
+	struct otp_state st;
+} sec;
+
+static void
+wipe_secrets(void)
+{
+	otp_wipe(&sec, sizeof(sec));
 }
 
 /* A user name as text that a terminal and a script can take: control

@@ -128,6 +128,19 @@ opt_find(const char *p, size_t len, size_t from, const char *key,
 	return 0;
 }
 
+/* im over out (outsz bytes), a copy of img[0..len) to edit. */
+static void
+img_copy(struct img *im, const char *img, size_t len, char *out,
+    size_t outsz)
+{
+	memcpy(out, img, len);
+	im->p = out;
+	im->len = len;
+	im->cap = outsz;
+	im->high = len;
+	im->dirty = 0;
+}
+
 /* Replace del bytes at at by n bytes of ins; the freed tail is zeroed
  * because the image holds the secret. */
 static int
@@ -1258,12 +1271,7 @@ otp_state_login(const char *img, size_t len, unsigned phases,
 		return r;
 	res->skew = c.skew;
 	otp_wipe(&c, sizeof(c));
-	memcpy(out, img, len);
-	im.p = out;
-	im.len = len;
-	im.cap = outsz;
-	im.high = len;
-	im.dirty = 0;
+	img_copy(&im, img, len, out, outsz);
 
 	if ((phases & OTP_LOGIN_OPEN) &&
 	    ((r = check_img(&im, "", now, 0, op, res)) < 0 || login_over(res)))
@@ -1562,12 +1570,7 @@ otp_state_resync(const char *img, size_t len, const char *const *codes,
 		otp_wipe(&c, sizeof(c));
 		return found < 0 ? found : OTP_ERESYNC;
 	}
-	memcpy(out, img, len);
-	im.p = out;
-	im.len = len;
-	im.cap = outsz;
-	im.high = len;
-	im.dirty = 0;
+	img_copy(&im, img, len, out, outsz);
 	last = (int64_t)m.counter + (int64_t)n - 1;
 	if (c.mode == OTP_STATE_TOTP) {
 		*moved = last - tm;

@@ -397,23 +397,31 @@ image_ok(const char *img, size_t len)
 	return 0;
 }
 
-int
-otp_users_has_user(const char *img, size_t len, const char *user)
+/* The cursor at user's first token line; 1, 0 when none, or OTP_E*. */
+static int
+find_user(struct cursor *c, const char *user)
 {
-	struct cursor c = { img, len, 0, 0, 0, 0, 0 };
 	struct field f[4];
 	enum otp_users_kind kind;
 	unsigned digits, period;
 	int r;
 
-	if ((r = image_ok(img, len)) < 0)
+	if ((r = image_ok(c->img, c->len)) < 0)
 		return r;
-	while (next_line(&c))
-		if (split(img + c.start, c.end - c.start, f, 4) == 4 &&
+	while (next_line(c))
+		if (split(c->img + c->start, c->end - c->start, f, 4) == 4 &&
 		    parse_type(&f[0], &kind, &digits, &period) &&
 		    feq(&f[1], user))
 			return 1;
 	return 0;
+}
+
+int
+otp_users_has_user(const char *img, size_t len, const char *user)
+{
+	struct cursor c = { img, len, 0, 0, 0, 0, 0 };
+
+	return find_user(&c, user);
 }
 
 /* 1 if the typed prefix pw passes the PASSWORD field f ("-": nothing
@@ -974,20 +982,11 @@ otp_users_get(const char *img, size_t len, const char *user,
     struct otp_users_token *t)
 {
 	struct cursor c = { img, len, 0, 0, 0, 0, 0 };
-	struct field f[4];
-	enum otp_users_kind kind;
-	unsigned digits, period;
 	int r;
 
-	if ((r = image_ok(img, len)) < 0)
+	if ((r = find_user(&c, user)) != 1)
 		return r;
-	while (next_line(&c))
-		if (split(img + c.start, c.end - c.start, f, 4) == 4 &&
-		    parse_type(&f[0], &kind, &digits, &period) &&
-		    feq(&f[1], user))
-			return otp_users_line_parse(img + c.start,
-			    c.end - c.start, t);
-	return 0;
+	return otp_users_line_parse(img + c.start, c.end - c.start, t);
 }
 
 /*

@@ -470,23 +470,37 @@ out:
 	return rc;
 }
 
+/* One statement whose one parameter is user, outside a login: *r for the
+ * caller to PQclear. */
 static int
-pg_has(struct sys_store *s, const char *user)
+user_exec(struct sys_store *s, const char *sql, const char *user,
+    PGresult **r)
 {
 	const char *vals[1] = { user };
 	int lens[1] = { (int)strlen(user) }, fmts[1] = { 1 };
 	struct pgc p;
+	int rc;
+
+	if (lens[0] == 0 || lens[0] > USER_MAX)
+		return OTP_EUSERSFIELD;
+	pgc_start(&p, s);
+	rc = admin_exec(s, &p, sql, 1, vals, lens, fmts, r);
+	pgc_put(&p);
+	return rc;
+}
+
+static int
+pg_has(struct sys_store *s, const char *user)
+{
 	PGresult *r;
 	int rc;
 
-	pgc_start(&p, s);
-	rc = admin_exec(s, &p, "SELECT 1 FROM otp_tokens WHERE login = $1",
-	    1, vals, lens, fmts, &r);
+	rc = user_exec(s, "SELECT 1 FROM otp_tokens WHERE login = $1", user,
+	    &r);
 	if (rc == 0) {
 		rc = PQntuples(r) > 0;
 		PQclear(r);
 	}
-	pgc_put(&p);
 	return rc;
 }
 
@@ -551,20 +565,14 @@ pg_list(struct sys_store *s, sys_store_each_fn *fn, void *arg)
 static int
 row_exec(struct sys_store *s, const char *sql, const char *user)
 {
-	const char *vals[1] = { user };
-	int lens[1] = { (int)strlen(user) }, fmts[1] = { 1 };
-	struct pgc p;
 	PGresult *r;
 	int rc;
 
-	pgc_start(&p, s);
-	rc = admin_exec(s, &p, sql, 1, vals, lens, fmts, &r);
-	if (rc == 0) {
+	if ((rc = user_exec(s, sql, user, &r)) == 0) {
 		if (strcmp(PQcmdTuples(r), "0") == 0)
 			rc = OTP_EUSERSUNKNOWN;
 		PQclear(r);
 	}
-	pgc_put(&p);
 	return rc;
 }
 
@@ -1050,24 +1058,16 @@ pg_export(struct sys_store *s, const char *user, char *img, size_t imgsz,
     size_t *len)
 {
 	struct pg_store *ps = s->impl;
-	const char *vals[1] = { user };
-	int lens[1] = { (int)strlen(user) }, fmts[1] = { 1 };
 	uint8_t *sealed;
 	char ad[AD_MAX];
-	struct pgc p;
 	PGresult *r;
 	long m;
 	int rc;
 
-	if (lens[0] == 0 || lens[0] > USER_MAX)
-		return OTP_EUSERSFIELD;
 	if ((rc = read_key(s, ps)) != 0)
 		return rc;
-	pgc_start(&p, s);
-	rc = admin_exec(s, &p, "SELECT kind, state FROM otp_tokens WHERE "
-	    "login = $1", 1, vals, lens, fmts, &r);
-	pgc_put(&p);
-	if (rc != 0)
+	if ((rc = user_exec(s, "SELECT kind, state FROM otp_tokens WHERE "
+	    "login = $1", user, &r)) != 0)
 		return rc;
 	if (PQntuples(r) == 0) {
 		PQclear(r);
@@ -1079,7 +1079,7 @@ pg_export(struct sys_store *s, const char *user, char *img, size_t imgsz,
 	}
 	m = bytea_in(PQgetvalue(r, 0, 1), sealed, SEALED_MAX);
 	rc = m < 0 ? OTP_ESTOREROW : otp_unseal(&ps->keys, ad,
-	    assoc(ad, user, (size_t)lens[0], PQgetvalue(r, 0, 0)), sealed,
+	    assoc(ad, user, strlen(user), PQgetvalue(r, 0, 0)), sealed,
 	    (size_t)m, (uint8_t *)img, imgsz, len);
 	PQclear(r);
 	free(sealed);
