@@ -114,3 +114,45 @@ setup() {
 	done
 	[[ $(psql -X -A -t -d "$DB" -c "SELECT uses FROM otp_tokens") == 1 ]]
 }
+
+@test "a host that forks: the child logs in on a connection of its own, the parent's pooled one survives it" {
+	cc -O1 -o "$D/pam-fork" "$BATS_TEST_DIRNAME/pam/pam-fork.c" -lpam ||
+	    fail "cannot build pam-fork"
+	mkdir -m 0755 "$D/conf" "$D/sync"
+	printf 'auth required %s %s\n' "$OTP_SO" "$OPTS" >"$D/conf/t"
+	printf '%s\n' "$KEY" '" HOTP_COUNTER 1' >"$D/h"
+	chmod 0400 "$D/h"
+	run -0 otp-store -f --store-key="$K" copy --user="$PAM_USER" \
+	    "ga:$D/h" "$URL"
+	backends() {
+		psql -X -A -t -d postgres -c "SELECT pid FROM pg_stat_activity
+		    WHERE datname = '$DB' AND pid <> pg_backend_pid()
+		    ORDER BY pid"
+	}
+	env LD_PRELOAD="$ASAN_SO" "$D/pam-fork" "$D/conf" t "$PAM_USER" \
+	    "$(hotp 1)" "$(hotp 2)" "$(hotp 3)" "$D/sync" >"$D/out" 2>&1 &
+	for ((i = 0; i < 600; i++)); do [[ -e $D/sync/a ]] && break; sleep 0.05; done
+	before=$(backends)
+	[[ -n $before ]] || fail "the parent kept no connection"
+	touch "$D/sync/b"
+	for ((i = 0; i < 600; i++)); do [[ -e $D/sync/c ]] && break; sleep 0.05; done
+	# The child logged in on a connection of its own: one more.
+	during=$(backends)
+	[[ $(wc -l <<<"$during") == $(($(wc -l <<<"$before") + 1)) ]] ||
+	    fail "with the child: $during; before it: $before"
+	grep -qxF -- "$before" <<<"$during" || fail "the child took the parent's"
+	touch "$D/sync/d"
+	for ((i = 0; i < 600; i++)); do [[ -e $D/sync/e ]] && break; sleep 0.05; done
+	# The child's went with it; the parent's is the same.
+	for ((i = 0; i < 40; i++)); do
+		after=$(backends)
+		[[ $after == "$before" ]] && break
+		sleep 0.1
+	done
+	touch "$D/sync/f"
+	wait
+	run cat "$D/out"
+	assert_output "parent 1 child 1 parent 1"
+	[[ $after == "$before" ]] ||
+	    fail "parent's connection before the child: $before; after: $after"
+}
