@@ -75,22 +75,8 @@ setup_file() {
 	export PG1 PG2 URL K R1 R2 P1 P2 SVC1 SVC2 CODES BASE
 	for i in 1 2; do
 		r=R$i p=P$i svc=SVC$i
-		rad_pg_tree "${!r}" "$OTP_BIN" "$OTP_LIBDIR" "$K" ||
-		    fail "cannot make ${!r}"
-		rad_pg_service "${!r}" "$URL" "$DEADLINE_MS" >"${!r}/pam.svc" ||
-		    fail "rad_pg_service"
-		e2e_pam_service "${!svc}" <"${!r}/pam.svc"
-		rad_pg_conf "${!r}" "${!p}" "${!svc}" ||
-		    fail "cannot make the configuration from $RAD_EXAMPLE"
-		run rad_check "${!r}"
-		[[ $status == 0 ]] || fail "freeradius -C: $output"
-		e2e_daemon_start "syslog$i" "${!r}/log/syslogd.out" bash -c \
-		    "source '$BATS_TEST_DIRNAME/radius.bash'; rad_syslogd '${!r}'" \
-		    >/dev/null
-		rad_wait_file "${!r}/syslog.sock" || fail "no syslog socket"
-		e2e_daemon_start "radius$i" "${!r}/log/daemon.out" bash -c \
-		    "source '$BATS_TEST_DIRNAME/radius.bash'; rad_server '${!r}'" \
-		    >/dev/null
+		rad_pg_server "$i" "${!r}" "${!p}" "${!svc}" "$URL" "$K" \
+		    "$DEADLINE_MS" || fail "server $i could not start"
 	done
 	e2e_wait_port "$P1"
 	e2e_wait_port "$P2"

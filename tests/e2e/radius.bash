@@ -387,6 +387,38 @@ rad_pg_conf() {
 	    "$d/clients.conf" "$d/mods-enabled" "$d/sites-enabled"
 }
 
+# rad_pg_server N DIR PORT SVC URL KEY DEADLINE_MS: server N of a fleet
+# on URL: its tree, PAM service SVC, configuration on PORT (checked with
+# freeradius -C), its syslog listener and the server, started as e2e
+# daemons syslogN and radiusN.  Returns 1, saying why, when a step fails.
+rad_pg_server() {
+	local n=$1 d=$2 port=$3 svc=$4 url=$5 key=$6 ms=$7 out
+	local here
+	here=$(dirname "${BASH_SOURCE[0]}")
+	rad_pg_tree "$d" "$OTP_BIN" "$OTP_LIBDIR" "$key" || {
+		echo "cannot make $d" >&2
+		return 1
+	}
+	rad_pg_service "$d" "$url" "$ms" >"$d/pam.svc" || return 1
+	e2e_pam_service "$svc" <"$d/pam.svc"
+	rad_pg_conf "$d" "$port" "$svc" || {
+		echo "cannot make the configuration from $RAD_EXAMPLE" >&2
+		return 1
+	}
+	out=$(rad_check "$d" 2>&1) || {
+		echo "freeradius -C: $out" >&2
+		return 1
+	}
+	e2e_daemon_start "syslog$n" "$d/log/syslogd.out" bash -c \
+	    "source '$here/radius.bash'; rad_syslogd '$d'" >/dev/null
+	rad_wait_file "$d/syslog.sock" || {
+		echo "no syslog socket" >&2
+		return 1
+	}
+	e2e_daemon_start "radius$n" "$d/log/daemon.out" bash -c \
+	    "source '$here/radius.bash'; rad_server '$d'" >/dev/null
+}
+
 # rad_fleet_burst OUTDIR USER CODE N PORT...: N radclient processes at
 # once, each sending USER and CODE to the next PORT in turn (round
 # robin); OUTDIR/I gets request I's answer and port: 0 Access-Accept,
