@@ -11,15 +11,9 @@
 #include "otp_state.h"
 #include "store_int.h"
 
-/* The engine's outcome as a verdict. */
-static void
-verdict(struct sys_login *l, const struct otp_state_result *r,
-    struct sys_verdict *v)
+void
+sys_state_verdict(const struct otp_state_result *r, struct sys_verdict *v)
 {
-	struct sys_ga *g = l->impl;
-	size_t line = 0;
-	const char *opt = NULL;
-
 	v->accepted = r->accepted;
 	switch (r->how) {
 	case OTP_STATE_BYCODE:
@@ -47,6 +41,18 @@ verdict(struct sys_login *l, const struct otp_state_result *r,
 	v->recorded = r->recorded;
 	v->answer = r->answer;
 	v->restlen = r->restlen;
+}
+
+/* The engine's outcome as a verdict, and where the file failed. */
+static void
+verdict(struct sys_login *l, const struct otp_state_result *r,
+    struct sys_verdict *v)
+{
+	struct sys_ga *g = l->impl;
+	size_t line = 0;
+	const char *opt = NULL;
+
+	sys_state_verdict(r, v);
 	l->err = sys_ga_errno(g);
 	l->cycles = sys_ga_cycles(g);
 	sys_ga_fault(g, &line, &opt);

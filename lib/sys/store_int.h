@@ -81,6 +81,11 @@ struct sys_login {
 extern const struct sys_store_ops sys_store_ga, sys_store_oath,
     sys_store_otpw;
 
+/* The state file engine's outcome as a verdict (store_ga.c; the
+ * database store runs the same engine). */
+void sys_state_verdict(const struct otp_state_result *r,
+    struct sys_verdict *v);
+
 /* ---- the state file and the login protocol (lib/sys/statefile.c) ----- */
 
 /* One login on one state file (opaque; its buffers hold secrets). */

@@ -805,23 +805,6 @@ scratch_out(struct sys_login *l, uint8_t *hashes, size_t nh,
 	return nh;
 }
 
-static void
-verdict_of(const struct otp_state_result *r, struct sys_verdict *v)
-{
-	v->accepted = r->accepted;
-	v->how = !r->accepted ? SYS_BY_NONE :
-	    r->how == OTP_STATE_BYSCRATCH ? SYS_BY_SCRATCH :
-	    r->how == OTP_STATE_BYGRACE ? SYS_BY_GRACE : SYS_BY_CODE;
-	v->why = r->accepted ? NULL : otp_state_why_text(r->why);
-	v->decided = 1;
-	v->offset = r->offset;
-	v->counter = r->counter;
-	v->skew = r->skew;
-	v->changed = r->changed;
-	v->answer = r->answer;
-	v->restlen = r->restlen;
-}
-
 /* The login: one transaction on the locked row. */
 static int
 pg_end(struct sys_login *l, const struct otp_answer *a, size_t n,
@@ -904,7 +887,8 @@ pg_end(struct sys_login *l, const struct otp_answer *a, size_t n,
 		rc = OTP_ESTOREROW;
 		goto out;
 	}
-	verdict_of(&res, v);
+	sys_state_verdict(&res, v);
+	v->decided = 1;		/* one transaction: nothing more to ask */
 	if (!res.changed || l->s->cfg.dry) {
 		v->recorded = 0;
 		if (l->s->cfg.dry)
