@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "otp-verify-live.h"
 #include "store.h"
 #include "otp_otpw.h"
 #include "otp_radius.h"
@@ -46,6 +47,8 @@ enum {
 	OPT_SHARED,
 	OPT_DENY,
 	OPT_UNLOCKTIME,
+	OPT_AROUND,
+	OPT_SHOWKEY,
 	OPT_FLAG = 0x1000,	/* | an OTP_STATE_* flag: a --state switch */
 	OPT_ALLOWRO = OPT_FLAG | OTP_STATE_ALLOWRO,
 	OPT_NOINCRHOTP = OPT_FLAG | OTP_STATE_NOINCRHOTP,
@@ -58,6 +61,7 @@ static const struct option longopts[] = {
 	CLI_OTP_LONGOPTS,
 	{ "allow-group-read",	no_argument,	   NULL, OPT_GROUPREAD },
 	{ "allow-readonly",	no_argument,	   NULL, OPT_ALLOWRO },
+	{ "around",		required_argument, NULL, OPT_AROUND },
 	{ "deny",		required_argument, NULL, OPT_DENY },
 	{ "pam-oath-shared",	required_argument, NULL, OPT_SHARED },
 	{ "unlock-time",	required_argument, NULL, OPT_UNLOCKTIME },
@@ -67,11 +71,13 @@ static const struct option longopts[] = {
 	{ "diagnose",		no_argument,	   NULL, OPT_DIAGNOSE },
 	{ "dry-run",		no_argument,	   NULL, OPT_DRYRUN },
 	{ "find-skew",		no_argument,	   NULL, OPT_FINDSKEW },
+	{ "interactive",	no_argument,	   NULL, 'i' },
 	{ "no-increment-hotp",	no_argument,	   NULL, OPT_NOINCRHOTP },
 	{ "no-skew-adjust",	no_argument,	   NULL, OPT_NOSKEWADJ },
 	{ "no-strict-owner",	no_argument,	   NULL, OPT_NOSTRICTOWNER },
 	{ "quiet",		no_argument,	   NULL, 'q' },
 	{ "radius",		no_argument,	   NULL, OPT_RADIUS },
+	{ "show-key",		no_argument,	   NULL, OPT_SHOWKEY },
 	{ "state",		required_argument, NULL, OPT_STATE },
 	{ "state-dir",		required_argument, NULL, OPT_STATEDIR },
 	{ "store",		required_argument, NULL, OPT_STORE },
@@ -89,6 +95,7 @@ enum mode {
 	MODE_DIAGNOSE,
 	MODE_STORE,		/* --store and the spellings it replaces */
 	MODE_RADIUS,
+	MODE_INTERACTIVE,	/* the clock debugger */
 };
 
 /* A store's answer: a users file's PIN, then the code. */
@@ -120,9 +127,25 @@ struct verify {
 	int		 unshared;	/* --pam-oath-shared=0 */
 	int		 deny;		/* --deny: 0 default, -1 none */
 	unsigned	 unlock_time;	/* --unlock-time */
+	unsigned	 around;	/* --around: steps shown either side */
+	int		 have_around;
+	int		 show_key;	/* --show-key */
+};
+
+/* The token a debugging mode works on (--find-skew, --diagnose, -i):
+ * from a KEY operand, or read from a store. */
+struct token {
+	struct otp_uri	 u;
+	char		 text[OTP_LINE_MAX];	/* the key as text */
+	enum otp_keyenc	 enc;			/* how text reads */
+	unsigned	 digits;		/* 0: each code's length */
+	int64_t		 lo, hi;		/* steps admitted (TOTP) */
+	char		 rule[160];		/* where lo..hi come from */
+	char		 source[PATH_MAX + 96];	/* for the view */
 };
 
 static unsigned store_caps(const struct verify *v);
+static void store_token(const struct verify *v, struct token *t);
 
 static void __attribute__((noreturn))
 usage(void)
@@ -135,6 +158,10 @@ usage(void)
 	    "       otp-verify --find-skew [OPTION]... KEY CODE1 CODE2 "
 	    "[CODE3]\n"
 	    "       otp-verify --diagnose [OPTION]... KEY CODE\n"
+	    "       otp-verify -i [--around=N] [--show-key] [OPTION]... KEY\n"
+	    "       otp-verify --find-skew|--diagnose|-i [OPTION]... "
+	    "--store=URL [--user=NAME]\n"
+	    "                  [CODE]...\n"
 	    "       otp-verify [-qv] [-d DIGITS] [-N TIME] [-w WINDOW] "
 	    "[--dry-run]\n"
 	    "                  [STORE OPTION]... --store=URL [--user=NAME]\n"
@@ -172,6 +199,17 @@ usage(void)
 	    "                         window: one day of steps)\n"
 	    "      --diagnose         which parameter mistake explains a "
 	    "code\n"
+	    "  -i, --interactive      the clock debugger: at a terminal the "
+	    "codes around now\n"
+	    "                         ticking, each code typed placed and "
+	    "explained; else\n"
+	    "                         one answer line per code read from "
+	    "standard input.\n"
+	    "                         Never writes the store\n"
+	    "      --around=N         -i: the codes of N steps either side "
+	    "of now (default 3)\n"
+	    "      --show-key         -i: show the key (Base32) in the "
+	    "view\n"
 	    "      --store=URL        check against the token in a store: "
 	    "ga:FILE (a Google\n"
 	    "                         Authenticator state file), oath:FILE "
@@ -568,14 +606,28 @@ do_find_skew(const struct verify *v, int argc, char *argv[])
 	char hbuf[64];
 	int rc, i;
 
+	static struct token t;
+
+	/* With --store the operands are all codes. */
+	if (v->store != NULL) {
+		argc++;
+		argv--;
+	}
 	if (argc < 3 || argc > 4)
-		cli_usage_error("--find-skew wants KEY and 2 or 3 codes");
+		cli_usage_error(v->store != NULL ? "--find-skew wants 2 or 3 "
+		    "codes" : "--find-skew wants KEY and 2 or 3 codes");
 	for (i = 1; i < argc; i++)
 		if (strcmp(argv[i], "-") == 0)
 			cli_usage_error("--find-skew takes its codes as "
 			    "operands");
-	load_key(v, argv[0], &u);
-	check_combination(v, &u);
+	if (v->store != NULL) {
+		store_token(v, &t);
+		u = t.u;
+		otp_wipe(&t, sizeof(t));
+	} else {
+		load_key(v, argv[0], &u);
+		check_combination(v, &u);
+	}
 	if (u.steam)
 		errx(CLI_EXIT_ERR, "--find-skew does not take Steam URIs");
 	centre = centre_of(v, &u);
@@ -644,17 +696,39 @@ alg_short(enum otp_alg a)
 	return otp_alg_name(a);
 }
 
-/* One line for a finding: what differs, then where it matched. */
-static void
-print_finding(const struct otp_diag_params *p, const struct otp_finding *f,
-    size_t len)
+/* printf into out at n, never past size; the new length. */
+static size_t __attribute__((format(printf, 4, 5)))
+appendf(char *out, size_t size, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	int w;
+
+	if (n >= size)
+		return n;
+	va_start(ap, fmt);
+	w = vsnprintf(out + n, size - n, fmt, ap);
+	va_end(ap);
+	if (w < 0)
+		return n;
+	return (size_t)w >= size - n ? size - 1 : n + (size_t)w;
+}
+
+/* One line for a finding: what differs, then where it matched (also the
+ * clock debugger's, cmd/otp-verify-live.c). */
+size_t
+finding_text(const struct otp_diag_params *p, const struct otp_finding *f,
+    size_t len, char *out, size_t outsz)
 {
 	char t1[64], t2[64], h[64];
 	const char *sep = "";
 	uint64_t d;
+	size_t n = 0;
 
-#define PART(...) do { printf("%s", sep); printf(__VA_ARGS__); \
-	sep = "; "; } while (0)
+	if (outsz == 0)
+		return 0;
+	out[0] = '\0';
+#define PART(...) do { n = appendf(out, outsz, n, "%s", sep); \
+	n = appendf(out, outsz, n, __VA_ARGS__); sep = "; "; } while (0)
 	if (f->differs == 0)
 		PART("verifies with the given parameters");
 	if (f->differs & OTP_DIFF_ENC)
@@ -701,9 +775,19 @@ print_finding(const struct otp_diag_params *p, const struct otp_finding *f,
 			PART("clock drift beyond the window");
 	}
 #undef PART
-	printf(" (%s %" PRIu64 ", offset %s%" PRId64 ")\n",
-	    f->type == OTP_TYPE_HOTP ? "counter" : "step", f->counter,
+	return appendf(out, outsz, n, " (%s %" PRIu64 ", offset %s%" PRId64
+	    ")", f->type == OTP_TYPE_HOTP ? "counter" : "step", f->counter,
 	    f->offset > 0 ? "+" : "", f->offset);
+}
+
+static void
+print_finding(const struct otp_diag_params *p, const struct otp_finding *f,
+    size_t len)
+{
+	char line[512];
+
+	(void)finding_text(p, f, len, line, sizeof(line));
+	printf("%s\n", line);
 }
 
 static int
@@ -716,20 +800,42 @@ do_diagnose(const struct verify *v, int argc, char *argv[])
 	size_t erroff;
 	int n, i;
 
+	static struct token t;
+	enum otp_keyenc enc = v->o.enc;
+	uint64_t window = v->o.window;
+	unsigned store_digits = 0;
+
+	/* With --store the one operand is the code. */
+	if (v->store != NULL) {
+		argc++;
+		argv--;
+	}
 	if (argc != 2)
-		cli_usage_error("--diagnose wants KEY and one code");
+		cli_usage_error(v->store != NULL ? "--diagnose wants one code" :
+		    "--diagnose wants KEY and one code");
 	if (strcmp(argv[1], "-") == 0)
 		cli_usage_error("--diagnose takes its code as an operand");
 	cli_lock(line, sizeof(line));
-	if (cli_key_read(argv[0], line, sizeof(line)) != 0)
+	otp_uri_init(&u);
+	if (v->store != NULL) {
+		/* The store's key, as the Base32 the phone was given. */
+		store_token(v, &t);
+		u = t.u;
+		memcpy(line, t.text, sizeof(line));
+		enc = t.enc;
+		store_digits = t.digits;
+		if (!v->o.have_window)
+			window = (uint64_t)(t.hi > -t.lo ? t.hi : -t.lo);
+		otp_wipe(&t, sizeof(t));
+	} else if (cli_key_read(argv[0], line, sizeof(line)) != 0)
 		exit(CLI_EXIT_ERR);
-	if (strcmp(argv[0], "-") == 0)
+	if (v->store == NULL && strcmp(argv[0], "-") == 0)
 		stdin_end();
 	/* The parameters: a URI's, overridden by the command line.  A key
 	 * that decodes only the other way is one of the mistakes looked
 	 * for; one that decodes neither way gets the usual message. */
-	otp_uri_init(&u);
-	if (otp_key_parse(line, v->o.enc, &u, &erroff) != 0) {
+	if (v->store == NULL && otp_key_parse(line, v->o.enc, &u,
+	    &erroff) != 0) {
 		otp_wipe(&u, sizeof(u));
 		otp_uri_init(&u);
 		if (otp_key_parse(line, v->o.enc == OTP_KEYENC_HEX ?
@@ -739,7 +845,8 @@ do_diagnose(const struct verify *v, int argc, char *argv[])
 			exit(CLI_EXIT_ERR);
 		}
 	}
-	cli_otp_apply(&v->o, &u);
+	if (v->store == NULL)
+		cli_otp_apply(&v->o, &u);
 	otp_wipe(&u.key, sizeof(u.key));
 	if (u.steam) {
 		otp_wipe(line, sizeof(line));
@@ -749,15 +856,15 @@ do_diagnose(const struct verify *v, int argc, char *argv[])
 	 * a TOTP code of that time. */
 	memset(&p, 0, sizeof(p));
 	p.key = line;
-	p.enc = v->o.enc;
+	p.enc = enc;
 	p.type = u.type;
 	p.alg = u.alg;
-	p.digits = digits_in_force(v, &u);
+	p.digits = v->store != NULL ? store_digits : digits_in_force(v, &u);
 	p.counter = u.counter;
 	p.step = u.period;
 	p.start = v->o.start;
 	p.now = v->o.now;
-	p.window = v->o.window;
+	p.window = window;
 	n = otp_diagnose(&p, argv[1], f, OTP_DIAG_MAX);
 	otp_wipe(line, sizeof(line));
 	if (n == OTP_ECODE)
@@ -1310,6 +1417,172 @@ do_radius(const struct verify *v, int argc, char *argv[])
 	return 1;
 }
 
+/* ---- the token a debugging mode works on ------------------------------ */
+
+/* The token user has in the store, read only: the store's own export (a
+ * state file image; no lock taken, nothing written), parsed. */
+static void
+store_token(const struct verify *v, struct token *t)
+{
+	struct sys_store *s = store_open(v, v->store);
+	const char *path = sys_store_path(s), *user;
+	unsigned caps = sys_store_caps(s), w;
+	struct otp_state *st;
+	size_t len = 0;
+	char *img;
+	int rc;
+
+	if (caps & SYS_STORE_CHALLENGE)
+		cli_usage_error("%s: an OTPW list holds no key to debug",
+		    v->spelled);
+	user = store_user(v, s);
+	if ((img = malloc(OTP_STATE_MAX)) == NULL ||
+	    (st = malloc(sizeof(*st))) == NULL)
+		err(CLI_EXIT_ERR, "malloc");
+	cli_lock(img, OTP_STATE_MAX);
+	cli_lock(st, sizeof(*st));
+	rc = sys_store_export(s, user, img, OTP_STATE_MAX, &len);
+	if (rc == 0)
+		rc = otp_state_parse(img, len, st);
+	otp_wipe(img, OTP_STATE_MAX);
+	free(img);
+	if (rc == OTP_EUSERSUNKNOWN)
+		store_unknown(s, user);
+	if (rc == OTP_ECONVERT)
+		errx(CLI_EXIT_ERR, "%s: '%s': %s (%s)", path, user != NULL ?
+		    user : "", "not a token the debugger can read through the "
+		    "store", sys_store_reason(s));
+	if (rc != 0 && *sys_store_reason(s) != '\0')
+		errx(CLI_EXIT_ERR, "%s: %s: %s", path, otp_strerror(rc),
+		    sys_store_reason(s));
+	if (rc != 0)
+		store_fault(NULL, path, rc);
+	if (st->mode == OTP_STATE_SCRATCHONLY)
+		errx(CLI_EXIT_ERR, "%s: scratch codes only: no key to debug",
+		    path);
+	cli_lock(t, sizeof(*t));
+	memset(t, 0, sizeof(*t));
+	otp_uri_init(&t->u);
+	t->u.type = st->mode == OTP_STATE_HOTP ? OTP_TYPE_HOTP : OTP_TYPE_TOTP;
+	t->u.period = st->step;
+	t->u.counter = st->hotp_counter;
+	t->u.key = st->key;
+	t->digits = OTP_DEFAULT_DIGITS;
+	/* The phone was given the key in Base32: a hex reading of it is
+	 * the mistake the diagnosis looks for. */
+	if (otp_b32_encode(st->key.buf, st->key.len, t->text, sizeof(t->text),
+	    OTP_B32_NOPAD) < 0)
+		errx(CLI_EXIT_ERR, "%s: %s", path, otp_strerror(OTP_EKEYLONG));
+	t->enc = OTP_KEYENC_BASE32;
+	if ((caps & SYS_STORE_MANY) && !(caps & SYS_STORE_SHARED)) {
+		/* A users file's window is the verifier's (pam_oath's
+		 * window=, -w here), either side. */
+		w = users_window(v);
+		t->lo = -(int64_t)w;
+		t->hi = w;
+		snprintf(t->rule, sizeof(t->rule), "the users file's window "
+		    "%u%s", w, v->o.have_window ? " (-w)" : "");
+	} else {
+		/* As the state file engine: WINDOW_SIZE codes around the
+		 * step now plus TIME_SKEW. */
+		t->lo = st->skew - (int64_t)((st->window - 1) / 2);
+		t->hi = st->skew + (int64_t)(st->window / 2);
+		snprintf(t->rule, sizeof(t->rule), "WINDOW_SIZE %u, "
+		    "TIME_SKEW %+" PRId64, st->window, st->skew);
+	}
+	if (user != NULL)
+		snprintf(t->source, sizeof(t->source), "%s:%s, user %s",
+		    sys_store_scheme(s), path, user);
+	else
+		snprintf(t->source, sizeof(t->source), "%s:%s",
+		    sys_store_scheme(s), path);
+	otp_wipe(st, sizeof(*st));
+	free(st);
+	sys_store_close(s);
+}
+
+/* The token of a KEY operand, its parameters from the command line. */
+static void
+key_token(const struct verify *v, const char *arg, struct token *t)
+{
+	cli_lock(t, sizeof(*t));
+	memset(t, 0, sizeof(*t));
+	if (cli_key_read(arg, t->text, sizeof(t->text)) != 0)
+		exit(CLI_EXIT_ERR);
+	otp_uri_init(&t->u);
+	if (cli_key_text(&v->o, t->text, NULL, &t->u) != 0) {
+		otp_wipe(t, sizeof(*t));
+		exit(CLI_EXIT_ERR);
+	}
+	check_combination(v, &t->u);
+	t->enc = v->o.enc;
+	t->digits = digits_in_force(v, &t->u);
+	t->lo = -(int64_t)v->o.window;
+	t->hi = (int64_t)v->o.window;
+	snprintf(t->rule, sizeof(t->rule), "-w %" PRIu64 "%s", v->o.window,
+	    v->o.have_window ? "" : ", the default");
+	snprintf(t->source, sizeof(t->source), "the key");
+}
+
+static int
+do_interactive(const struct verify *v, int argc, char *argv[])
+{
+	static struct token t;
+	struct live l;
+	int status;
+
+	if (v->store != NULL) {
+		if (argc > 0)
+			cli_usage_error("--interactive reads the codes from "
+			    "standard input, not operands");
+		store_token(v, &t);
+	} else {
+		if (argc != 1)
+			cli_usage_error(argc == 0 ? "missing KEY" :
+			    "--interactive takes KEY alone: the codes come "
+			    "from standard input");
+		if (strcmp(argv[0], "-") == 0 || strcmp(argv[0], "@-") == 0)
+			cli_usage_error("--interactive reads the codes from "
+			    "standard input: give KEY as an operand or "
+			    "@FILE");
+		key_token(v, argv[0], &t);
+	}
+	if (t.u.type != OTP_TYPE_TOTP || t.u.steam) {
+		otp_wipe(&t, sizeof(t));
+		errx(CLI_EXIT_ERR, "--interactive debugs TOTP codes%s",
+		    v->store != NULL ? "; this token is HOTP (try "
+		    "--find-skew)" : "; give --totp, or a totp URI");
+	}
+	(void)centre_of(v, &t.u);	/* refuses --now before --start-time */
+	memset(&l, 0, sizeof(l));
+	l.u = &t.u;
+	l.digits = t.digits;
+	l.start = v->store != NULL ? 0 : v->o.start;
+	l.keytext = t.text;
+	l.enc = t.enc;
+	l.lo = t.lo;
+	l.hi = t.hi;
+	l.window = (uint64_t)(t.hi > -t.lo ? t.hi : -t.lo);
+	if (l.window > OTP_DIAG_WINDOW_MAX)
+		l.window = OTP_DIAG_WINDOW_MAX;
+	l.source = t.source;
+	snprintf(l.rule, sizeof(l.rule), "%s", t.rule);
+	l.around = v->have_around ? v->around : LIVE_AROUND_DEFAULT;
+	l.fake = v->o.have_now;
+	l.now = v->o.now;
+	l.show_key = v->show_key;
+	status = live_run(&l);
+	otp_wipe(&t, sizeof(t));
+	return status;
+}
+
+static int
+key_mode(enum mode m)
+{
+	return m == MODE_FINDSKEW || m == MODE_DIAGNOSE ||
+	    m == MODE_INTERACTIVE;
+}
+
 static void
 set_mode(struct verify *v, enum mode m)
 {
@@ -1319,9 +1592,16 @@ set_mode(struct verify *v, enum mode m)
 		v->mode = MODE_RADIUS;
 		return;
 	}
+	/* --find-skew, --diagnose and -i take their key from a store. */
+	if (key_mode(m) && v->mode == MODE_STORE) {
+		v->mode = m;
+		return;
+	}
+	if (m == MODE_STORE && key_mode(v->mode))
+		return;
 	if (v->mode != MODE_VERIFY && v->mode != m)
-		cli_usage_error("--find-skew, --diagnose, --state, --otpw, "
-		    "--radius and --usersfile exclude each other");
+		cli_usage_error("--find-skew, --diagnose, --interactive, "
+		    "--radius and a store's check exclude each other");
 	v->mode = m;
 }
 
@@ -1372,6 +1652,50 @@ store_caps(const struct verify *v)
 	return caps;
 }
 
+/* --find-skew, --diagnose and -i with a store: its token is only read,
+ * so what would change it does not apply, nor do the parameters it
+ * holds. */
+static void
+check_key_store(const struct verify *v)
+{
+	unsigned caps = store_caps(v);
+	const char *mode = v->mode == MODE_FINDSKEW ? "--find-skew" :
+	    v->mode == MODE_DIAGNOSE ? "--diagnose" : "--interactive";
+
+	if (caps & SYS_STORE_CHALLENGE)
+		cli_usage_error("%s: an OTPW list holds no key to debug",
+		    v->spelled);
+	if (v->o.steam || v->o.motp)
+		cli_usage_error("--steam and --motp apply to plain "
+		    "verification only");
+	if (key_params_given(&v->o, 0))
+		cli_usage_error("with %s the store holds the key's parameters; "
+		    "only --now, --window and --user apply", v->spelled);
+	if (v->dry_run || v->challenge || (v->state_flags &
+	    ~(unsigned)OTP_STATE_NOSTRICTOWNER) != 0 ||
+	    (v->oath_opt != NULL && !v->group_read) || v->unshared ||
+	    v->deny != 0 || v->unlock_time != 0)
+		cli_usage_error("%s only reads the store: --dry-run, "
+		    "--challenge, --no-skew-adjust, --no-increment-hotp, "
+		    "--allow-readonly, --deny, --unlock-time and "
+		    "--pam-oath-shared do not apply", mode);
+	if (v->user != NULL && !(caps & SYS_STORE_MANY))
+		cli_usage_error("--user needs a store of many users "
+		    "(--usersfile, postgresql://)");
+	if (v->group_read && (!(caps & SYS_STORE_MANY) ||
+	    (caps & SYS_STORE_SHARED)))
+		cli_usage_error("--allow-group-read needs --usersfile");
+	if ((v->store_key != NULL || v->deadline_ms != 0) &&
+	    !(caps & SYS_STORE_SHARED))
+		cli_usage_error("--store-key and --store-timeout need "
+		    "--store=postgresql://...");
+	if (v->mode == MODE_INTERACTIVE && v->o.have_window &&
+	    (!(caps & SYS_STORE_MANY) || (caps & SYS_STORE_SHARED)))
+		cli_usage_error("with %s the store's WINDOW_SIZE and TIME_SKEW "
+		    "say what is admitted; --window does not apply",
+		    v->spelled);
+}
+
 /* Options that make no sense in the chosen mode are usage errors. */
 static void
 check_options(const struct verify *v)
@@ -1381,6 +1705,12 @@ check_options(const struct verify *v)
 	int store = v->mode == MODE_STORE || v->mode == MODE_RADIUS;
 
 	cli_otp_check(o, NULL, NULL);
+	if ((v->have_around || v->show_key) && v->mode != MODE_INTERACTIVE)
+		cli_usage_error("--around and --show-key need --interactive");
+	if (key_mode(v->mode) && v->store != NULL) {
+		check_key_store(v);
+		return;
+	}
 	if ((v->o.steam || v->o.motp) && v->mode != MODE_VERIFY)
 		cli_usage_error("--steam and --motp apply to plain "
 		    "verification only");
@@ -1459,7 +1789,7 @@ main(int argc, char *argv[])
 
 	cli_init(argc, argv);
 	cli_otp_init(&v.o);
-	while ((ch = cli_getopt(argc, argv, CLI_OTP_SHORTOPTS "hqVv",
+	while ((ch = cli_getopt(argc, argv, CLI_OTP_SHORTOPTS "hiqVv",
 	    longopts, &v.o)) != -1) {
 		switch (ch) {
 		case OPT_FINDSKEW:
@@ -1467,6 +1797,19 @@ main(int argc, char *argv[])
 			break;
 		case OPT_DIAGNOSE:
 			set_mode(&v, MODE_DIAGNOSE);
+			break;
+		case 'i':
+			set_mode(&v, MODE_INTERACTIVE);
+			break;
+		case OPT_AROUND:
+			if (otp_parse_u64(optarg, 0, LIVE_AROUND_MAX, &n) != 0)
+				errx(CLI_EXIT_ERR, "--around: '%s': want 0 to "
+				    "%d", optarg, LIVE_AROUND_MAX);
+			v.around = (unsigned)n;
+			v.have_around = 1;
+			break;
+		case OPT_SHOWKEY:
+			v.show_key = 1;
 			break;
 		case OPT_STORE:
 			v.radius_ok = 1;
@@ -1581,6 +1924,9 @@ main(int argc, char *argv[])
 		break;
 	case MODE_RADIUS:
 		status = do_radius(&v, argc, argv);
+		break;
+	case MODE_INTERACTIVE:
+		status = do_interactive(&v, argc, argv);
 		break;
 	case MODE_VERIFY:
 	default:

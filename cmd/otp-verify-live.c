@@ -1,0 +1,820 @@
+/*
+ * otp-verify-live.c - otp-verify --interactive: the clock debugger.
+ *
+ * At a terminal, a view redrawn every second (the clocks, whether the
+ * server's is synchronised, the codes of the steps around now with a
+ * countdown) and a prompt in it: each code typed is placed in steps and
+ * seconds, checked against what the verifier admits, diagnosed when no
+ * step gives it, and two or more give a drift estimate and a verdict.
+ * ANSI escapes and termios only; the terminal is restored on every way
+ * out (q, Ctrl-D, SIGINT, SIGTERM, SIGHUP, an error).  Elsewhere, one
+ * answer line per line of standard input, no escape at all.  The store
+ * was read before we start; nothing here writes it.  The analysis is
+ * lib/drift.c's.
+ */
+#include <sys/ioctl.h>
+#include <sys/timex.h>
+
+#include <err.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "otp_drift.h"
+#include "otp-verify-live.h"
+
+#define HIST_MAX	200		/* lines of answers kept for the view */
+#define LINE_W		512
+#define DIAG_SHOWN	3		/* diagnoses shown per code */
+#define FRAME_MAX	(1 << 17)
+
+/* One code's answer. */
+struct reply {
+	int64_t		when;
+	int		matched;
+	int64_t		offset;
+	uint64_t	counter;
+	int		admitted;
+	char		place[96];
+	size_t		ndiag;
+	char		diag[DIAG_SHOWN][320];
+};
+
+static struct otp_hmac hm;		/* the token's key schedule */
+static struct timespec mono0;		/* --now: when our clock started */
+static struct otp_drift_obs obs[OTP_DRIFT_MAX];
+static size_t nobs, ncodes;
+
+/* ---- the clock and its sync state ----------------------------------- */
+
+/* Our time: the real clock, or --now moving on with the monotonic one. */
+static int64_t
+clock_now(const struct live *l, long *ms)
+{
+	struct timespec ts;
+
+	if (l->fake) {
+		(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec -= mono0.tv_sec;
+		ts.tv_nsec -= mono0.tv_nsec;
+		if (ts.tv_nsec < 0) {
+			ts.tv_sec--;
+			ts.tv_nsec += 1000000000L;
+		}
+		if (ms != NULL)
+			*ms = ts.tv_nsec / 1000000L;
+		return l->now + (int64_t)ts.tv_sec;
+	}
+	(void)clock_gettime(CLOCK_REALTIME, &ts);
+	if (ms != NULL)
+		*ms = ts.tv_nsec / 1000000L;
+	return (int64_t)ts.tv_sec;
+}
+
+/* The kernel's word on the system clock (adjtimex(2), read only): never
+ * a command that could hang. */
+static enum otp_sync
+clock_sync(const struct live *l, char *text, size_t size)
+{
+	struct timex tx;
+	int state;
+
+	if (l->fake) {
+		snprintf(text, size, "unknown (--now: a clock of our own)");
+		return OTP_SYNC_UNKNOWN;
+	}
+	memset(&tx, 0, sizeof(tx));
+	if ((state = ntp_adjtime(&tx)) == -1) {
+		snprintf(text, size, "unknown (adjtimex: %s)", strerror(errno));
+		return OTP_SYNC_UNKNOWN;
+	}
+	if (state == TIME_ERROR || (tx.status & STA_UNSYNC)) {
+		snprintf(text, size, "NOT synchronised (the kernel says "
+		    "STA_UNSYNC: no NTP keeps it)");
+		return OTP_SYNC_NO;
+	}
+	snprintf(text, size, "synchronised, estimated error %ld ms, "
+	    "at most %ld ms", tx.esterror / 1000, tx.maxerror / 1000);
+	return OTP_SYNC_YES;
+}
+
+static void
+stamp_utc(int64_t t, char *out, size_t size)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (gmtime_r(&tt, &tm) == NULL ||
+	    strftime(out, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(out, size, "@%" PRId64, t);
+}
+
+/* Local time: the date, time and zone, or (full 0) the time alone. */
+static void
+stamp_local(int64_t t, int full, char *out, size_t size)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (localtime_r(&tt, &tm) == NULL || (full ?
+	    strftime(out, size, "%Y-%m-%d %H:%M:%S %Z", &tm) :
+	    strftime(out, size, "%H:%M:%S", &tm)) == 0)
+		snprintf(out, size, "@%" PRId64, t);
+}
+
+/* "±" where the terminal speaks UTF-8 (the locale says so), else "+-". */
+static const char *
+plus_minus(void)
+{
+	const char *v = getenv("LC_ALL");
+
+	if (v == NULL || *v == '\0')
+		v = getenv("LC_CTYPE");
+	if (v == NULL || *v == '\0')
+		v = getenv("LANG");
+	if (v != NULL && (strcasestr(v, "UTF-8") != NULL ||
+	    strcasestr(v, "utf8") != NULL))
+		return "\xc2\xb1";
+	return "+-";
+}
+
+/* ---- one code --------------------------------------------------------- */
+
+static void
+range_text(const struct live *l, char *out, size_t size)
+{
+	if (l->lo == l->hi)
+		snprintf(out, size, "%s%" PRId64, l->lo > 0 ? "+" : "", l->lo);
+	else
+		snprintf(out, size, "%s%" PRId64 "..%s%" PRId64,
+		    l->lo > 0 ? "+" : "", l->lo, l->hi > 0 ? "+" : "", l->hi);
+}
+
+/* Place code read at now: where it matches within a day, whether the
+ * verifier admits it, and the diagnosis when nothing matches. */
+static void
+analyse(const struct live *l, const char *code, int64_t now,
+    const char *pm, struct reply *r)
+{
+	struct otp_finding f[OTP_DIAG_MAX];
+	struct otp_diag_params p;
+	struct otp_match m = { 0, 0 };
+	uint64_t centre, day;
+	int rc, n, i;
+
+	memset(r, 0, sizeof(*r));
+	r->when = now;
+	if (otp_totp_counter(now, l->start, l->u->period, &centre) != 0) {
+		snprintf(r->place, sizeof(r->place), "the time is before the "
+		    "start time");
+		return;
+	}
+	day = 86400 / l->u->period > 0 ? 86400 / l->u->period : 1;
+	rc = otp_verify(&hm, code, l->digits, centre, day, OTP_WINDOW_AROUND,
+	    &m);
+	if (rc == 1) {
+		r->matched = 1;
+		r->offset = m.offset;
+		r->counter = m.counter;
+		r->admitted = m.offset >= l->lo && m.offset <= l->hi;
+		(void)otp_drift_place_text(m.offset, l->u->period, pm,
+		    r->place, sizeof(r->place));
+		return;
+	}
+	snprintf(r->place, sizeof(r->place), "no step within a day of now "
+	    "gives it");
+	memset(&p, 0, sizeof(p));
+	p.key = l->keytext;
+	p.enc = l->enc;
+	p.type = OTP_TYPE_TOTP;
+	p.alg = l->u->alg;
+	p.digits = l->digits;
+	p.step = l->u->period;
+	p.start = l->start;
+	p.now = now;
+	p.window = l->window;
+	n = otp_diagnose(&p, code, f, OTP_DIAG_MAX);
+	for (i = 0; i < n && (size_t)i < DIAG_SHOWN; i++)
+		(void)finding_text(&p, &f[i], strlen(code), r->diag[i],
+		    sizeof(r->diag[i]));
+	r->ndiag = n > 0 ? (size_t)(n < DIAG_SHOWN ? n : DIAG_SHOWN) : 0;
+}
+
+static void
+admit_text(const struct live *l, const struct reply *r, char *out,
+    size_t size)
+{
+	char range[48];
+
+	range_text(l, range, sizeof(range));
+	snprintf(out, size, "%s (window %s: %s)", r->admitted ? "admitted" :
+	    "refused", range, l->rule);
+}
+
+/* Record r for the estimate; the verdict in words into out, or "". */
+static enum otp_verdict
+drift_update(const struct live *l, const struct reply *r, enum otp_sync sync,
+    const char *pm, struct otp_drift *d, char *out, size_t size)
+{
+	char where[64];
+	int64_t a;
+
+	if (nobs == OTP_DRIFT_MAX) {
+		memmove(obs, obs + 1, sizeof(obs) - sizeof(obs[0]));
+		nobs--;
+	}
+	obs[nobs].now = r->when;
+	obs[nobs].matched = r->matched;
+	obs[nobs].offset = r->offset;
+	obs[nobs].counter = r->counter;
+	nobs++;
+	ncodes++;
+	out[0] = '\0';
+	if (otp_drift_estimate(obs, nobs, l->u->period, l->start, sync, d) != 0)
+		return OTP_VERDICT_NONE;
+	a = d->estimate < 0 ? -d->estimate : d->estimate;
+	snprintf(where, sizeof(where), "the phone's clock is %" PRId64 " s %s%"
+	    PRId64 " %s", a, pm, d->error, d->estimate < 0 ? "behind" :
+	    "ahead of");
+	switch (d->verdict) {
+	case OTP_VERDICT_AGREE:
+		snprintf(out, size, "the clocks agree (%+" PRId64 " s %s%"
+		    PRId64 "): nothing to fix", d->estimate, pm, d->error);
+		break;
+	case OTP_VERDICT_SERVER:
+		snprintf(out, size, "%s the server's, and the server's clock "
+		    "is not synchronised: fix the server's clock (NTP)", where);
+		break;
+	case OTP_VERDICT_PHONE:
+		snprintf(out, size, "%s the server's, which is synchronised: "
+		    "fix the phone's clock (automatic date and time)", where);
+		break;
+	case OTP_VERDICT_CLOCK:
+		snprintf(out, size, "%s the server's; whether the server's "
+		    "is synchronised is unknown: check it, else fix the "
+		    "phone's", where);
+		break;
+	case OTP_VERDICT_PARAMS:
+		snprintf(out, size, "no step near now gives these codes: fix "
+		    "the parameters (see the diagnosis)");
+		break;
+	case OTP_VERDICT_SPREAD:
+		snprintf(out, size, "the codes disagree (%+" PRId64 " to %+"
+		    PRId64 " s): codes typed late, a clock that jumps, or "
+		    "another account's codes", d->span.lo, d->span.hi);
+		break;
+	case OTP_VERDICT_NONE:
+	default:
+		break;
+	}
+	return d->verdict;
+}
+
+static const char *
+verdict_word(enum otp_verdict v)
+{
+	switch (v) {
+	case OTP_VERDICT_AGREE:
+		return "agree";
+	case OTP_VERDICT_SERVER:
+		return "server";
+	case OTP_VERDICT_PHONE:
+		return "phone";
+	case OTP_VERDICT_CLOCK:
+		return "clock";
+	case OTP_VERDICT_PARAMS:
+		return "parameters";
+	case OTP_VERDICT_SPREAD:
+		return "spread";
+	case OTP_VERDICT_NONE:
+	default:
+		return "none";
+	}
+}
+
+/* ---- not at a terminal: one line per code ---------------------------- */
+
+static int
+pipe_loop(const struct live *l)
+{
+	char line[OTP_LINE_MAX] = "", code[OTP_CODE_MAX] = "", stamp[40];
+	char adm[256];
+	char verdict[400], sync_text[128];
+	struct otp_drift d;
+	struct reply r;
+	enum otp_sync sync;
+	enum otp_verdict v;
+	size_t lineno = 0, off, i;
+	int64_t now;
+	int rc, bad = 0;
+
+	cli_lock(line, sizeof(line));
+	cli_lock(code, sizeof(code));
+	for (;;) {
+		rc = cli_stdin_line(line, sizeof(line));
+		if (rc == OTP_EEMPTY)
+			break;
+		if (rc == OTP_EIO)
+			err(CLI_EXIT_ERR, "standard input");
+		lineno++;
+		now = clock_now(l, NULL);
+		stamp_utc(now, stamp, sizeof(stamp));
+		if (rc != 0) {
+			printf("%s error %zu %s\n", stamp, lineno,
+			    otp_strerror(rc));
+			bad = 1;
+			(void)fflush(stdout);
+			continue;
+		}
+		rc = otp_drift_code_line(line, strlen(line), code,
+		    sizeof(code), &off);
+		i = strlen(line);
+		otp_wipe(line, sizeof(line));
+		if (rc == OTP_EEMPTY)
+			continue;
+		if (rc != 0) {
+			if (off >= i)
+				printf("%s error %zu not a code: want 6 to 10 "
+				    "digits\n", stamp, lineno);
+			else
+				printf("%s error %zu not a code: character %zu "
+				    "is not a digit\n", stamp, lineno, off + 1);
+			bad = 1;
+			(void)fflush(stdout);
+			continue;
+		}
+		sync = clock_sync(l, sync_text, sizeof(sync_text));
+		analyse(l, code, now, "+-", &r);
+		otp_wipe(code, sizeof(code));
+		if (r.matched) {
+			admit_text(l, &r, adm, sizeof(adm));
+			printf("%s code %zu %s%" PRId64 " %s %s; %s\n", stamp,
+			    lineno, r.offset > 0 ? "+" : "", r.offset,
+			    r.admitted ? "yes" : "no", r.place, adm);
+		} else {
+			printf("%s code %zu none no %s", stamp, lineno,
+			    r.place);
+			for (i = 0; i < r.ndiag; i++)
+				printf("%s%s", i == 0 ? "; diagnosis: " :
+				    "; or: ", r.diag[i]);
+			if (r.ndiag == 0)
+				printf("; no common mistake explains it");
+			printf("\n");
+		}
+		v = drift_update(l, &r, sync, "+-", &d, verdict,
+		    sizeof(verdict));
+		if (v == OTP_VERDICT_PARAMS)
+			printf("%s drift %zu - - %s %s\n", stamp, lineno,
+			    verdict_word(v), verdict);
+		else if (v != OTP_VERDICT_NONE)
+			printf("%s drift %zu %+" PRId64 " %" PRId64 " %s %s\n",
+			    stamp, lineno, d.estimate, d.error,
+			    verdict_word(v), verdict);
+		if (fflush(stdout) != 0)
+			break;
+	}
+	otp_wipe(line, sizeof(line));
+	otp_wipe(code, sizeof(code));
+	return bad ? CLI_EXIT_ERR : 0;
+}
+
+/* ---- at a terminal: the live view ------------------------------------ */
+
+static struct termios saved;
+static int raw_on;
+static volatile sig_atomic_t got_sig, got_winch;
+
+/* The view's state. */
+static char hist[HIST_MAX][LINE_W];	/* answers, oldest first */
+static size_t nhist;
+static char status_line[LINE_W];
+static char verdict_line[LINE_W];
+static char typed[OTP_DIGITS_MAX + 1];
+static size_t ntyped;
+static unsigned rows = 24, cols = 80;
+static char frame[FRAME_MAX];
+static size_t flen;
+
+static void
+on_signal(int sig)
+{
+	got_sig = sig;
+}
+
+static void
+on_winch(int sig)
+{
+	(void)sig;
+	got_winch = 1;
+}
+
+static void
+put(const char *s, size_t n)
+{
+	ssize_t w;
+
+	while (n > 0) {
+		if ((w = write(STDOUT_FILENO, s, n)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Leave the view: the screen and the terminal's modes as they were. */
+static void
+term_restore(void)
+{
+	static const char leave[] = "\033[?25h\033[?1049l";
+
+	if (!raw_on)
+		return;
+	raw_on = 0;
+	put(leave, sizeof(leave) - 1);
+	(void)tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);
+}
+
+static void
+term_size(void)
+{
+	struct winsize ws;
+
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 &&
+	    ws.ws_col > 0) {
+		rows = ws.ws_row;
+		cols = ws.ws_col;
+	}
+}
+
+/* Append one line of the view, cut at the terminal's width (a UTF-8
+ * sequence counts once), then clear the rest of the row. */
+static void __attribute__((format(printf, 1, 2)))
+vline(const char *fmt, ...)
+{
+	char buf[LINE_W * 2];
+	unsigned width = 0;
+	size_t i;
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	for (i = 0; buf[i] != '\0'; i++) {
+		if (((unsigned char)buf[i] & 0xc0) != 0x80 && ++width > cols)
+			break;
+		if (flen + 8 < sizeof(frame))
+			frame[flen++] = buf[i];
+	}
+	if (flen + 8 < sizeof(frame)) {
+		memcpy(frame + flen, "\033[K\r\n", 5);
+		flen += 5;
+	}
+}
+
+static void
+frame_raw(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (flen + n < sizeof(frame)) {
+		memcpy(frame + flen, s, n);
+		flen += n;
+	}
+}
+
+static void __attribute__((format(printf, 1, 2)))
+hist_add(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (nhist == HIST_MAX) {
+		memmove(hist[0], hist[1], sizeof(hist) - sizeof(hist[0]));
+		nhist--;
+	}
+	va_start(ap, fmt);
+	(void)vsnprintf(hist[nhist], LINE_W, fmt, ap);
+	va_end(ap);
+	nhist++;
+}
+
+static void
+draw(const struct live *l, const char *pm)
+{
+	char local[64], utc[40], sync_text[128], code[OTP_CODE_MAX], t[16];
+	char range[48], key[OTP_KEY_MAX * 2];
+	unsigned digits = l->digits != 0 ? l->digits : OTP_DEFAULT_DIGITS;
+	unsigned around = l->around, fixed;
+	uint64_t centre, c, left;
+	int64_t now, k;
+	size_t shown, i;
+	long ms;
+
+	now = clock_now(l, &ms);
+	flen = 0;
+	frame_raw("\033[H");
+	stamp_local(now, 1, local, sizeof(local));
+	stamp_utc(now, utc, sizeof(utc));
+	(void)clock_sync(l, sync_text, sizeof(sync_text));
+	range_text(l, range, sizeof(range));
+	vline("otp-verify --interactive: type the phone's code, then Enter; "
+	    "q or Ctrl-D leaves");
+	vline("Local  %s   UTC  %s", local, utc);
+	vline("Clock  %s", sync_text);
+	vline("Token  %s: TOTP %s, %u digits, %" PRIu64 " s steps; admits "
+	    "steps %s (%s)", l->source, otp_alg_name(l->u->alg), digits,
+	    l->u->period, range, l->rule);
+	fixed = 10 + (l->show_key ? 1 : 0);
+	if (l->show_key) {
+		if (otp_b32_encode(l->u->key.buf, l->u->key.len, key,
+		    sizeof(key), OTP_B32_NOPAD) < 0)
+			key[0] = '\0';
+		vline("Key    %s (Base32)", key);
+		otp_wipe(key, sizeof(key));
+	}
+	vline("%s", "");
+	/* Fewer steps on a short terminal: the answers need a row or two. */
+	while (around > 0 && fixed + 2 * around + 1 + 2 > rows)
+		around--;
+	if (otp_totp_counter(now, l->start, l->u->period, &centre) != 0) {
+		vline("       (the time is before the start time)");
+	} else {
+		for (k = -(int64_t)around; k <= (int64_t)around; k++) {
+			if ((k < 0 && centre < (uint64_t)-k) ||
+			    (k > 0 && centre > UINT64_MAX - (uint64_t)k))
+				continue;
+			c = centre + (uint64_t)k;
+			if (otp_code_decimal(otp_hotp_value(&hm, c), digits,
+			    code, sizeof(code)) != 0)
+				snprintf(code, sizeof(code), "?");
+			stamp_local(l->start + (int64_t)(c * l->u->period),
+			    0, t, sizeof(t));
+			if (k == 0) {
+				left = l->u->period - (uint64_t)((now -
+				    l->start) % (int64_t)l->u->period);
+				if (ms > 0 && left > 0)
+					left--;
+				vline("  > %+3" PRId64 "  %s  %s  %2" PRIu64
+				    " s left%s", k, t, code, left + (ms > 0),
+				    k >= l->lo && k <= l->hi ? "  admitted" :
+				    "");
+			} else
+				vline("    %+3" PRId64 "  %s  %s%s", k, t, code,
+				    k >= l->lo && k <= l->hi ?
+				    "             admitted" : "");
+			otp_wipe(code, sizeof(code));
+		}
+	}
+	vline("%s", "");
+	/* The newest answers that fit. */
+	shown = rows > fixed + 2 * around + 1 ? rows - fixed - 2 * around - 1 :
+	    0;
+	if (shown > nhist)
+		shown = nhist;
+	for (i = nhist - shown; i < nhist; i++)
+		vline("%s", hist[i]);
+	if (verdict_line[0] != '\0')
+		vline("Drift  %s", verdict_line);
+	if (status_line[0] != '\0')
+		vline("%s", status_line);
+	frame_raw("\033[J");
+	snprintf(sync_text, sizeof(sync_text), "Code: %.*s", (int)ntyped,
+	    typed);
+	frame_raw(sync_text);
+	otp_wipe(sync_text, sizeof(sync_text));
+	put(frame, flen);
+	otp_wipe(frame, sizeof(frame));
+	(void)pm;
+}
+
+/* The code typed: answered into the history. */
+static void
+submit(const struct live *l, const char *pm)
+{
+	char code[OTP_CODE_MAX], adm[256], stamp[16], sync_text[128];
+	struct otp_drift d;
+	struct reply r;
+	enum otp_sync sync;
+	int64_t now;
+	size_t i;
+
+	status_line[0] = '\0';
+	if (ntyped < OTP_DIGITS_MIN) {
+		snprintf(status_line, sizeof(status_line), "A code has 6 to "
+		    "10 digits.");
+		return;
+	}
+	memcpy(code, typed, ntyped);
+	code[ntyped] = '\0';
+	otp_wipe(typed, sizeof(typed));
+	ntyped = 0;
+	now = clock_now(l, NULL);
+	sync = clock_sync(l, sync_text, sizeof(sync_text));
+	analyse(l, code, now, pm, &r);
+	otp_wipe(code, sizeof(code));
+	stamp_local(now, 0, stamp, sizeof(stamp));
+	if (r.matched) {
+		admit_text(l, &r, adm, sizeof(adm));
+		hist_add("%3zu  %s  %s: %s", ncodes + 1, stamp, r.place, adm);
+	} else {
+		hist_add("%3zu  %s  %s", ncodes + 1, stamp, r.place);
+		for (i = 0; i < r.ndiag; i++)
+			hist_add("               %s %s", i == 0 ? "diagnosis:" :
+			    "or:", r.diag[i]);
+		if (r.ndiag == 0)
+			hist_add("               no common mistake explains "
+			    "it");
+	}
+	(void)drift_update(l, &r, sync, pm, &d, verdict_line,
+	    sizeof(verdict_line));
+}
+
+/* One byte typed; 1 when it asks to leave. */
+static int
+key(const struct live *l, const char *pm, unsigned char ch)
+{
+	static int esc;		/* inside an escape sequence: 1 ESC, 2 CSI */
+
+	if (esc == 1) {
+		esc = ch == '[' || ch == 'O' ? 2 : 0;
+		return 0;
+	}
+	if (esc == 2) {
+		if (ch >= 0x40 && ch <= 0x7e)
+			esc = 0;
+		return 0;
+	}
+	switch (ch) {
+	case 'q':
+	case 'Q':
+	case 0x04:		/* Ctrl-D */
+		return 1;
+	case 0x1b:
+		esc = 1;
+		break;
+	case '\r':
+	case '\n':
+		submit(l, pm);
+		break;
+	case 0x7f:
+	case 0x08:
+		if (ntyped > 0)
+			typed[--ntyped] = '\0';
+		status_line[0] = '\0';
+		break;
+	case 0x15:		/* Ctrl-U */
+		otp_wipe(typed, sizeof(typed));
+		ntyped = 0;
+		break;
+	case 0x0c:		/* Ctrl-L */
+		put("\033[2J", 4);
+		break;
+	case ' ':
+	case '-':
+		break;
+	default:
+		if (ch >= '0' && ch <= '9' && ntyped < OTP_DIGITS_MAX) {
+			typed[ntyped++] = (char)ch;
+			status_line[0] = '\0';
+		} else if (ch >= '0' && ch <= '9')
+			snprintf(status_line, sizeof(status_line), "A code has "
+			    "at most 10 digits.");
+		else
+			snprintf(status_line, sizeof(status_line), "Digits, "
+			    "Backspace and Enter; q or Ctrl-D leaves.");
+		break;
+	}
+	return 0;
+}
+
+static int
+tty_loop(const struct live *l)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+	static const char enter[] = "\033[?1049h\033[2J";
+	const char *pm = plus_minus();
+	struct sigaction sa;
+	struct termios raw;
+	struct pollfd pfd;
+	struct timespec ts;
+	sigset_t block, old;
+	unsigned char buf[64];
+	ssize_t n, i;
+	long ms;
+	int quit = 0, rc;
+	size_t j;
+
+	if (tcgetattr(STDIN_FILENO, &saved) != 0)
+		err(CLI_EXIT_ERR, "standard input");
+	cli_lock(typed, sizeof(typed));
+	/* Signals are taken only while ppoll() waits, so the view is never
+	 * torn mid-frame and the restore runs outside a handler. */
+	sigemptyset(&block);
+	for (j = 0; j < sizeof(sigs) / sizeof(sigs[0]); j++)
+		sigaddset(&block, sigs[j]);
+	sigaddset(&block, SIGWINCH);
+	if (sigprocmask(SIG_BLOCK, &block, &old) != 0)
+		err(CLI_EXIT_ERR, "sigprocmask");
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_signal;
+	for (j = 0; j < sizeof(sigs) / sizeof(sigs[0]); j++)
+		(void)sigaction(sigs[j], &sa, NULL);
+	sa.sa_handler = on_winch;
+	(void)sigaction(SIGWINCH, &sa, NULL);
+	raw = saved;
+	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO | IEXTEN);
+	raw.c_iflag &= ~(tcflag_t)(IXON | ICRNL);
+	raw.c_cc[VMIN] = 1;
+	raw.c_cc[VTIME] = 0;
+	/* Ctrl-Z would stop us with the terminal raw: not a key here. */
+	raw.c_cc[VSUSP] = _POSIX_VDISABLE;
+	(void)atexit(term_restore);
+	if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) != 0)
+		err(CLI_EXIT_ERR, "standard input");
+	raw_on = 1;
+	put(enter, sizeof(enter) - 1);
+	term_size();
+	pfd.fd = STDIN_FILENO;
+	pfd.events = POLLIN;
+	while (!quit) {
+		draw(l, pm);
+		(void)clock_now(l, &ms);
+		ts.tv_sec = 0;
+		ts.tv_nsec = (1000L - ms) * 1000000L + 2000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec = 1;
+			ts.tv_nsec -= 1000000000L;
+		}
+		rc = ppoll(&pfd, 1, &ts, &old);
+		if (got_sig != 0)
+			break;
+		if (got_winch) {
+			got_winch = 0;
+			term_size();
+			put("\033[2J", 4);
+		}
+		if (rc < 0 && errno != EINTR) {
+			term_restore();
+			err(CLI_EXIT_ERR, "poll");
+		}
+		if (rc <= 0)
+			continue;
+		if ((n = read(STDIN_FILENO, buf, sizeof(buf))) <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			break;	/* the terminal is gone */
+		}
+		for (i = 0; i < n && !quit; i++)
+			quit = key(l, pm, buf[i]);
+		otp_wipe(buf, sizeof(buf));
+	}
+	term_restore();
+	otp_wipe(typed, sizeof(typed));
+	if (got_sig != 0) {
+		/* Die of the signal, as the shell expects, the terminal as
+		 * it was. */
+		otp_hmac_wipe(&hm);
+		(void)signal(got_sig, SIG_DFL);
+		(void)raise(got_sig);
+		(void)sigprocmask(SIG_SETMASK, &old, NULL);
+		_exit(128 + got_sig);
+	}
+	(void)sigprocmask(SIG_SETMASK, &old, NULL);
+	/* What was found stays on the screen. */
+	for (j = 0; j < nhist; j++)
+		printf("%s\n", hist[j]);
+	if (verdict_line[0] != '\0')
+		printf("Drift  %s\n", verdict_line);
+	return 0;
+}
+
+int
+live_run(const struct live *l)
+{
+	int rc;
+
+	if (l->u->period == 0 || l->u->key.len == 0)
+		errx(CLI_EXIT_ERR, "--interactive: no TOTP token");
+	(void)clock_gettime(CLOCK_MONOTONIC, &mono0);
+	if ((rc = otp_hmac_init(&hm, l->u->alg, l->u->key.buf,
+	    l->u->key.len)) != 0)
+		errx(CLI_EXIT_ERR, "key: %s", otp_strerror(rc));
+	if (isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
+		rc = tty_loop(l);
+	else
+		rc = pipe_loop(l);
+	otp_hmac_wipe(&hm);
+	return rc;
+}
