@@ -44,7 +44,7 @@ struct reply {
 	int64_t		offset;
 	uint64_t	counter;
 	int		admitted;
-	char		place[96];
+	char		place[160];
 	size_t		ndiag;
 	char		diag[DIAG_SHOWN][320];
 };
@@ -168,7 +168,7 @@ analyse(const struct live *l, const char *code, int64_t now,
 	struct otp_finding f[OTP_DIAG_MAX];
 	struct otp_diag_params p;
 	struct otp_match m = { 0, 0 };
-	uint64_t centre, day;
+	uint64_t centre, day, secs;
 	int rc, n, i;
 
 	memset(r, 0, sizeof(*r));
@@ -188,6 +188,18 @@ analyse(const struct live *l, const char *code, int64_t now,
 		r->admitted = m.offset >= l->lo && m.offset <= l->hi;
 		(void)otp_drift_place_text(m.offset, l->u->period, pm,
 		    r->place, sizeof(r->place));
+		/* Whole half-hours off: a phone set to the wrong zone (or a
+		 * server's clock kept in local time). */
+		secs = (uint64_t)(m.offset < 0 ? -m.offset : m.offset) *
+		    l->u->period;
+		if (secs >= 1800 && (secs % 1800 <= l->u->period ||
+		    1800 - secs % 1800 <= l->u->period)) {
+			i = (int)strlen(r->place);
+			secs = (secs + 900) / 1800;	/* half-hours */
+			snprintf(r->place + i, sizeof(r->place) - (size_t)i,
+			    " (about %" PRIu64 " h%s: a time-zone error?)",
+			    secs / 2, secs % 2 ? " 30 min" : "");
+		}
 		return;
 	}
 	snprintf(r->place, sizeof(r->place), "no step within a day of now "
@@ -483,6 +495,35 @@ vline(const char *fmt, ...)
 	}
 }
 
+/* The rows text takes at the terminal's width, continued under an
+ * indent; with out, appended to the frame. */
+static unsigned
+wrap(const char *text, int out)
+{
+	static const char indent[] = "               ";
+	unsigned width = cols > 2 * (sizeof(indent) - 1) ?
+	    cols - (unsigned)(sizeof(indent) - 1) : cols, n = 0, w;
+	char piece[LINE_W * 2];
+	size_t i = 0, j;
+
+	do {
+		j = 0;
+		if (n > 0 && width < cols)
+			j = (size_t)snprintf(piece, sizeof(piece), "%s", indent);
+		for (w = 0; text[i] != '\0' && j + 4 < sizeof(piece); i++) {
+			if (((unsigned char)text[i] & 0xc0) != 0x80 &&
+			    ++w > (n == 0 ? cols : width))
+				break;
+			piece[j++] = text[i];
+		}
+		piece[j] = '\0';
+		if (out)
+			vline("%s", piece);
+		n++;
+	} while (text[i] != '\0');
+	return n;
+}
+
 static void
 frame_raw(const char *s)
 {
@@ -516,9 +557,11 @@ draw(const struct live *l, const char *pm)
 	char range[48], key[OTP_KEY_MAX * 2];
 	unsigned digits = l->digits != 0 ? l->digits : OTP_DEFAULT_DIGITS;
 	unsigned around = l->around, fixed;
+	char drift[LINE_W + 8];
 	uint64_t centre, c, left;
 	int64_t now, k;
-	size_t shown, i;
+	unsigned room, used;
+	size_t i;
 	long ms;
 
 	now = clock_now(l, &ms);
@@ -532,10 +575,10 @@ draw(const struct live *l, const char *pm)
 	    "q or Ctrl-D leaves");
 	vline("Local  %s   UTC  %s", local, utc);
 	vline("Clock  %s", sync_text);
-	vline("Token  %s: TOTP %s, %u digits, %" PRIu64 " s steps; admits "
-	    "steps %s (%s)", l->source, otp_alg_name(l->u->alg), digits,
-	    l->u->period, range, l->rule);
-	fixed = 10 + (l->show_key ? 1 : 0);
+	vline("Token  %s: TOTP %s, %u digits, %" PRIu64 " s steps", l->source,
+	    otp_alg_name(l->u->alg), digits, l->u->period);
+	vline("Admits steps %s (%s)", range, l->rule);
+	fixed = 11 + (l->show_key ? 1 : 0);
 	if (l->show_key) {
 		if (otp_b32_encode(l->u->key.buf, l->u->key.len, key,
 		    sizeof(key), OTP_B32_NOPAD) < 0)
@@ -577,15 +620,20 @@ draw(const struct live *l, const char *pm)
 		}
 	}
 	vline("%s", "");
-	/* The newest answers that fit. */
-	shown = rows > fixed + 2 * around + 1 ? rows - fixed - 2 * around - 1 :
+	/* The newest answers that fit, each wrapped to the width. */
+	room = rows > fixed + 2 * around + 1 ? rows - fixed - 2 * around - 1 :
 	    0;
-	if (shown > nhist)
-		shown = nhist;
-	for (i = nhist - shown; i < nhist; i++)
-		vline("%s", hist[i]);
+	if (verdict_line[0] != '\0') {
+		snprintf(drift, sizeof(drift), "Drift  %s", verdict_line);
+		room -= room > 0 ? wrap(drift, 0) - 1 : 0;
+	}
+	for (i = nhist, used = 0; i > 0 && used + wrap(hist[i - 1], 0) <=
+	    room; i--)
+		used += wrap(hist[i - 1], 0);
+	for (; i < nhist; i++)
+		(void)wrap(hist[i], 1);
 	if (verdict_line[0] != '\0')
-		vline("Drift  %s", verdict_line);
+		(void)wrap(drift, 1);
 	if (status_line[0] != '\0')
 		vline("%s", status_line);
 	frame_raw("\033[J");
