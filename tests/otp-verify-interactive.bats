@@ -425,3 +425,15 @@ EOF
 	cmp "$T/ga" "$T/ga.before"
 	[[ $output != *"$RFC_B32"* ]]
 }
+
+@test "man page: the pipe example prints what the page shows" {
+	local want
+	want=$(sed -n "/^\\\$ printf '992085/,/^\\.Ed/p" "$ROOT/man/otp-verify.1" |
+	    sed -e '1,2d' -e '$d')
+	[ "$(wc -l <<<"$want")" -eq 3 ]
+	run otp-verify -i --totp -N @1234567890 \
+	    3132333435363738393031323334353637383930 <<<'992085
+240500'
+	assert_success
+	assert_output "$want"
+}
