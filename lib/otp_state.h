@@ -18,6 +18,7 @@
 #define OTP_STATE_OUTMAX	(2 * OTP_STATE_MAX)	/* out buffer for check */
 #define OTP_STATE_SCRATCH_MAX	7300	/* scratch codes a 64 KiB file holds */
 #define OTP_STATE_PERM		0600	/* default allowed_perm */
+#define OTP_STATE_PIN_MAX	64	/* longest PIN line value, bytes */
 
 /* The option ranges google-authenticator(1) writes: WINDOW_SIZE codes,
  * STEP_SIZE seconds, RATE_LIMIT tries per seconds. */
@@ -47,6 +48,9 @@ struct otp_state {
 	int		disallow_reuse;
 	uint64_t	hotp_counter;	/* HOTP_COUNTER (HOTP mode) */
 	int64_t		skew;		/* TIME_SKEW in steps, 0 when absent */
+	unsigned	digits;		/* DIGITS 6..8, 6 when absent */
+	enum otp_alg	alg;		/* ALGORITHM, SHA1 when absent */
+	char		pin[OTP_STATE_PIN_MAX + 1];	/* PIN, "" none */
 	size_t		nscratch;
 	uint32_t	scratch[OTP_STATE_SCRATCH_MAX];
 };
@@ -156,6 +160,11 @@ struct otp_state_new {
 	unsigned	rate_n;		/* RATE_LIMIT, 0 none */
 	unsigned	rate_secs;
 	int		disallow_reuse;
+	/* otp-utils' own lines, which only the database store writes:
+	 * the original module reads none of them. */
+	unsigned	digits;		/* DIGITS 7 or 8; 0 or 6: none */
+	enum otp_alg	alg;		/* ALGORITHM unless SHA1 */
+	const char	*pin;		/* PIN, NULL or "" none */
 	const uint32_t	*scratch;
 	size_t		nscratch;	/* 0..OTP_STATE_SCRATCH_MAX */
 };

@@ -6,9 +6,13 @@
  * the readings of its answers, its end) over an image.  No I/O here: the
  * files, locks and clock are lib/sys/statefile.c's.
  *
- * The format and the rules are in man/otp-state.5.  Codes are HOTP (RFC 4226) over HMAC-SHA1,
- * 6 digits; TOTP (RFC 6238) steps are floor(now / STEP_SIZE).
+ * The format and the rules are in man/otp-state.5.  Codes are HOTP (RFC
+ * 4226) over HMAC-SHA1, 6 digits; TOTP (RFC 6238) steps are floor(now /
+ * STEP_SIZE).  otp-utils' own lines DIGITS, ALGORITHM and PIN (which the
+ * database store writes, the original module never) change the first two
+ * and put a PIN before every code.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "otp.h"
@@ -23,6 +27,7 @@
 #define HOST_MAX	255	/* longest rhost recorded (RFC 1035 name) */
 #define RATE_MAX	100	/* RATE_LIMIT tries, as the module allows */
 #define LINE_MAX_	2048	/* one option line we compose */
+#define CODE_MAX	(OTP_STATE_PIN_MAX + 8)	/* a PIN, then a code */
 
 /* The image being edited: p[0..len) within cap bytes, no NUL inside;
  * p[0..high) is all that was ever written. */
@@ -54,6 +59,10 @@ struct cfg {
 	int		reuse;		/* DISALLOW_REUSE present */
 	uint64_t	counter;
 	int64_t		skew;
+	unsigned	digits;		/* DIGITS, 6 when absent */
+	enum otp_alg	alg;		/* ALGORITHM, SHA1 when absent */
+	size_t		pin_at;		/* PIN: its offset in the image */
+	size_t		pin_len;	/* ...and length, 0 for none */
 	size_t		fault;		/* scan's error: its offset... */
 	const char	*fault_opt;	/* ...and option, NULL for line 1 */
 };
@@ -245,7 +254,7 @@ get_uint(const char *p, size_t end, size_t *pos, uint64_t max, uint64_t *v)
 	for (; i < end && is_digit(p[i]); i++) {
 		unsigned d = (unsigned)(p[i] - '0');
 
-		if (x > (max - d) / 10)
+		if (d > max || x > (max - d) / 10)
 			return OTP_ESTATEOPT;
 		x = x * 10 + d;
 	}
@@ -273,6 +282,38 @@ opt_uint(const char *p, const struct optpos *o, uint64_t min, uint64_t max,
 	    skip_blanks(p, o->vend, pos) != o->vend)
 		return OTP_ESTATEOPT;
 	return 0;
+}
+
+/* One word (no blank inside, trailing blanks allowed) of 1..max bytes:
+ * its length. */
+static int
+opt_word(const char *p, const struct optpos *o, size_t max, size_t *n)
+{
+	size_t i = o->vstart, end = o->vend;
+
+	while (end > i && is_blank(p[end - 1]))
+		end--;
+	if (end == i || end - i > max)
+		return OTP_ESTATEOPT;
+	for (; i < end; i++)
+		if ((unsigned char)p[i] <= ' ' || p[i] == 0x7f)
+			return OTP_ESTATEOPT;
+	*n = end - o->vstart;
+	return 0;
+}
+
+/* ALGORITHM: SHA1, SHA256 or SHA512. */
+static int
+opt_alg(const char *p, const struct optpos *o, enum otp_alg *alg)
+{
+	char name[8];
+	size_t n;
+
+	if (opt_word(p, o, sizeof(name) - 1, &n) < 0)
+		return OTP_ESTATEOPT;
+	memcpy(name, p + o->vstart, n);
+	name[n] = '\0';
+	return otp_alg_parse(name, alg) < 0 ? OTP_ESTATEOPT : 0;
 }
 
 /* Line 1, in the module's Base32 dialect: either case, blanks, a final
@@ -411,6 +452,21 @@ scan(const char *p, size_t len, struct cfg *c)
 			goto bad;
 		c->skew = neg ? -(int64_t)v : (int64_t)v;
 	}
+	c->digits = 6;
+	if (opt_find(p, len, 0, what = "DIGITS", &o)) {
+		if (opt_uint(p, &o, 6, 8, &v) < 0)
+			goto bad;
+		c->digits = (unsigned)v;
+	}
+	c->alg = OTP_ALG_SHA1;
+	if (opt_find(p, len, 0, what = "ALGORITHM", &o) &&
+	    opt_alg(p, &o, &c->alg) < 0)
+		goto bad;
+	if (opt_find(p, len, 0, what = "PIN", &o)) {
+		if (opt_word(p, &o, OTP_STATE_PIN_MAX, &c->pin_len) < 0)
+			goto bad;
+		c->pin_at = o.vstart;
+	}
 	/* The module takes HOTP only for a counter of 1 or more. */
 	if (c->counter >= 1)
 		c->mode = OTP_STATE_HOTP;
@@ -487,7 +543,8 @@ otp_state_why_text(enum otp_state_why why)
 	case OTP_STATE_WHY_RATELIMIT:
 		return "too many attempts (RATE_LIMIT)";
 	case OTP_STATE_WHY_SKEW:
-		return "clock skew being learned; enter the next codes";
+		return "clock skew being learned: enter the next codes one "
+		    "at a time, each from a new time step";
 	case OTP_STATE_WHY_NOCODE:
 		return "no such scratch code";
 	}
@@ -526,6 +583,10 @@ otp_state_parse(const char *img, size_t len, struct otp_state *st)
 	st->disallow_reuse = c.reuse;
 	st->hotp_counter = c.counter;
 	st->skew = c.skew;
+	st->digits = c.digits;
+	st->alg = c.alg;
+	memcpy(st->pin, img + c.pin_at, c.pin_len);
+	st->pin[c.pin_len] = '\0';
 	pos = scratch_start(img, len);
 	while ((pos = scratch_next(img, len, pos, &at)) <= len) {
 		uint32_t v = 0;
@@ -566,11 +627,29 @@ otp_state_fault(const char *img, size_t len, size_t *line, const char **opt)
 
 /* ---- checking -------------------------------------------------------- */
 
-/* Code of 6 digits for HOTP counter ctr (RFC 4226 §5.3, §5.4). */
+/* Code of the file's digits for HOTP counter ctr (RFC 4226 §5.3,
+ * §5.4). */
 static uint32_t
-code6(struct otp_hmac *h, uint64_t ctr)
+code_at(struct otp_hmac *h, const struct cfg *c, uint64_t ctr)
 {
-	return otp_hotp_value(h, ctr) % 1000000u;
+	uint32_t mod = c->digits == 8 ? 100000000u : c->digits == 7 ?
+	    10000000u : 1000000u;
+
+	return otp_hotp_value(h, ctr) % mod;
+}
+
+/* A code of the file's digits, or an 8-digit scratch code. */
+static int
+code_shape(const struct cfg *c, const char *code)
+{
+	size_t n = strlen(code), i;
+
+	for (i = 0; i < n; i++)
+		if (!is_digit(code[i]))
+			return OTP_ECODE;
+	if (n == c->digits || (n == 8 && code[0] != '0'))
+		return 0;
+	return OTP_ECODE;
 }
 
 static int
@@ -986,7 +1065,7 @@ check_hotp(struct img *im, const struct cfg *c, struct otp_hmac *h,
 
 	/* Counters c..c+W-1 (RFC 4226 §7.4 look-ahead), all computed. */
 	for (i = 0; i < c->window; i++) {
-		if (ct_eq32(code6(h, c->counter + i), want) && !any) {
+		if (ct_eq32(code_at(h, c, c->counter + i), want) && !any) {
 			any = 1;
 			hit = i;
 		}
@@ -1038,7 +1117,7 @@ check_totp(struct img *im, const struct cfg *c, struct otp_hmac *h,
 	hi = (int64_t)(c->window / 2);
 	for (i = lo; i <= hi; i++) {
 		s = tm + c->skew + i;
-		if (s >= 0 && ct_eq32(code6(h, (uint64_t)s), want) && !any) {
+		if (s >= 0 && ct_eq32(code_at(h, c, (uint64_t)s), want) && !any) {
 			any = 1;
 			hit = i;
 		}
@@ -1051,9 +1130,9 @@ check_totp(struct img *im, const struct cfg *c, struct otp_hmac *h,
 	/* Skew learning: the nearest match within +-1499 steps of the
 	 * server's own time, the earlier side first; all computed. */
 	for (i = 0; i < SKEW_RANGE; i++) {
-		int m1 = tm - i >= 0 && ct_eq32(code6(h, (uint64_t)(tm - i)),
-		    want);
-		int m2 = ct_eq32(code6(h, (uint64_t)(tm + i)), want);
+		int m1 = tm - i >= 0 && ct_eq32(code_at(h, c,
+		    (uint64_t)(tm - i)), want);
+		int m2 = ct_eq32(code_at(h, c, (uint64_t)(tm + i)), want);
 
 		if (m1 && found == SKEW_RANGE)
 			found = -i;
@@ -1095,7 +1174,7 @@ check_img(struct img *im, const char *code, int64_t now, unsigned rd,
 	struct otp_hmac h;
 	uint32_t want = 0;
 	size_t clen, i;
-	int r, exceeded, found;
+	int r, exceeded, found, pin_ok;
 
 	refuse(res, OTP_STATE_WHY_WRONG);
 	res->hotp_miss = 0;
@@ -1120,12 +1199,29 @@ check_img(struct img *im, const char *code, int64_t now, unsigned rd,
 			goto done;
 		}
 	}
-	if (otp_state_code_shape(code) < 0) {
+	if (code[0] == '\0') {
 		refuse(res, OTP_STATE_WHY_SHAPE);
 		goto record;
 	}
+	/* A PIN goes before the code: a wrong one is a wrong answer,
+	 * whatever follows it. */
 	clen = strlen(code);
-	/* Scratch codes first (8 digits only: no 6-digit text matches). */
+	if (c.pin_len != 0) {
+		pin_ok = clen > c.pin_len && otp_ct_equal(code,
+		    im->p + c.pin_at, c.pin_len);
+		if (!pin_ok) {
+			refuse(res, OTP_STATE_WHY_WRONG);
+			goto record;
+		}
+		code += c.pin_len;
+		clen -= c.pin_len;
+	}
+	if (code_shape(&c, code) < 0) {
+		refuse(res, OTP_STATE_WHY_SHAPE);
+		goto record;
+	}
+	/* Scratch codes first (8 digits only: no shorter text matches);
+	 * with 8-digit codes a miss there may still be the code. */
 	if (clen == 8) {
 		if ((r = check_scratch(im, code, &found)) < 0)
 			goto done;
@@ -1134,15 +1230,16 @@ check_img(struct img *im, const char *code, int64_t now, unsigned rd,
 		else
 			refuse(res, c.mode == OTP_STATE_SCRATCHONLY ?
 			    OTP_STATE_WHY_NOCODE : OTP_STATE_WHY_WRONG);
-		goto record;
+		if (found || c.digits != 8 || c.mode == OTP_STATE_SCRATCHONLY)
+			goto record;
 	}
 	if (c.mode == OTP_STATE_SCRATCHONLY) {
 		refuse(res, OTP_STATE_WHY_NOCODE);
 		goto done;
 	}
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < c.digits; i++)
 		want = want * 10 + (uint32_t)(code[i] - '0');
-	if ((r = otp_hmac_init(&h, OTP_ALG_SHA1, c.key.buf, c.key.len)) < 0)
+	if ((r = otp_hmac_init(&h, c.alg, c.key.buf, c.key.len)) < 0)
 		goto done;
 	if (c.mode == OTP_STATE_HOTP)
 		r = check_hotp(im, &c, &h, want, res);
@@ -1167,16 +1264,16 @@ done:
 }
 
 /* The readings of an answer, as the original module takes them: the
- * code is its last 6 characters or, for a scratch code, its last 8 (the
- * first of them 1-9); what precedes is the password that forward_pass
- * hands on.  A bare answer is the code alone.  Reading k (0 or 1) into
- * code; -1 when the answer has no such reading. */
+ * code is its last 6 characters (the file's DIGITS) or, for a scratch
+ * code, its last 8 (the first of them 1-9), each after the file's PIN
+ * if it has one; what precedes is the password that forward_pass hands
+ * on.  A bare answer is the code alone.  Reading k (0 or 1) into code;
+ * -1 when the answer has no such reading. */
 static int
-reading(const struct otp_answer *a, unsigned k, char code[9],
-    size_t *restlen)
+reading(const struct otp_answer *a, unsigned k, const struct cfg *c,
+    char code[CODE_MAX + 1], size_t *restlen)
 {
-	static const size_t lens[] = { 6, 8 };
-	size_t n = strlen(a->text), len = lens[k], i;
+	size_t n = strlen(a->text), len = k == 0 ? c->digits : 8, i, all;
 
 	if (a->kind == OTP_ANSWER_CODE) {
 		/* The text is the code, whatever its shape: the engine
@@ -1184,23 +1281,26 @@ reading(const struct otp_answer *a, unsigned k, char code[9],
 		 * after the login's start, as the original does. */
 		if (k != 0)
 			return -1;
-		if (n > 8)
+		if (n > c->pin_len + 8)
 			n = 0;
 		memcpy(code, a->text, n);
 		code[n] = '\0';
 		*restlen = 0;
 		return 0;
 	}
-	if (n < len || (a->kind == OTP_ANSWER_BARE && n != len))
+	if (k == 1 && c->digits == 8)
+		return -1;	/* the same reading again */
+	all = c->pin_len + len;
+	if (n < all || (a->kind == OTP_ANSWER_BARE && n != all))
 		return -1;
 	for (i = n - len; i < n; i++)
 		if (!is_digit(a->text[i]))
 			return -1;
-	if (len == 8 && a->text[n - len] == '0')
+	if (len == 8 && k == 1 && a->text[n - len] == '0')
 		return -1;
-	memcpy(code, a->text + n - len, len);
-	code[len] = '\0';
-	*restlen = n - len;
+	memcpy(code, a->text + n - all, all);
+	code[all] = '\0';
+	*restlen = n - all;
 	return 0;
 }
 
@@ -1220,14 +1320,19 @@ login_readings(struct img *im, const struct otp_answer *ans, size_t nans,
     int64_t now, const struct otp_state_opts *op,
     struct otp_state_result *res, int *owed)
 {
-	char code[9];
+	char code[CODE_MAX + 1];
+	struct cfg c;
 	size_t i, restlen = 0;
 	unsigned k;
 	int r;
 
+	/* The shape of a code; the image is scanned again for each. */
+	if ((r = scan(im->p, im->len, &c)) < 0)
+		return r;
+	otp_wipe(&c.key, sizeof(c.key));
 	for (i = 0; i < nans; i++) {
 		for (k = 0; k < 2; k++) {
-			if (reading(&ans[i], k, code, &restlen) != 0)
+			if (reading(&ans[i], k, &c, code, &restlen) != 0)
 				continue;
 			r = check_img(im, code, now, RD_FOLLOWUP, op, res);
 			otp_wipe(code, sizeof(code));
@@ -1353,6 +1458,46 @@ put_opt(char *out, size_t outsz, size_t *n, const char *key,
 	return put(out, outsz, n, line, l);
 }
 
+/* A PIN line's value: 1..OTP_STATE_PIN_MAX bytes, none a blank or
+ * control. */
+static int
+pin_ok(const char *pin)
+{
+	size_t n = strlen(pin), i;
+
+	if (n > OTP_STATE_PIN_MAX)
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)pin[i] <= ' ' || pin[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* otp-utils' own lines, after the original's. */
+static int
+put_ext(char *out, size_t outsz, size_t *n, const struct otp_state_new *nw)
+{
+	char line[LINE_MAX_];
+	const char *alg;
+	int r = 0, l;
+
+	if (nw->digits > 6 &&
+	    (r = put_opt(out, outsz, n, "DIGITS", &nw->digits, 1)) < 0)
+		return r;
+	if (nw->alg != OTP_ALG_SHA1) {
+		alg = otp_alg_name(nw->alg);
+		l = snprintf(line, sizeof(line), "\" ALGORITHM %s\n", alg);
+		if ((r = put(out, outsz, n, line, (size_t)l)) < 0)
+			return r;
+	}
+	if (nw->pin != NULL && nw->pin[0] != '\0') {
+		l = snprintf(line, sizeof(line), "\" PIN %s\n", nw->pin);
+		r = put(out, outsz, n, line, (size_t)l);
+		otp_wipe(line, sizeof(line));
+	}
+	return r;
+}
+
 int
 otp_state_build(const uint8_t *key, size_t keylen,
     const struct otp_state_new *nw, char *out, size_t outsz, size_t *outlen)
@@ -1389,6 +1534,9 @@ otp_state_build(const uint8_t *key, size_t keylen,
 		if (nw->scratch[i] < OTP_SCRATCH_LO ||
 		    nw->scratch[i] > OTP_SCRATCH_HI)
 			return OTP_ERANGE;
+	if ((nw->digits != 0 && (nw->digits < 6 || nw->digits > 8)) ||
+	    (nw->pin != NULL && !pin_ok(nw->pin)))
+		return OTP_EINVAL;
 	r = otp_b32_encode(key, keylen, b32, sizeof(b32), OTP_B32_NOPAD);
 	if (r < 0)
 		goto out;
@@ -1416,6 +1564,8 @@ otp_state_build(const uint8_t *key, size_t keylen,
 	else
 		r = put_opt(out, outsz, &n, "HOTP_COUNTER", v, 1);
 	if (r < 0)
+		goto out;
+	if ((r = put_ext(out, outsz, &n, nw)) < 0)
 		goto out;
 	for (i = 0; i < nw->nscratch; i++) {
 		char line[10];
@@ -1542,28 +1692,31 @@ otp_state_resync(const char *img, size_t len, const char *const *codes,
 	*moved = 0;
 	if (n < 2 || n > OTP_SKEW_CODES)
 		return OTP_EINVAL;
-	for (i = 0; i < n; i++)
-		if (otp_code_check(codes[i], 6) < 0)
-			return OTP_ECODE;
 	if (now < 0 || now > (int64_t)UINT32_MAX * 60)
 		return OTP_ETIMERANGE;
 	if (outsz < len + 2 * LINE_MAX_)
 		return OTP_ENOSPACE;
 	if ((r = scan(img, len, &c)) < 0)
 		return r;
+	for (i = 0; i < n; i++)
+		if (otp_code_check(codes[i], c.digits) < 0) {
+			otp_wipe(&c, sizeof(c));
+			return OTP_ECODE;
+		}
 	if (c.mode == OTP_STATE_SCRATCHONLY) {
 		otp_wipe(&c, sizeof(c));
 		return OTP_EINVAL;
 	}
-	if ((r = otp_hmac_init(&h, OTP_ALG_SHA1, c.key.buf, c.key.len)) < 0) {
+	if ((r = otp_hmac_init(&h, c.alg, c.key.buf, c.key.len)) < 0) {
 		otp_wipe(&c, sizeof(c));
 		return r;
 	}
 	tm = now / c.step;
 	found = c.mode == OTP_STATE_TOTP ?
-	    otp_find_skew(&h, codes, n, 6, (uint64_t)tm,
+	    otp_find_skew(&h, codes, n, c.digits, (uint64_t)tm,
 	    (uint64_t)(86400 / c.step), OTP_WINDOW_AROUND, &m) :
-	    otp_find_skew(&h, codes, n, 6, c.counter, OTP_STATE_RESYNC_HOTP,
+	    otp_find_skew(&h, codes, n, c.digits, c.counter,
+	    OTP_STATE_RESYNC_HOTP,
 	    OTP_WINDOW_AHEAD, &m);
 	otp_hmac_wipe(&h);
 	if (found != 1) {

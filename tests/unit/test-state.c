@@ -276,6 +276,49 @@ build_case(const struct unit_line *l, void *arg)
 	    out);
 }
 
+/* otp-utils' own lines come after the original's, and read back. */
+static void
+test_build_ext(void)
+{
+	static const uint8_t key[10] = { 0xd4, 0x8f, 0xba, 0xec, 0xc3, 0xb7,
+	    0xf2, 0xd6, 0x1b, 0x04 };
+	static const char want[] = "2SH3V3GDW7ZNMGYE\n\" DISALLOW_REUSE\n"
+	    "\" TOTP_AUTH\n\" DIGITS 8\n\" ALGORITHM SHA256\n\" PIN 12ab\n";
+	static struct otp_state st;
+	struct otp_state_new nw;
+	size_t outlen;
+
+	memset(&nw, 0, sizeof(nw));
+	nw.mode = OTP_STATE_TOTP;
+	nw.disallow_reuse = 1;
+	nw.digits = 8;
+	nw.alg = OTP_ALG_SHA256;
+	nw.pin = "12ab";
+	CHECK(otp_state_build(key, sizeof(key), &nw, out, sizeof(out),
+	    &outlen) == 0 && outlen == strlen(want) &&
+	    memcmp(out, want, outlen) == 0, "build DIGITS ALGORITHM PIN: "
+	    "\"%.*s\"", (int)outlen, out);
+	CHECK(otp_state_parse(out, outlen, &st) == 0 && st.digits == 8 &&
+	    st.alg == OTP_ALG_SHA256 && strcmp(st.pin, "12ab") == 0,
+	    "parse DIGITS ALGORITHM PIN");
+	nw.digits = 6;
+	nw.alg = OTP_ALG_SHA1;
+	nw.pin = "";
+	CHECK(otp_state_build(key, sizeof(key), &nw, out, sizeof(out),
+	    &outlen) == 0 && memmem(out, outlen, "DIGITS", 6) == NULL &&
+	    memmem(out, outlen, "ALGORITHM", 9) == NULL &&
+	    memmem(out, outlen, "PIN", 3) == NULL, "defaults write no line");
+	CHECK(otp_state_parse(out, outlen, &st) == 0 && st.digits == 6 &&
+	    st.alg == OTP_ALG_SHA1 && st.pin[0] == '\0', "parse defaults");
+	nw.digits = 9;
+	CHECK(otp_state_build(key, sizeof(key), &nw, out, sizeof(out),
+	    &outlen) == OTP_EINVAL, "digits 9");
+	nw.digits = 0;
+	nw.pin = "a b";
+	CHECK(otp_state_build(key, sizeof(key), &nw, out, sizeof(out),
+	    &outlen) == OTP_EINVAL, "PIN with a blank");
+}
+
 /* The builder refuses what google-authenticator(1) refuses. */
 static void
 test_build_ranges(void)
@@ -648,6 +691,8 @@ main(int argc, char **argv)
 	}
 	CHECK(unit_vectors(argv[1], "state-steps.txt", step_case, NULL) > 50,
 	    "state-steps.txt");
+	CHECK(unit_vectors(argv[1], "state-ext.txt", step_case, NULL) > 20,
+	    "state-ext.txt");
 	CHECK(unit_vectors(argv[1], "state-bad.txt", bad_case, NULL) > 20,
 	    "state-bad.txt");
 	CHECK(unit_vectors(argv[1], "state-parse.txt", parse_case, NULL) >
@@ -655,6 +700,7 @@ main(int argc, char **argv)
 	CHECK(unit_vectors(argv[1], "state-build.txt", build_case, NULL) ==
 	    3, "state-build.txt");
 	test_build_ranges();
+	test_build_ext();
 	test_rules();
 	test_login();
 	test_rate_clocks();
