@@ -126,6 +126,7 @@ static struct {
 	struct otp_state st;
 	char		text[OTP_LINE_MAX];	/* key or URI text */
 	char		img[OTP_STATE_MAX];	/* new state file */
+	char		pin[OTP_STATE_PIN_MAX + 2];	/* a database PIN */
 	char		lines[OTP_STATE_SCRATCH_MAX * 9 + 1];	/* codes */
 	char		answer[64];		/* --confirm's code */
 	struct otp_hmac	h;
@@ -306,8 +307,10 @@ check_options(struct keygen *k)
 	    k->disallow_reuse))
 		cli_usage_error("--window-size, --step-size, --rate-limit and "
 		    "--disallow-reuse need --state");
-	if (!k->uri && (k->issuer || k->account || k->o.have_alg ||
-	    k->o.have_digits || k->have_period || k->o.have_counter))
+	/* A database token keeps its algorithm and digits in its row. */
+	if (!k->uri && (k->issuer || k->account || (k->o.have_alg &&
+	    !k->db) || (k->o.have_digits && !k->db) || k->have_period ||
+	    k->o.have_counter))
 		cli_usage_error("--issuer, --account, --algorithm, --digits, "
 		    "--period and --counter need --uri");
 	if (!k->uri && !statemode && k->o.have_type)
@@ -326,14 +329,19 @@ check_options(struct keygen *k)
 		cli_usage_error("--step-size applies to TOTP only");
 	if (hotp && k->disallow_reuse)
 		cli_usage_error("--disallow-reuse applies to TOTP only");
+	if (k->db && k->o.have_digits && (k->o.digits < 6 ||
+	    k->o.digits > 8))
+		cli_usage_error("--store: a database token's codes have 6 to "
+		    "8 digits; --digits %u does not apply", k->o.digits);
 	if (statemode) {
 		/* The Google Authenticator module knows SHA1 and 6 digits
-		 * only, and starts HOTP at counter 1. */
-		if (k->o.have_alg && k->o.alg != OTP_ALG_SHA1)
+		 * only, and starts HOTP at counter 1; a database token may
+		 * have other algorithms and digits, and a PIN. */
+		if (k->o.have_alg && k->o.alg != OTP_ALG_SHA1 && !k->db)
 			cli_usage_error("--state: the state file's codes are "
 			    "SHA1; --algorithm %s does not apply",
 			    otp_alg_name(k->o.alg));
-		if (k->o.have_digits && k->o.digits != 6)
+		if (k->o.have_digits && k->o.digits != 6 && !k->db)
 			cli_usage_error("--state: the state file's codes have "
 			    "6 digits; --digits %u does not apply",
 			    k->o.digits);
@@ -676,6 +684,29 @@ db_put(const struct keygen *k, const struct sys_record *r, int remove,
 	return rc;
 }
 
+/* A database token's PIN from --pin=PIN|@FILE, in sec.pin: a PIN line's
+ * value (no blank, no control byte, at most OTP_STATE_PIN_MAX bytes). */
+static const char *
+db_pin(const char *spec)
+{
+	size_t i, n;
+	int rc;
+
+	rc = sys_key_read(spec, STDIN_FILENO, sec.pin, sizeof(sec.pin));
+	if (rc == OTP_EIO)
+		err(CLI_EXIT_ERR, "--pin");
+	if (rc != 0)
+		errx(CLI_EXIT_ERR, "--pin: %s", otp_strerror(rc));
+	n = strlen(sec.pin);
+	if (n == 0 || n > OTP_STATE_PIN_MAX)
+		errx(CLI_EXIT_ERR, "--pin: 1 to %d bytes", OTP_STATE_PIN_MAX);
+	for (i = 0; i < n; i++)
+		if ((unsigned char)sec.pin[i] <= ' ' || sec.pin[i] == 0x7f)
+			errx(CLI_EXIT_ERR, "--pin: no blank or control "
+			    "character");
+	return sec.pin;
+}
+
 /* A new key, scratch codes and perhaps a state file. */
 static void
 generate(struct keygen *k)
@@ -726,6 +757,12 @@ generate(struct keygen *k)
 		n.disallow_reuse = k->disallow_reuse;
 		n.scratch = sec.scratch;
 		n.nscratch = (size_t)k->nscratch;
+		if (k->db) {
+			n.digits = k->o.have_digits ? k->o.digits : 0;
+			n.alg = k->o.alg;
+			if (k->o.pin != NULL)
+				n.pin = db_pin(k->o.pin);
+		}
 		rc = otp_state_build(sec.u.key.buf, sec.u.key.len, &n,
 		    sec.img, sizeof(sec.img), &imglen);
 		if (rc != 0)
@@ -1291,9 +1328,9 @@ main(int argc, char *argv[])
 	if (k.store_key != NULL && !k.db)
 		cli_usage_error("--store-key needs --store=postgresql://...");
 	if ((k.user != NULL && !k.db) || k.users_period != 0 || k.o.motp ||
-	    k.o.pin != NULL)
+	    (k.o.pin != NULL && !k.db))
 		cli_usage_error("--user, --totp=30|60, --motp and --pin need "
-		    "--usersfile");
+		    "--usersfile (--user and --pin: or --store=postgresql://)");
 	if (k.otpw || k.prefix != NULL || k.entries != 0) {
 		otpw_options(&k);
 		otpw_generate(&k);

@@ -295,6 +295,28 @@ copy_one(const struct opts *o, struct sys_store *from, struct sys_store *to,
 			    to_user : "", sec.st.skew);
 		otp_wipe(&sec.st, sizeof(sec.st));
 	}
+	/* A state file is pam_google_authenticator.so's too, which reads
+	 * 6 SHA1 digits without a PIN whatever the file says: a database
+	 * token of other digits, another algorithm or a PIN would lose its
+	 * PIN or its strength there. */
+	if (!(sys_store_caps(to) & (SYS_STORE_TOKENLINE | SYS_STORE_SHARED |
+	    SYS_STORE_CHALLENGE)) &&
+	    otp_state_parse(sec.img, len, &sec.st) == 0) {
+		int ext = sec.st.digits != 6 || sec.st.alg != OTP_ALG_SHA1 ||
+		    sec.st.pin[0] != '\0';
+		unsigned digits = sec.st.digits;
+		enum otp_alg alg = sec.st.alg;
+
+		otp_wipe(&sec.st, sizeof(sec.st));
+		if (ext) {
+			otp_wipe(sec.img, len);
+			errx(CLI_EXIT_ERR, "%s: '%s': a token of %u digits "
+			    "over %s or with a PIN: a state file holds 6 "
+			    "digits over SHA1 without a PIN", sys_store_path(to),
+			    from_user != NULL ? from_user : "", digits,
+			    otp_alg_name(alg));
+		}
+	}
 	rc = sys_store_put(to, to_user, &r, o->force, NULL);
 	otp_wipe(sec.img, len);
 	if (rc == OTP_ESTATEEXIST || rc == OTP_EUSERSEXIST)

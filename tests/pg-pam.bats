@@ -60,6 +60,19 @@ setup() {
 	no_secret_logged 12345678
 }
 
+@test "store=postgresql://: a token of 8 digits with a PIN takes the PIN, then the code" {
+	service t "auth required @MOD@ $OPTS"
+	run -0 --separate-stderr otp-keygen -f --store="$URL" \
+	    --store-key="$K" --user="$PAM_USER" --digits=8 --pin=9x
+	key=$output
+	c=$(oathtool --totp -d 8 -N "@$T0" -b "$key")
+	pam_run t "$c"
+	refused
+	pam_run t "9x$c"
+	accepted
+	no_secret_logged 9x
+}
+
 @test "store=postgresql://: a user without a token, and the database's options" {
 	service t "auth required @MOD@ $OPTS"
 	PAM_RUN_USER=nobody-here pam_run t "$(totp $T0)"

@@ -397,3 +397,68 @@ code_at() {
 	run -0 otp-verify --usersfile "$T/back" --user=ann \
 	    "$(otp-gen -c 12 "$RFC_HEX")"
 }
+
+@test "digits, algorithm and a PIN: oathtool's codes after the PIN, scratch codes too; no PIN in a dump" {
+	init
+	run -0 --separate-stderr otp-keygen --store="$URL" --user=bob \
+	    "${SK[@]}" --digits=8 --algorithm=sha256 --pin=4u2y
+	key=$output
+	mapfile -t scratch <<<"$stderr"
+	c=$(oathtool --totp=sha256 -d 8 -b "$key")
+	run -1 otp-verify --store="$URL" --user=bob "${SK[@]}" "$c"
+	run -1 otp-verify --store="$URL" --user=bob "${SK[@]}" "4u2z$c"
+	run -0 otp-verify --store="$URL" --user=bob "${SK[@]}" "4u2y$c"
+	run -1 otp-verify --store="$URL" --user=bob "${SK[@]}" "4u2y$c"
+	assert_output --partial "already used"
+	run -1 otp-verify --store="$URL" --user=bob "${SK[@]}" "${scratch[0]}"
+	run -0 otp-verify --store="$URL" --user=bob "${SK[@]}" \
+	    "4u2y${scratch[0]}"
+	# A 6-digit SHA1 code of the same key is no code of this token.
+	sleep_past_step=$(oathtool --totp -b "$key")
+	run -1 otp-verify --store="$URL" --user=bob "${SK[@]}" \
+	    "4u2y$sleep_past_step"
+	pg_dump -h 127.0.0.1 -p "$PGPORT" -U postgres "$DB" >"$T/dump"
+	! grep -q 4u2y "$T/dump" || fail "the PIN is in the dump"
+	# Through RADIUS: PIN then code as the password.
+	run -0 --separate-stderr otp-keygen -f --store="$URL" --user=bob "${SK[@]}" \
+	    --digits=7 --algorithm=sha512 --pin=@<(printf 'p1n\n')
+	key=$output
+	c=$(oathtool --totp=sha512 -d 7 -b "$key")
+	USER_NAME='"bob"' USER_PASSWORD="\"p1n$c\"" run -0 \
+	    otp-verify --radius --store="$URL" "${SK[@]}"
+	assert_output --partial "OTP accepted"
+}
+
+@test "HOTP of 7 digits; a PIN that is no PIN line, digits out of range are refused" {
+	init
+	run -0 --separate-stderr otp-keygen --store="$URL" --user=carol "${SK[@]}" --hotp \
+	    --digits=7
+	key=$output
+	run -1 otp-verify --store="$URL" --user=carol "${SK[@]}" \
+	    "$(oathtool --hotp -d 6 -c 1 -b "$key")"
+	run -0 otp-verify --store="$URL" --user=carol "${SK[@]}" \
+	    "$(oathtool --hotp -d 7 -c 2 -b "$key")"
+	run -1 otp-verify --store="$URL" --user=carol "${SK[@]}" \
+	    "$(oathtool --hotp -d 7 -c 2 -b "$key")"
+	run -2 otp-keygen --store="$URL" --user=d "${SK[@]}" --digits=9
+	assert_output --partial "6 to 8 digits"
+	run -2 otp-keygen --store="$URL" --user=d "${SK[@]}" --pin='a b'
+	assert_output --partial "no blank"
+	run -2 otp-keygen --state="$T/ga" --digits=8
+	run -2 otp-keygen --state="$T/ga" --pin=1234
+	[[ ! -e $T/ga ]]
+}
+
+@test "a token of 8 digits, SHA256 or a PIN is not copied into a state file, which would drop them" {
+	init
+	for o in --digits=8 --algorithm=sha256 --pin=77; do
+		run -0 otp-keygen -f --store="$URL" --user=eve "${SK[@]}" "$o"
+		run -2 otp-store "${SK[@]}" copy --user=eve "$URL" "ga:$T/ga"
+		assert_output --partial "'eve': a token of"
+		assert_output --partial "a state file holds 6 digits over SHA1 without a PIN"
+		[[ ! -e $T/ga ]]
+	done
+	run -0 otp-keygen -f --store="$URL" --user=eve "${SK[@]}"
+	run -0 otp-store "${SK[@]}" copy --user=eve "$URL" "ga:$T/ga"
+	[[ -s $T/ga ]]
+}

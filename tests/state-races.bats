@@ -25,10 +25,12 @@ setup() {
 	export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0
 }
 
-# state FILE LINE...: a state file of KEY and the lines, mode 0400.
+# state FILE LINE...: a state file of KEY and the lines, mode 0400, new
+# (an old one is 0400 too, which only root writes).
 state() {
 	local f=$1
 	shift
+	rm -f "$f"
 	printf '%s\n' "$KEY" "$@" >"$f"
 	chmod 0400 "$f"
 }
@@ -120,6 +122,18 @@ ga_login() {
 	echo $rc
 }
 
+# ga_in_flight: wait (5 s at most) until the original module has checked
+# and written its in-flight file $D/s~XXXXXX, the gap these tests are
+# about; a fixed sleep is not enough on a loaded machine, where the
+# module may not have read the file yet when ours has written it.
+ga_in_flight() {
+	local w
+	for ((w = 0; w < 500; w++)); do
+		compgen -G "$D/s~??????" >/dev/null && return 0
+		sleep 0.01
+	done
+}
+
 @test "a file shared with pam_google_authenticator.so: 60 pairs with a slowed fsync, no code accepted twice" {
 	command -v strace >/dev/null || skip "strace missing"
 	MOD=ga service ga "auth required $GA_SO secret=$D/s"
@@ -128,7 +142,7 @@ ga_login() {
 		state "$D/s" '" DISALLOW_REUSE' '" TOTP_AUTH'
 		code=$(now_code)
 		ga_login "$code" >"$D/ga.rc" &
-		sleep 0.1
+		ga_in_flight
 		otp-verify --state "$D/s" "$code" >/dev/null 2>&1 && ours=0 ||
 		    ours=$?
 		wait
@@ -150,7 +164,7 @@ ga_login() {
 		state "$D/s" '" DISALLOW_REUSE' '" TOTP_AUTH' 12345678
 		code=$(now_code)
 		ga_login "$code" >/dev/null &
-		sleep 0.1
+		ga_in_flight
 		otp-verify --state "$D/s" 12345678 >/dev/null 2>&1 ||
 		    fail "pair $i: the scratch code was refused"
 		wait
@@ -162,7 +176,7 @@ ga_login() {
 }
 
 @test "root updating a user's file keeps its owner and group" {
-	[[ $(id -u) == 0 ]] || skip "needs root"
+	[[ $(id -u) == 0 ]] || skip "needs root: root updating a file another account owns"
 	state "$D/s" '" TOTP_AUTH' 12345678
 	chown 65534:65534 "$D/s"
 	run otp-verify --no-strict-owner --state "$D/s" 12345678

@@ -749,12 +749,13 @@ scratch_in(struct sys_login *l, const uint8_t *hashes, size_t nh,
 
 	*added = 0;
 	for (i = 0; i < n; i++) {
+		/* The last 8 characters: after a password (forward_pass)
+		 * or the token's PIN, if either goes before it. */
 		t = a[i].text;
 		len = strlen(t);
-		if (a[i].kind == OTP_ANSWER_SPLIT && len > 8)
-			t += len - 8;
-		else if (len != 8)
+		if (len < 8)
 			continue;
+		t += len - 8;
 		if (otp_state_code_shape(t) != 0 || strlen(t) != 8)
 			continue;
 		code = (uint32_t)strtoul(t, NULL, 10);
@@ -1088,15 +1089,32 @@ pg_load_state(struct sys_store *s, const char *user, struct otp_state *st)
 	return rc;
 }
 
+/* Before the row is read: a code of 6 to 8 digits, perhaps after a PIN
+ * (the row says which digits and PIN). */
+static int
+pg_shape(const char *code)
+{
+	size_t n = strlen(code), i;
+
+	if (n < 6 || n > OTP_STATE_PIN_MAX + 8)
+		return OTP_ECODE;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)code[i] <= ' ' || code[i] == 0x7f ||
+		    (i >= n - 6 && (code[i] < '0' || code[i] > '9')))
+			return OTP_ECODE;
+	return 0;
+}
+
 static const struct sys_store_ops pg_ops = {
 	.scheme = "postgresql",
 	.caps = SYS_STORE_MANY | SYS_STORE_SCRATCH | SYS_STORE_SHARED,
 	.put = pg_put,
 	.has = pg_has,
 	.load_state = pg_load_state,
-	.shape = otp_state_code_shape,
-	.badshape = "not a 6-digit code or an 8-digit scratch code",
-	.want = "6 digits or an 8-digit scratch code",
+	.shape = pg_shape,
+	.badshape = "not a code of 6 to 8 digits (after the token's PIN)",
+	.want = "a code of 6 to 8 digits or an 8-digit scratch code, after "
+	    "the token's PIN if it has one",
 	.login_open = pg_login_open,
 	.begin = pg_begin,
 	.end = pg_end,
