@@ -608,7 +608,7 @@ draw(const struct live *l, const char *pm)
 				    l->start) % (int64_t)l->u->period);
 				if (ms > 0 && left > 0)
 					left--;
-				vline("  > %+3" PRId64 "  %s  %s  %2" PRIu64
+				vline("  * %+3" PRId64 "  %s  %s  %2" PRIu64
 				    " s left%s", k, t, code, left + (ms > 0),
 				    k >= l->lo && k <= l->hi ? "  admitted" :
 				    "");

@@ -329,7 +329,7 @@ EOF
 	assert_output --partial "UTC  2009-02-13T23:31:31Z"
 	assert_output --partial "Clock  unknown (--now: a clock of our own)"
 	# Steps -3..+3 by default, the current one marked, the codes right.
-	assert_output --partial "  >  +0  "
+	assert_output --partial "  *  +0  "
 	assert_output --partial " -3  "
 	assert_output --partial " +3  "
 	assert_output --partial "$(code -3)"
