@@ -472,6 +472,8 @@ term_size(void)
 
 /* Append one line of the view, cut at the terminal's width (a UTF-8
  * sequence counts once), then clear the rest of the row. */
+static void frame_raw(const char *s);
+
 static void __attribute__((format(printf, 1, 2)))
 vline(const char *fmt, ...)
 {
@@ -489,10 +491,7 @@ vline(const char *fmt, ...)
 		if (flen + 8 < sizeof(frame))
 			frame[flen++] = buf[i];
 	}
-	if (flen + 8 < sizeof(frame)) {
-		memcpy(frame + flen, "\033[K\r\n", 5);
-		flen += 5;
-	}
+	frame_raw("\033[K\r\n");
 }
 
 /* The rows text takes at the terminal's width, continued under an
@@ -529,8 +528,9 @@ frame_raw(const char *s)
 {
 	size_t n = strlen(s);
 
-	if (flen + n < sizeof(frame)) {
-		memcpy(frame + flen, s, n);
+	/* With its NUL, which the next piece overwrites. */
+	if (flen + n + 1 <= sizeof(frame)) {
+		memcpy(frame + flen, s, n + 1);
 		flen += n;
 	}
 }

@@ -9,6 +9,7 @@
  * seconds.  Several codes typed at different times cut the span down:
  * their intersection is the estimate.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -112,21 +113,19 @@ otp_drift_place_text(int64_t offset, uint64_t step, const char *pm,
     char *out, size_t outsz)
 {
 	uint64_t k = offset < 0 ? (uint64_t)0 - (uint64_t)offset :
-	    (uint64_t)offset, secs = 0;
+	    (uint64_t)offset, secs = 0, half = step / 2 + step % 2;
 	int n;
 
 	if (__builtin_mul_overflow(k, step, &secs))
-		n = snprintf(out, outsz, "%llu steps %s",
-		    (unsigned long long)k, offset < 0 ? "behind" : "ahead");
+		n = snprintf(out, outsz, "%" PRIu64 " steps %s", k,
+		    offset < 0 ? "behind" : "ahead");
 	else if (offset == 0)
-		n = snprintf(out, outsz, "the current step, +0 s %s%llu", pm,
-		    (unsigned long long)(step / 2 + step % 2));
+		n = snprintf(out, outsz, "the current step, +0 s %s%" PRIu64,
+		    pm, half);
 	else
-		n = snprintf(out, outsz, "%llu step%s %s, %c%llu s %s%llu",
-		    (unsigned long long)k, k == 1 ? "" : "s",
-		    offset < 0 ? "behind" : "ahead", offset < 0 ? '-' : '+',
-		    (unsigned long long)secs, pm,
-		    (unsigned long long)(step / 2 + step % 2));
+		n = snprintf(out, outsz, "%" PRIu64 " step%s %s, %c%" PRIu64
+		    " s %s%" PRIu64, k, k == 1 ? "" : "s", offset < 0 ?
+		    "behind" : "ahead", offset < 0 ? '-' : '+', secs, pm, half);
 	if (n < 0 || (size_t)n >= outsz) {
 		if (outsz > 0)
 			out[0] = '\0';
