@@ -80,6 +80,27 @@ int otp_users_check(const char *img, size_t len, const char *user,
     const char *password, const char *code, int64_t now,
     const struct otp_zone *zone, unsigned window,
     struct otp_users_result *r, char *out, size_t outsz, size_t *outlen);
+/* Where a check over a file read in pieces stands (otp_users_scan). */
+struct otp_users_scan {
+	size_t		lineno;		/* lines in the pieces before */
+	size_t		skipped;	/* the user's lines that took no code */
+	int		bad_password;	/* the last of them: a wrong PASSWORD */
+	int		done;		/* decided: the result is final */
+	size_t		start, next;	/* accepted: piece[start, next) is the
+					 * line that becomes line[0..linelen) */
+	size_t		linelen;
+	char		line[OTP_USERS_LINE_MAX];
+};
+/* otp_users_check over piece[0..len), the next of a file's pieces in
+ * order, each whole lines (the last may lack its '\n'); s zeroed before
+ * the first.  0, with s->done once decided, or OTP_E* (r->line the
+ * fault's, counted over every piece). */
+int otp_users_scan(struct otp_users_scan *s, const char *piece, size_t len,
+    const char *user, const char *password, const char *code, int64_t now,
+    const struct otp_zone *zone, unsigned window,
+    struct otp_users_result *r);
+/* After the last piece: an undecided scan's refusal into r. */
+void otp_users_scan_end(struct otp_users_scan *s, struct otp_users_result *r);
 /* Put t's line in img: appended, or with replace in place of the user's
  * token lines (OTP_EUSERSEXIST without replace); a t->password of "" keeps
  * the PASSWORD of the user's first line ("-" for a new user); out as

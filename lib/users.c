@@ -705,43 +705,42 @@ splice(const char *img, size_t len, size_t start, size_t next,
 }
 
 int
-otp_users_check(const char *img, size_t len, const char *user,
-    const char *password, const char *code, int64_t now,
-    const struct otp_zone *zone, unsigned window,
-    struct otp_users_result *r, char *out, size_t outsz, size_t *outlen)
+otp_users_scan(struct otp_users_scan *s, const char *piece, size_t len,
+    const char *user, const char *password, const char *code, int64_t now,
+    const struct otp_zone *zone, unsigned window, struct otp_users_result *r)
 {
-	struct cursor c = { img, len, 0, 0, 0, 0, 0 };
+	struct cursor c = { piece, len, 0, 0, 0, 0, 0 };
 	struct field f[FIELDS_MAX], none = { "", 0 };
 	struct otp_key key;
 	enum otp_users_kind kind;
 	unsigned digits, period;
 	uint64_t counter, newc = 0;
 	int64_t offset = 0;
-	size_t n, skipped = 0, ulen = strlen(user);
-	int bad_password = 0, ret, d;
-	char line[OTP_USERS_LINE_MAX], stamp[32];
+	size_t n, ulen = strlen(user);
+	int ret, d;
+	char stamp[32];
 	struct out o;
 
-	memset(r, 0, sizeof(*r));
-	*outlen = 0;
-	if ((ret = image_ok(img, len)) < 0)
+	if (s->done)
+		return 0;
+	if ((ret = image_ok(piece, len)) < 0)
 		return ret;
 	while (next_line(&c)) {
-		if (!may_hold(img + c.start, c.end - c.start, user, ulen))
+		if (!may_hold(piece + c.start, c.end - c.start, user, ulen))
 			continue;
-		n = split(img + c.start, c.end - c.start, f, FIELDS_MAX);
+		n = split(piece + c.start, c.end - c.start, f, FIELDS_MAX);
 		if (n < 2 || !parse_type(&f[0], &kind, &digits, &period) ||
 		    !feq(&f[1], user))
 			continue;
 		if (n < 4)	/* the original passes over it, as we do */
 			continue;
-		r->line = c.lineno;
+		r->line = s->lineno + c.lineno;
 		if (!password_ok(&f[2], kind, password)) {
-			bad_password = 1;
-			skipped++;
+			s->bad_password = 1;
+			s->skipped++;
 			continue;
 		}
-		bad_password = 0;
+		s->bad_password = 0;
 		if ((ret = parse_key(&f[3], kind, &key)) < 0)
 			return ret;
 		counter = 0;
@@ -754,6 +753,7 @@ otp_users_check(const char *img, size_t len, const char *user,
 		if (kind != OTP_USERS_MOTP && n > 5 && feq(&f[5], code)) {
 			r->why = OTP_USERS_WHY_REPLAYED;
 			r->kind = kind;
+			s->done = 1;
 			otp_wipe(&key, sizeof(key));
 			return 0;
 		}
@@ -761,10 +761,11 @@ otp_users_check(const char *img, size_t len, const char *user,
 		    n > 5 ? &f[5] : &none, code, now, window, &newc, &offset);
 		otp_wipe(&key, sizeof(key));
 		if (d == 0) {
-			skipped++;
+			s->skipped++;
 			continue;
 		}
 		r->kind = kind;
+		s->done = 1;
 		if (d == 2) {
 			r->why = OTP_USERS_WHY_REPLAYED;
 			return 0;
@@ -773,7 +774,7 @@ otp_users_check(const char *img, size_t len, const char *user,
 		 * COUNTER, the code as typed and the local time. */
 		if ((ret = local_stamp(now, zone, stamp, sizeof(stamp))) < 0)
 			return ret;
-		o = (struct out){ line, 0, sizeof(line), 1 };
+		o = (struct out){ s->line, 0, sizeof(s->line), 1 };
 		put(&o, f[0].p, f[0].n);
 		puts_(&o, "\t");
 		put(&o, f[1].p, f[1].n);
@@ -789,25 +790,57 @@ otp_users_check(const char *img, size_t len, const char *user,
 		puts_(&o, stamp);
 		puts_(&o, "\n");
 		if (!o.ok) {
-			otp_wipe(line, sizeof(line));
+			otp_wipe(s->line, sizeof(s->line));
 			return OTP_ENOSPACE;
 		}
-		ret = splice(img, len, c.start, c.next, line, o.len, out,
-		    outsz, outlen);
-		otp_wipe(line, sizeof(line));
-		if (ret < 0)
-			return ret;
+		s->start = c.start;
+		s->next = c.next;
+		s->linelen = o.len;
 		r->accepted = 1;
 		r->offset = offset;
 		r->counter = newc;
 		return 0;
 	}
-	r->line = 0;
-	r->why = skipped == 0 ? OTP_USERS_WHY_UNKNOWN : bad_password ?
-	    OTP_USERS_WHY_PASSWORD : OTP_USERS_WHY_WRONG;
+	s->lineno += c.lineno;
 	return 0;
 fail:
 	otp_wipe(&key, sizeof(key));
+	return ret;
+}
+
+void
+otp_users_scan_end(struct otp_users_scan *s, struct otp_users_result *r)
+{
+	if (s->done)
+		return;
+	s->done = 1;
+	r->line = 0;
+	r->why = s->skipped == 0 ? OTP_USERS_WHY_UNKNOWN : s->bad_password ?
+	    OTP_USERS_WHY_PASSWORD : OTP_USERS_WHY_WRONG;
+}
+
+int
+otp_users_check(const char *img, size_t len, const char *user,
+    const char *password, const char *code, int64_t now,
+    const struct otp_zone *zone, unsigned window,
+    struct otp_users_result *r, char *out, size_t outsz, size_t *outlen)
+{
+	struct otp_users_scan s;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	memset(&s, 0, sizeof(s));
+	*outlen = 0;
+	ret = otp_users_scan(&s, img, len, user, password, code, now, zone,
+	    window, r);
+	if (ret == 0 && r->accepted)
+		ret = splice(img, len, s.start, s.next, s.line, s.linelen, out,
+		    outsz, outlen);
+	else if (ret == 0)
+		otp_users_scan_end(&s, r);
+	if (ret < 0)
+		r->accepted = 0;
+	otp_wipe(s.line, sizeof(s.line));
 	return ret;
 }
 
