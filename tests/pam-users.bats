@@ -296,6 +296,25 @@ client_sees() {
 	[[ $(stat -c %a "$D/otp/users") == 640 ]]
 }
 
+@test "a large file, read in pieces: a line longer than a piece, the user after 2000 others, as pam_oath" {
+	local lines=() i
+	lines+=("# $(printf '%*s' 70000 '' | tr ' ' x)")
+	for i in $(seq 1 2000); do
+		lines+=("HOTP/T30	user$i	-	$HEX	0	000000	2026-01-01T00:00:00L")
+	done
+	lines+=("HOTP $U - $HEX")
+	for i in $(seq 2001 2100); do
+		lines+=("HOTP user$i - $HEX 3")
+	done
+	users "${lines[@]}"
+	uservice
+	ustep "$(hcode 1)"
+	want 0
+	ustep "$(hcode 1)"
+	ustep "$(hcode 2)"
+	want 0
+}
+
 @test "on purpose: deny= wrong codes lock a user out (pam_faillock's way), outside the users file" {
 	users "HOTP $U - $HEX"
 	cp "$D/otp/users" "$D/before"

@@ -241,6 +241,70 @@ os.unlink(sys.argv[1] + ".lock")
 	(( (end - start) > 500000000 )) || fail "did not wait for the lock"
 }
 
+# reader FILE DELAY: as a pam_oath login that opened FILE before an update
+# replaced it: once it is replaced, DELAY seconds later (the rest of its
+# parse), it takes FILE.lock as pam_oath does; prints "taken" or
+# "refused".  FILE.held says it has the file open.
+reader() {
+	"$PY" -c '
+import os, sys, time
+f = sys.argv[1]
+fd = os.open(f, os.O_RDONLY)
+ino = os.fstat(fd).st_ino
+open(f + ".held", "w").close()
+while os.stat(f).st_ino == ino:
+	time.sleep(0.002)
+time.sleep(float(sys.argv[2]))
+try:
+	os.close(os.open(f + ".lock", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+	print("taken")
+	os.unlink(f + ".lock")
+except FileExistsError:
+	print("refused")
+' "$1" "$2"
+}
+
+@test "FILE.lock is kept while a reader of the replaced file, as pam_oath, has it open" {
+	users "HOTP alice - $RFC_HEX"
+	reader "$F" 0.3 >"$T/reader" &
+	while [ ! -e "$F.held" ]; do sleep 0.02; done
+	run otp-verify --usersfile="$F" --user=alice "$(hotp 1)"
+	wait
+	assert_success
+	[[ $(cat "$T/reader") == refused ]] ||
+	    fail "a login that read the old file could take FILE.lock"
+	[ ! -e "$F.lock" ]
+	run otp-verify --usersfile="$F" --user=alice "$(hotp 2)"
+	assert_success
+	[ ! -e "$F.lock" ]
+	# --pam-oath-shared=0: no pam_oath, so no reader is waited for.
+	rm -f "$F.held"
+	reader "$F" 0.3 >"$T/reader" &
+	while [ ! -e "$F.held" ]; do sleep 0.02; done
+	run otp-verify --pam-oath-shared=0 --usersfile="$F" --user=alice \
+	    "$(hotp 3)"
+	wait
+	assert_success
+	[[ $(cat "$T/reader") == taken ]]
+}
+
+@test "a right code with no wrong one before it makes and removes nothing beside the file" {
+	command -v strace >/dev/null || skip "strace missing"
+	users "HOTP alice - $RFC_HEX"
+	strace -f -o "$T/trace" -e trace=mkdir,mkdirat,openat,unlink,unlinkat,rmdir \
+	    otp-verify --usersfile="$F" --user=alice "$(hotp 1)"
+	if grep -E 'mkdir.*tally|unlink.*tally|rmdir.*tally|tally.*O_CREAT' \
+	    "$T/trace"; then
+		fail "the tally was touched"
+	fi
+	run otp-verify --usersfile="$F" --user=alice 000000
+	assert_failure 1
+	[ -f "$F.tally/alice" ]
+	run otp-verify --usersfile="$F" --user=alice "$(hotp 2)"
+	assert_success
+	[ ! -e "$F.tally" ]
+}
+
 @test "10 users checked at once all succeed; 30 runs with one code: one" {
 	local lines=() i ok=0 pids=()
 	for i in $(seq 1 10); do

@@ -19,22 +19,29 @@
  *     and is removed, and so is a FILE.new (pam_oath's staging file, made
  *     only by a holder of FILE.lock) found while we hold FILE.lock.
  *
- * pam_oath reads the file before it takes FILE.lock, so a pam_oath login
- * that read the file just before our rename could take FILE.lock after we
- * drop it and record the same code again.  Its read and its lock are well
- * under a millisecond apart, so after a write we keep FILE.lock LINGER_MS
- * longer: such a login finds it and fails.  No locking on our side can
- * reach back into its read; this makes the gap one that a login would
- * have to be stalled in for LINGER_MS.  Where no pam_oath shares the file
- * (cfg.unshared) there is no such login, and no linger.
+ * pam_oath reads the file before it takes FILE.lock (it opens it, parses
+ * up to the user's line, checks the code, and only then makes FILE.lock
+ * and writes back what it read), so a pam_oath login that opened the file
+ * before our rename could take FILE.lock after we drop it and record the
+ * same code again, or undo our update.  So after a write we keep
+ * FILE.lock while any other process still has the replaced file open
+ * (linger(): a write lease tells, at once), up to LINGER_MAX_MS; such a
+ * login finds FILE.lock and fails.  Most of the time nobody has it open
+ * and nothing is waited for.  Where no pam_oath shares the file
+ * (cfg.unshared) there is no such login, and no look.
  *
  * Wrong codes are counted per user outside the users file, so that it
  * stays pam_oath's byte for byte: FILE.tally/USER (a directory beside the
- * file, mode 0700, made when first needed) holds "FAILS SINCE\n".  The
- * tally is flock(2)ed for the whole check, so that logins of one user
- * run one after another and no guess slips past the count; cfg.deny
- * wrong codes in a row refuse the next for cfg.unlock_time seconds
- * without a look at the file, and an accept resets the count.
+ * file, mode 0700, made at a user's first wrong code) holds "FAILS
+ * SINCE\n".  It is read and written only under FILE.lock, which every
+ * check that records holds for all of its check, so that no guess slips
+ * past the count; cfg.deny wrong codes in a row refuse the next for
+ * cfg.unlock_time seconds without a look at the file, and an accept
+ * removes the count.  A right code with no count touches nothing.
+ *
+ * The file is read in pieces of whole lines (pieces_next()), never held
+ * whole but by otp-keygen's edits, and an accepted line is written as the
+ * bytes before it copied in the kernel, the new line, and the bytes after.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -57,7 +64,9 @@
 #define LOCK_STALE_MS	200	/* unheld this long: a crash's leftover */
 #define POLL_MS		5
 #define LINGER_MS	10	/* FILE.lock kept after a write (see above) */
+#define LINGER_MAX_MS	1000	/* ...while a reader of the old file lasts */
 #define TALLY_MAX	64	/* "FAILS SINCE\n" and then some */
+#define PIECE		(32u << 10)	/* read at a time: whole lines of it */
 
 static void
 sleep_ms(long ms)
@@ -182,6 +191,138 @@ drop_foreign(int dirfd, const char *name, int fd)
 	(void)close(fd);
 }
 
+/* A file read in pieces of whole lines through one small buffer: a large
+ * users file is never held whole, for fresh memory costs more than the
+ * reading (10k users: 9 ms for one 930 kB buffer, 0.8 ms in pieces). */
+struct pieces {
+	int		 fd;
+	char		*buf;
+	size_t		 cap, have, used;	/* buf's size, bytes, given */
+	off_t		 off;		/* the file offset of buf[0] */
+	off_t		 size;		/* the size it was opened with */
+	int		 eof;
+};
+
+static int
+pieces_open(struct pieces *pc, int fd, off_t size)
+{
+	memset(pc, 0, sizeof(*pc));
+	pc->fd = fd;
+	pc->size = size;
+	pc->cap = PIECE;
+	if ((pc->buf = malloc(pc->cap)) == NULL)
+		return OTP_ENOMEM;
+	return 0;
+}
+
+static void
+pieces_close(struct pieces *pc)
+{
+	if (pc->buf != NULL)
+		otp_wipe(pc->buf, pc->cap);
+	free(pc->buf);
+	pc->buf = NULL;
+}
+
+/* The next piece, *p of *len bytes at file offset *at: 1, 0 after the
+ * last, OTP_ESTATECHANGED when the file is not the size it had, or
+ * OTP_EIO, OTP_ENOMEM. */
+static int
+pieces_next(struct pieces *pc, const char **p, size_t *len, off_t *at)
+{
+	const char *nl;
+	char *nb;
+	ssize_t n;
+
+	memmove(pc->buf, pc->buf + pc->used, pc->have - pc->used);
+	pc->off += (off_t)pc->used;
+	pc->have -= pc->used;
+	pc->used = 0;
+	for (;;) {
+		while (!pc->eof && pc->have < pc->cap) {
+			n = pread(pc->fd, pc->buf + pc->have, pc->cap - pc->have,
+			    pc->off + (off_t)pc->have);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				return OTP_EIO;
+			if (n == 0)
+				pc->eof = 1;
+			pc->have += (size_t)n;
+			if (pc->off + (off_t)pc->have > pc->size)
+				return OTP_ESTATECHANGED;
+		}
+		if (pc->eof && pc->off + (off_t)pc->have != pc->size)
+			return OTP_ESTATECHANGED;
+		if (pc->have == 0)
+			return 0;
+		if (pc->eof)
+			pc->used = pc->have;
+		else if ((nl = memrchr(pc->buf, '\n', pc->have)) != NULL)
+			pc->used = (size_t)(nl - pc->buf) + 1;
+		else {
+			/* A line longer than the buffer (the file's size
+			 * bounds it): room for it. */
+			if ((nb = malloc(pc->cap * 2)) == NULL)
+				return OTP_ENOMEM;
+			memcpy(nb, pc->buf, pc->have);
+			otp_wipe(pc->buf, pc->cap);
+			free(pc->buf);
+			pc->buf = nb;
+			pc->cap *= 2;
+			continue;
+		}
+		*p = pc->buf;
+		*len = pc->used;
+		*at = pc->off;
+		return 1;
+	}
+}
+
+/* Append len bytes of fd from off to the staged file: in the kernel
+ * where it can, else through buf. */
+static int
+stage_copy(struct sys_file *f, int fd, off_t off, size_t len, char *buf,
+    size_t bufsz)
+{
+	ssize_t n;
+	int r;
+
+	f->synced = 0;
+	while (len > 0) {
+		n = copy_file_range(fd, &off, f->fd, NULL, len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n > 0) {
+			len -= (size_t)n;
+			continue;
+		}
+		if (n == 0) {
+			errno = EIO;	/* shorter than it was */
+			return OTP_EIO;
+		}
+		if (errno != EXDEV && errno != EINVAL && errno != ENOSYS &&
+		    errno != EOPNOTSUPP && errno != EBADF)
+			return OTP_EIO;
+		break;
+	}
+	while (len > 0) {
+		n = pread(fd, buf, len < bufsz ? len : bufsz, off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			return OTP_EIO;
+		}
+		if ((r = sys_stage_write(f, buf, (size_t)n)) != 0)
+			return r;
+		off += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 static int
 write_image(int dirfd, const char *name, const struct stat *st,
     const char *img, size_t len, int replace)
@@ -201,7 +342,75 @@ write_image(int dirfd, const char *name, const struct stat *st,
 	return sys_commit(&f, replace);
 }
 
-/* What one locked cycle does with the image. */
+/* The file open on fd (as st says) again, with bytes [start, next)
+ * replaced by line[0..n): its owner and mode, the rest copied. */
+static int
+write_spliced(int dirfd, const char *name, int fd, const struct stat *st,
+    off_t start, off_t next, const char *line, size_t n, struct pieces *pc)
+{
+	struct sys_file f;
+	struct stat now;
+	int r;
+
+	if ((r = sys_stage(&f, dirfd, name, (unsigned)(st->st_mode &
+	    07777))) != 0)
+		return r;
+	if ((r = sys_stage_owner(&f, (unsigned long)st->st_uid,
+	    (unsigned long)st->st_gid)) != 0 ||
+	    (r = stage_copy(&f, fd, 0, (size_t)start, pc->buf, pc->cap)) != 0 ||
+	    (r = sys_stage_write(&f, line, n)) != 0 ||
+	    (r = stage_copy(&f, fd, next, (size_t)(st->st_size - next),
+	    pc->buf, pc->cap)) != 0) {
+		sys_discard(&f);
+		return r;
+	}
+	/* Written in place meanwhile (an editor, not a login: those wait
+	 * or replace it): what was read is not what was copied. */
+	if (fstat(fd, &now) != 0 || now.st_size != st->st_size ||
+	    now.st_mtim.tv_sec != st->st_mtim.tv_sec ||
+	    now.st_mtim.tv_nsec != st->st_mtim.tv_nsec) {
+		sys_discard(&f);
+		return OTP_ESTATECHANGED;
+	}
+	return sys_commit(&f, 1);
+}
+
+/* The file open on fd was just replaced: keep FILE.lock (held by the
+ * caller) while someone else still has that old file open, a pam_oath
+ * login perhaps, that read it before the rename and would write it back.
+ * A write lease is granted only when no other open file description
+ * holds the file, in any process; once it is unlinked no name reaches it,
+ * so none can open it meanwhile, and the lease is dropped at once.  Our
+ * own logins waiting for it let go once it is unlocked.  Where leases do
+ * not work (not the owner without CAP_LEASE, NFS, leases off) or another
+ * name still reaches it, the old rule: LINGER_MS. */
+static void
+linger(int fd)
+{
+	struct stat st;
+	long waited;
+
+	(void)flock(fd, LOCK_UN);
+	if (fstat(fd, &st) != 0 || st.st_nlink != 0) {
+		sleep_ms(LINGER_MS);
+		return;
+	}
+	for (waited = 0; waited < LINGER_MAX_MS; waited++) {
+		if (fcntl(fd, F_SETLEASE, F_WRLCK) == 0) {
+			(void)fcntl(fd, F_SETOWN, 0);	/* no SIGIO */
+			(void)fcntl(fd, F_SETLEASE, F_UNLCK);
+			return;		/* nobody reads it any more */
+		}
+		if (errno != EAGAIN) {
+			if (waited < LINGER_MS)
+				sleep_ms(LINGER_MS - waited);
+			return;
+		}
+		sleep_ms(1);
+	}
+}
+
+/* What one locked cycle does with the file. */
 struct job {
 	const char		*user;
 	const char		*password;
@@ -211,95 +420,12 @@ struct job {
 	int			 dry;
 	int			 group_read;
 	int			 linger;
+	unsigned long		 deny;	/* 0: no tally */
+	long long		 unlock;
 	const struct otp_users_token *token;	/* set, not check */
 	int			 replace;
 	struct otp_users_result	*r;
 };
-
-static int
-cycle(int dirfd, const char *name, struct job *j)
-{
-	struct stat st, again;
-	char *in = NULL, *out = NULL;
-	size_t inlen, outsz, outlen = 0;
-	int fd, lfd = -1, ret, e;
-	int64_t now;
-
-	if ((ret = sys_open_vetted(dirfd, name, check_stat, &j->group_read, 1,
-	    OTP_EUSERSTYPE, &fd, &st)) < 0) {
-		if (ret == OTP_EIO && errno == ENOENT && j->token != NULL) {
-			/* A new file: the link in sys_commit refuses to
-			 * clobber one made meanwhile. */
-			out = malloc(OTP_USERS_LINE_MAX);
-			if (out == NULL)
-				return OTP_ENOMEM;
-			ret = otp_users_set("", 0, j->token, j->replace, out,
-			    OTP_USERS_LINE_MAX, &outlen);
-			if (ret == 0)
-				ret = write_image(dirfd, name, NULL, out,
-				    outlen, 0);
-			if (ret == OTP_ESTATEEXIST)
-				ret = OTP_ESTATECHANGED;
-			otp_wipe(out, OTP_USERS_LINE_MAX);
-			free(out);
-		}
-		return ret;
-	}
-	inlen = (size_t)st.st_size;
-	outsz = inlen + OTP_USERS_LINE_MAX;
-	if ((in = malloc(inlen + 1)) == NULL ||
-	    (out = malloc(outsz)) == NULL) {
-		ret = OTP_ENOMEM;
-		goto out;
-	}
-	if (!j->dry) {
-		if ((ret = take_foreign(dirfd, name, &lfd)) < 0)
-			goto out;
-		/* pam_oath may have replaced the file while we waited. */
-		if (fstatat(dirfd, name, &again, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    again.st_dev != st.st_dev || again.st_ino != st.st_ino) {
-			ret = OTP_ESTATECHANGED;
-			goto out;
-		}
-	}
-	if ((ret = sys_read_exact(fd, in, inlen)) < 0)
-		goto out;
-	if (j->token != NULL) {
-		ret = otp_users_set(in, inlen, j->token, j->replace, out, outsz,
-		    &outlen);
-		if (ret == 0)
-			ret = write_image(dirfd, name, &st, out, outlen, 1);
-		goto out;
-	}
-	if (j->r == NULL) {
-		ret = OTP_EINVAL;
-		goto out;
-	}
-	/* The clock is read with the file locked, so that logins that waited
-	 * for each other judge in the order they wrote. */
-	now = j->now == SYS_NOW_REAL ? (int64_t)time(NULL) : j->now;
-	ret = otp_users_check(in, inlen, j->user, j->password, j->code, now,
-	    sys_zone_local(), j->window, j->r, out, outsz, &outlen);
-	if (ret == 0 && j->r->accepted && !j->dry) {
-		ret = write_image(dirfd, name, &st, out, outlen, 1);
-		if (ret < 0)
-			j->r->accepted = 0;	/* unrecorded: replayable */
-		else if (j->linger)
-			sleep_ms(LINGER_MS);
-	}
-out:
-	e = errno;
-	if (in != NULL)
-		otp_wipe(in, inlen);
-	if (out != NULL)
-		otp_wipe(out, outsz);
-	free(in);
-	free(out);
-	drop_foreign(dirfd, name, lfd);
-	(void)close(fd);	/* drops the flock */
-	errno = e;
-	return ret;
-}
 
 /* The tally's file name for user: the name as it is when it is a plain
  * one, else %XX for every byte that is not [A-Za-z0-9_-] or a dot after
@@ -333,84 +459,51 @@ tally_name(const char *user, char *out, size_t outsz)
 	return 0;
 }
 
-/* A user's tally: the directory and the file, open, and what it holds. */
+/* A user's tally, FILE.tally/USER: its names and what it holds. */
 struct tally {
 	char		dir[NAME_MAX + 1];
 	char		file[NAME_MAX + 1];
-	int		dfd, fd;	/* -1: none */
+	int		there;		/* the file exists */
 	unsigned long	fails;
 	long long	since;
 };
 
-static void
-tally_close(struct tally *t)
-{
-	int e = errno;
-
-	if (t->fd >= 0)
-		(void)close(t->fd);	/* drops the flock */
-	if (t->dfd >= 0)
-		(void)close(t->dfd);
-	t->fd = t->dfd = -1;
-	errno = e;
-}
-
-/* Open user's tally in dirfd: unless dry, made when missing and flocked
- * (the name checked to be the file locked, as a holder that is done may
- * remove it); dry, read only when there is one.  0, or OTP_EIO. */
+/* Read user's tally beside name in dirfd; none is no wrong code.  Only
+ * read: the caller holds FILE.lock (or checks dry), which every writer
+ * of a tally holds, so that no guess slips past the count. */
 static int
-tally_open(int dirfd, const char *name, const char *user, int dry,
-    struct tally *t)
+tally_read(int dirfd, const char *name, const char *user, struct tally *t)
 {
 	char buf[TALLY_MAX];
-	struct stat st, again;
+	struct stat st;
 	ssize_t n;
-	int i;
+	int dfd, fd;
 
 	memset(t, 0, sizeof(*t));
-	t->dfd = t->fd = -1;
 	if ((size_t)snprintf(t->dir, sizeof(t->dir), "%s.tally", name) >=
 	    sizeof(t->dir) || tally_name(user, t->file, sizeof(t->file)) != 0) {
 		errno = ENAMETOOLONG;
 		return OTP_EIO;
 	}
-	for (i = 0; i < RETRIES; i++) {
-		tally_close(t);
-		if (!dry && mkdirat(dirfd, t->dir, 0700) != 0 &&
-		    errno != EEXIST)
-			return OTP_EIO;
-		t->dfd = openat(dirfd, t->dir, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC);
-		if (t->dfd >= 0)
-			t->fd = openat(t->dfd, t->file, (dry ? O_RDONLY :
-			    O_RDWR | O_CREAT) | O_NOFOLLOW | O_NONBLOCK |
-			    O_CLOEXEC, 0600);
-		if (t->fd < 0) {
-			if (errno != ENOENT)
-				return OTP_EIO;
-			if (dry)
-				return 0;	/* none: no wrong code */
-			continue;	/* removed meanwhile: again */
-		}
-		if (fstat(t->fd, &st) != 0)
-			return OTP_EIO;
-		if (!S_ISREG(st.st_mode)) {
+	dfd = openat(dirfd, t->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : OTP_EIO;
+	fd = openat(dfd, t->file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC);
+	(void)close(dfd);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : OTP_EIO;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		if (errno == 0)
 			errno = EINVAL;
-			return OTP_EIO;
-		}
-		if (dry)
-			break;
-		if (flock(t->fd, LOCK_EX) != 0)
-			return OTP_EIO;
-		if (fstatat(t->dfd, t->file, &again, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    again.st_dev == st.st_dev && again.st_ino == st.st_ino)
-			break;
+		return sys_close_keep(fd, OTP_EIO);
 	}
-	if (i == RETRIES) {
-		errno = EAGAIN;
-		return OTP_EIO;
-	}
-	n = pread(t->fd, buf, sizeof(buf) - 1, 0);
+	t->there = 1;
+	do
+		n = pread(fd, buf, sizeof(buf) - 1, 0);
+	while (n < 0 && errno == EINTR);
+	(void)close(fd);
 	if (n > 0) {
 		buf[n] = '\0';
 		if (sscanf(buf, "%lu %lld", &t->fails, &t->since) != 2)
@@ -419,27 +512,216 @@ tally_open(int dirfd, const char *name, const char *user, int dry,
 	return 0;
 }
 
-/* No wrong code to remember: the file goes, and the directory when it is
- * empty (another login's file keeps it). */
-static void
-tally_remove(int dirfd, struct tally *t)
+/* Record fails wrong codes, the last at since (the directory made when
+ * first needed), synced before the refusal is told. */
+static int
+tally_write(int dirfd, const struct tally *t, unsigned long fails,
+    long long since)
 {
-	(void)unlinkat(t->dfd, t->file, 0);
+	char buf[TALLY_MAX];
+	int dfd, fd, n, made = 0, ret = 0;
+
+	n = snprintf(buf, sizeof(buf), "%lu %lld\n", fails, since);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return OTP_EIO;
+	if (mkdirat(dirfd, t->dir, 0700) == 0)
+		made = 1;
+	else if (errno != EEXIST)
+		return OTP_EIO;
+	dfd = openat(dirfd, t->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (dfd < 0)
+		return OTP_EIO;
+	fd = openat(dfd, t->file, O_WRONLY | O_CREAT | O_NOFOLLOW |
+	    O_NONBLOCK | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return sys_close_keep(dfd, OTP_EIO);
+	/* Over the old count, then cut: a crash leaves one or the other. */
+	if (pwrite(fd, buf, (size_t)n, 0) != n || ftruncate(fd, n) != 0 ||
+	    fsync(fd) != 0)
+		ret = OTP_EIO;
+	(void)sys_close_keep(fd, 0);
+	/* A new file (or directory) is there after a crash too. */
+	if (ret == 0 && !t->there && fsync(dfd) != 0)
+		ret = OTP_EIO;
+	(void)sys_close_keep(dfd, 0);
+	if (ret == 0 && made)
+		(void)fsync(dirfd);
+	return ret;
+}
+
+/* No wrong code to remember: the file goes, and the directory when it is
+ * empty (another user's file keeps it). */
+static void
+tally_remove(int dirfd, const struct tally *t)
+{
+	int dfd;
+
+	if (!t->there)
+		return;
+	dfd = openat(dirfd, t->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	(void)unlinkat(dfd, t->file, 0);
+	(void)close(dfd);
 	(void)unlinkat(dirfd, t->dir, AT_REMOVEDIR);
 }
 
-/* Write fails and since to the tally (fd), synced. */
+/* A new file holding t's line alone (nothing at name yet). */
 static int
-tally_write(int fd, unsigned long fails, long long since)
+create_new(int dirfd, const char *name, const struct job *j)
 {
-	char buf[TALLY_MAX];
-	int n;
+	char *out;
+	size_t outlen = 0;
+	int ret;
 
-	n = snprintf(buf, sizeof(buf), "%lu %lld\n", fails, since);
-	if (n < 0 || (size_t)n >= sizeof(buf) || ftruncate(fd, 0) != 0 ||
-	    pwrite(fd, buf, (size_t)n, 0) != n || fsync(fd) != 0)
-		return OTP_EIO;
+	/* The link in sys_commit refuses to clobber one made meanwhile. */
+	if ((out = malloc(OTP_USERS_LINE_MAX)) == NULL)
+		return OTP_ENOMEM;
+	ret = otp_users_set("", 0, j->token, j->replace, out,
+	    OTP_USERS_LINE_MAX, &outlen);
+	if (ret == 0)
+		ret = write_image(dirfd, name, NULL, out, outlen, 0);
+	if (ret == OTP_ESTATEEXIST)
+		ret = OTP_ESTATECHANGED;
+	otp_wipe(out, OTP_USERS_LINE_MAX);
+	free(out);
+	return ret;
+}
+
+/* Put the job's token in the file open on fd: the whole image edited. */
+static int
+set_token(int dirfd, const char *name, int fd, const struct stat *st,
+    const struct job *j)
+{
+	char *in = NULL, *out = NULL;
+	size_t inlen = (size_t)st->st_size, outsz = inlen + OTP_USERS_LINE_MAX;
+	size_t outlen = 0;
+	int ret;
+
+	if ((in = malloc(inlen + 1)) == NULL ||
+	    (out = malloc(outsz)) == NULL)
+		ret = OTP_ENOMEM;
+	else if ((ret = sys_read_exact(fd, in, inlen)) == 0 &&
+	    (ret = otp_users_set(in, inlen, j->token, j->replace, out, outsz,
+	    &outlen)) == 0)
+		ret = write_image(dirfd, name, st, out, outlen, 1);
+	if (in != NULL)
+		otp_wipe(in, inlen);
+	if (out != NULL)
+		otp_wipe(out, outsz);
+	free(in);
+	free(out);
+	return ret;
+}
+
+/* Check the job's code against the file open on fd, read in pieces; an
+ * accept recorded unless dry, the user's tally kept. */
+static int
+check_code(int dirfd, const char *name, int fd, const struct stat *st,
+    const struct job *j)
+{
+	struct otp_users_scan *s;
+	struct otp_users_result *r = j->r;
+	struct pieces pc;
+	struct tally t;
+	const char *p;
+	size_t len;
+	off_t at = 0;
+	long long now;
+	unsigned long fails = 0;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	memset(&t, 0, sizeof(t));
+	now = (long long)time(NULL);
+	if (j->deny != 0) {
+		if ((ret = tally_read(dirfd, name, j->user, &t)) < 0)
+			return ret;
+		fails = t.fails;
+		if (fails >= j->deny && now >= t.since &&
+		    now - t.since < j->unlock) {
+			r->why = OTP_USERS_WHY_LOCKED;
+			return 0;
+		}
+		if (fails >= j->deny)
+			fails = 0;	/* the lock-out is over: afresh */
+	}
+	if ((s = calloc(1, sizeof(*s))) == NULL)
+		return OTP_ENOMEM;
+	if ((ret = pieces_open(&pc, fd, st->st_size)) < 0) {
+		free(s);
+		return ret;
+	}
+	/* The clock is read with the file locked, so that logins that waited
+	 * for each other judge in the order they wrote. */
+	if (j->now != SYS_NOW_REAL)
+		now = j->now;
+	while (!s->done && (ret = pieces_next(&pc, &p, &len, &at)) == 1 &&
+	    (ret = otp_users_scan(s, p, len, j->user, j->password, j->code,
+	    now, sys_zone_local(), j->window, r)) == 0)
+		;
+	if (ret == 0)
+		otp_users_scan_end(s, r);
+	if (ret < 0)
+		r->accepted = 0;
+	else if (r->accepted && !j->dry) {
+		ret = write_spliced(dirfd, name, fd, st, at + (off_t)s->start,
+		    at + (off_t)s->next, s->line, s->linelen, &pc);
+		if (ret < 0)
+			r->accepted = 0;	/* unrecorded: replayable */
+		else if (j->linger)
+			linger(fd);
+	}
+	pieces_close(&pc);
+	otp_wipe(s, sizeof(*s));
+	free(s);
+	if (ret < 0 || j->deny == 0 || j->dry)
+		return ret;
+	if (!r->accepted && (r->why == OTP_USERS_WHY_WRONG ||
+	    r->why == OTP_USERS_WHY_PASSWORD))
+		/* A guess: counted before the refusal is told. */
+		return tally_write(dirfd, &t, fails + 1, (long long)time(NULL));
+	if (r->accepted || r->why == OTP_USERS_WHY_UNKNOWN)
+		tally_remove(dirfd, &t);
 	return 0;
+}
+
+static int
+cycle(int dirfd, const char *name, struct job *j)
+{
+	struct stat st, again;
+	int fd, lfd = -1, ret, e;
+
+	if ((ret = sys_open_vetted(dirfd, name, check_stat, &j->group_read, 1,
+	    OTP_EUSERSTYPE, &fd, &st)) < 0) {
+		if (ret == OTP_EIO && errno == ENOENT && j->token != NULL)
+			return create_new(dirfd, name, j);
+		return ret;
+	}
+	if (!j->dry) {
+		if ((ret = take_foreign(dirfd, name, &lfd)) < 0)
+			goto out;
+		/* pam_oath may have replaced the file while we waited. */
+		if (fstatat(dirfd, name, &again, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    again.st_dev != st.st_dev || again.st_ino != st.st_ino) {
+			ret = OTP_ESTATECHANGED;
+			goto out;
+		}
+	}
+	if (j->token != NULL)
+		ret = set_token(dirfd, name, fd, &st, j);
+	else if (j->r == NULL)
+		ret = OTP_EINVAL;
+	else
+		ret = check_code(dirfd, name, fd, &st, j);
+out:
+	e = errno;
+	drop_foreign(dirfd, name, lfd);
+	(void)close(fd);	/* drops the flock */
+	errno = e;
+	return ret;
 }
 
 static int
@@ -451,59 +733,8 @@ run(const char *path, struct job *j)
 	if ((ret = sys_dir_open(path, &dirfd, name, sizeof(name))) < 0)
 		return ret;
 	ret = OTP_ESTATECHANGED;
-	for (i = 0; i < RETRIES && ret == OTP_ESTATECHANGED; i++) {
-		if (j->r != NULL)
-			memset(j->r, 0, sizeof(*j->r));
+	for (i = 0; i < RETRIES && ret == OTP_ESTATECHANGED; i++)
 		ret = cycle(dirfd, name, j);
-	}
-	e = errno;
-	(void)close(dirfd);
-	errno = e;
-	return ret;
-}
-
-/* A check under the user's tally: refused unseen while locked out, a
- * wrong code counted, an accept (or no token) leaving no tally. */
-static int
-tallied(const char *path, const struct sys_store_cfg *c, struct job *j)
-{
-	char name[NAME_MAX + 1];
-	struct tally t;
-	unsigned long deny, fails;
-	long long now, unlock;
-	int dirfd, ret, e;
-
-	if (c->deny < 0)
-		return run(path, j);
-	deny = c->deny != 0 ? (unsigned long)c->deny : SYS_USERS_DENY;
-	unlock = c->unlock_time != 0 ? c->unlock_time : SYS_USERS_UNLOCK;
-	if ((ret = sys_dir_open(path, &dirfd, name, sizeof(name))) < 0)
-		return ret;
-	if ((ret = tally_open(dirfd, name, j->user, j->dry, &t)) < 0)
-		goto out;
-	now = (long long)time(NULL);
-	fails = t.fails;
-	if (fails >= deny && now >= t.since && now - t.since < unlock) {
-		memset(j->r, 0, sizeof(*j->r));
-		j->r->why = OTP_USERS_WHY_LOCKED;
-		goto out;
-	}
-	if (fails >= deny)
-		fails = 0;	/* the lock-out is over: counted afresh */
-	ret = run(path, j);
-	if (t.fd < 0 || j->dry)
-		goto out;
-	if (ret == 0 && !j->r->accepted &&
-	    (j->r->why == OTP_USERS_WHY_WRONG ||
-	    j->r->why == OTP_USERS_WHY_PASSWORD)) {
-		/* A guess: counted before the refusal is told. */
-		if ((e = tally_write(t.fd, fails + 1, now)) != 0)
-			ret = e;
-	} else if (t.fails == 0 || (ret == 0 && (j->r->accepted ||
-	    j->r->why == OTP_USERS_WHY_UNKNOWN)))
-		tally_remove(dirfd, &t);
-out:
-	tally_close(&t);
 	e = errno;
 	(void)close(dirfd);
 	errno = e;
@@ -516,16 +747,23 @@ sys_users_check(const char *path, const struct sys_store_cfg *c,
     struct otp_users_result *r)
 {
 	struct job j = { user, password, code, c->now, c->window, c->dry,
-	    c->group_read, !c->unshared, NULL, 0, r };
+	    c->group_read, !c->unshared, 0, 0, NULL, 0, r };
 
+	if (c->deny >= 0) {
+		j.deny = c->deny != 0 ? (unsigned long)c->deny :
+		    SYS_USERS_DENY;
+		j.unlock = c->unlock_time != 0 ? c->unlock_time :
+		    SYS_USERS_UNLOCK;
+	}
 	memset(r, 0, sizeof(*r));
-	return tallied(path, c, &j);
+	return run(path, &j);
 }
 
 int
 sys_users_set(const char *path, const struct otp_users_token *t, int replace)
 {
-	struct job j = { NULL, NULL, NULL, 0, 0, 0, 1, 1, t, replace, NULL };
+	struct job j = { NULL, NULL, NULL, 0, 0, 0, 1, 1, 0, 0, t, replace,
+	    NULL };
 
 	return run(path, &j);
 }
@@ -575,17 +813,35 @@ sys_users_get(const char *path, const char *user, int group_read,
 	return ret;
 }
 
+/* Whether user has a token line: the file read in pieces without a lock
+ * (it is only ever replaced by a rename), the first line found enough. */
 int
 sys_users_has_user(const char *path, const char *user, int group_read)
 {
-	char *in;
+	char name[NAME_MAX + 1];
+	struct pieces pc;
+	struct stat st;
+	const char *p;
 	size_t len;
-	int ret;
+	off_t at;
+	int dirfd, fd, ret, i;
 
-	if ((ret = read_whole(path, group_read, &in, &len)) != 0)
+	if ((ret = sys_dir_open(path, &dirfd, name, sizeof(name))) < 0)
 		return ret;
-	ret = otp_users_has_user(in, len, user);
-	otp_wipe(in, len);
-	free(in);
-	return ret;
+	for (i = 0; i < RETRIES; i++) {
+		ret = sys_open_vetted(dirfd, name, check_stat, &group_read, 0,
+		    OTP_EUSERSTYPE, &fd, &st);
+		if (ret < 0)
+			break;
+		if ((ret = pieces_open(&pc, fd, st.st_size)) == 0) {
+			while ((ret = pieces_next(&pc, &p, &len, &at)) == 1 &&
+			    (ret = otp_users_has_user(p, len, user)) == 0)
+				;
+			pieces_close(&pc);
+		}
+		(void)sys_close_keep(fd, 0);
+		if (ret != OTP_ESTATECHANGED)
+			break;
+	}
+	return sys_close_keep(dirfd, ret);
 }
