@@ -144,12 +144,15 @@ int otp_users_line_other(const char *line, size_t len, char *type,
 int otp_users_get(const char *img, size_t len, const char *user,
     struct otp_users_token *t);
 struct otp_state;
-/* A token as a state file image (HOTP, or TOTP of 30 or 60 s; 6 digits;
- * no PIN: else OTP_ECONVERT), HOTP_COUNTER its next code. */
+/* A token as a state file image (HOTP, or TOTP of 30 or 60 s, 6 to 8
+ * digits, a PIN of at most OTP_STATE_PIN_MAX bytes: else OTP_ECONVERT),
+ * HOTP_COUNTER its next code; other digits than 6 and a PIN are
+ * otp-utils' own DIGITS and PIN lines. */
 int otp_users_to_state(const struct otp_users_token *t, char *out,
     size_t outsz, size_t *outlen);
-/* A state file image as user's token (HOTP, or TOTP of 30 or 60 s: else
- * OTP_ECONVERT); st is room for the parse. */
+/* A state file image as user's token (HOTP, or TOTP of 30 or 60 s, SHA1:
+ * else OTP_ECONVERT), with its DIGITS and PIN; st is room for the
+ * parse. */
 int otp_users_from_state(const char *img, size_t len, const char *user,
     struct otp_state *st, struct otp_users_token *t);
 

@@ -1059,11 +1059,14 @@ otp_users_to_state(const struct otp_users_token *t, char *out, size_t outsz,
 	struct otp_state_new n;
 	struct otp_uri u;
 	char val[24];
-	int r;
+	int r, pin;
 
 	*outlen = 0;
-	if (t->kind == OTP_USERS_MOTP || t->digits != 6 ||
-	    (strcmp(t->password, "-") != 0 && strcmp(t->password, "+") != 0))
+	if (t->kind == OTP_USERS_MOTP || t->digits < 6 || t->digits > 8)
+		return OTP_ECONVERT;
+	/* "-" and "+" are no PIN; a PIN must fit the image's PIN line. */
+	pin = strcmp(t->password, "-") != 0 && strcmp(t->password, "+") != 0;
+	if (pin && strlen(t->password) > OTP_STATE_PIN_MAX)
 		return OTP_ECONVERT;
 	if ((r = otp_users_to_uri(t, &u)) < 0)
 		return r;
@@ -1071,7 +1074,11 @@ otp_users_to_state(const struct otp_users_token *t, char *out, size_t outsz,
 	n.mode = u.type == OTP_TYPE_HOTP ? OTP_STATE_HOTP : OTP_STATE_TOTP;
 	if (n.mode == OTP_STATE_TOTP && u.period != 30)
 		n.step = (unsigned)u.period;
+	n.digits = t->digits;
+	n.pin = pin ? t->password : NULL;
 	r = otp_state_build(u.key.buf, u.key.len, &n, out, outsz, outlen);
+	if (r == OTP_EINVAL)
+		r = OTP_ECONVERT;	/* a PIN no PIN line holds */
 	/* A state file's HOTP counter starts at 1 (0 is no HOTP at all):
 	 * a line never used goes on from counter 1, its first code
 	 * skipped. */
@@ -1111,17 +1118,21 @@ otp_users_from_state(const char *img, size_t len, const char *user,
 		return OTP_EUSERSFIELD;
 	if ((r = otp_state_parse(img, len, st)) < 0)
 		return r;
+	/* A line's codes are SHA1 (DIGITS and PIN it holds). */
 	if (st->mode == OTP_STATE_SCRATCHONLY ||
 	    (st->mode == OTP_STATE_TOTP && st->step != 30 && st->step != 60) ||
-	    st->key.len > sizeof(t->key.buf)) {
+	    st->alg != OTP_ALG_SHA1 || st->key.len > sizeof(t->key.buf)) {
 		otp_wipe(st, sizeof(*st));
 		return OTP_ECONVERT;
 	}
 	t->kind = st->mode == OTP_STATE_HOTP ? OTP_USERS_HOTP : OTP_USERS_TOTP;
-	t->digits = 6;
+	t->digits = st->digits;
 	t->period = st->mode == OTP_STATE_TOTP ? st->step : 0;
 	memcpy(t->user, user, n + 1);
-	memcpy(t->password, "-", 2);
+	if (st->pin[0] != '\0')
+		memcpy(t->password, st->pin, strlen(st->pin) + 1);
+	else
+		memcpy(t->password, "-", 2);
 	memcpy(t->key.buf, st->key.buf, st->key.len);
 	t->key.len = st->key.len;
 	t->counter = st->mode == OTP_STATE_HOTP ? st->hotp_counter : 0;

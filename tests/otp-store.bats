@@ -96,7 +96,8 @@ ga_file() {
 @test "copy between a users file and state files, with the HOTP counter; what a line cannot hold is refused or named" {
 	printf '%s\n' "HOTP	alice	-	$RFC_HEX	41	123456" \
 	    "HOTP/T60	bob	-	$RFC_HEX" "HOTP/T30/8	carol	-	$RFC_HEX" \
-	    "HOTP/T30	dave	1234	$RFC_HEX" >"$T/users"
+	    "HOTP/T30	dave	1234	$RFC_HEX" \
+	    "MOTP	mo	1234	e3152afee62599c8" >"$T/users"
 	chmod 0600 "$T/users"
 	# alice's line took counter 41: the next code is 42's.
 	run -0 otp-store copy --user=alice "oath:$T/users" "ga:$T/a"
@@ -106,11 +107,16 @@ ga_file() {
 	grep -qx '" STEP_SIZE 60' "$T/b"
 	run -0 otp-verify -N @1234567890 --state "$T/b" \
 	    "$(otp-gen --totp -s 60 -N @1234567890 "$RFC_HEX")"
+	# 8 digits, a PIN: lines a state file's other reader would drop.
 	run -2 otp-store copy --user=carol "oath:$T/users" "ga:$T/c"
-	assert_output --partial "carol"
-	assert_output --partial "cannot be held by the other store"
+	assert_output --partial "'carol': a token of 8 digits"
+	assert_output --partial "a state file holds 6 digits over SHA1 without a PIN"
 	run -2 otp-store copy --user=dave "oath:$T/users" "ga:$T/d"
-	assert_output --partial "has a PIN"
+	assert_output --partial "'dave': a token of 6 digits over SHA1 or with a PIN"
+	[[ ! -e $T/c && ! -e $T/d ]]
+	run -2 otp-store copy --user=mo "oath:$T/users" "ga:$T/m"
+	assert_output --partial "cannot be held by the other store"
+	assert_output --partial "Mobile-OTP"
 	run -2 otp-store copy --user=eve "oath:$T/users" "ga:$T/e"
 	# Back into a users file: a new line, pam_oath's format; the scratch
 	# codes and the skew are named, not carried.

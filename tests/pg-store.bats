@@ -398,6 +398,25 @@ code_at() {
 	    "$(otp-gen -c 12 "$RFC_HEX")"
 }
 
+@test "a users file's PIN and 8 digits come into the database and go back; SHA256 has no users-file line" {
+	init
+	printf '%s\n' "HOTP/E/8	cy	pin7	$RFC_HEX	4" >"$T/users"
+	chmod 0600 "$T/users"
+	run -0 otp-store "${SK[@]}" copy --user=cy "oath:$T/users" "$URL"
+	# COUNTER 4 is the next code's; 5 is within the look-ahead.
+	c=$(oathtool --hotp -d 8 -c 5 "$RFC_HEX")
+	run -1 otp-verify --store="$URL" --user=cy "${SK[@]}" "$c"
+	run -0 otp-verify --store="$URL" --user=cy "${SK[@]}" "pin7$c"
+	run -0 otp-store "${SK[@]}" copy --user=cy "$URL" "oath:$T/back"
+	grep -qx "HOTP/E/8	cy	pin7	$RFC_HEX	6" "$T/back"
+	run -0 otp-verify --usersfile "$T/back" --user=cy -d 8 \
+	    "pin7$(oathtool --hotp -d 8 -c 6 "$RFC_HEX")"
+	run -0 otp-keygen --store="$URL" --user=sha "${SK[@]}" -a sha256
+	run -2 otp-store "${SK[@]}" copy --user=sha "$URL" "oath:$T/back"
+	assert_output --partial "sha"
+	assert_output --partial "cannot be held by the other store"
+}
+
 @test "digits, algorithm and a PIN: oathtool's codes after the PIN, scratch codes too; no PIN in a dump" {
 	init
 	run -0 --separate-stderr otp-keygen --store="$URL" --user=bob \

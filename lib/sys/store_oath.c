@@ -184,8 +184,8 @@ oath_export(struct sys_store *s, const char *user, char *img, size_t imgsz,
 		rc = otp_users_to_state(&t, img, imgsz, len);
 		if (rc == OTP_ECONVERT)
 			(void)snprintf(s->reason, sizeof(s->reason), "'%s' "
-			    "has a PIN, a Mobile-OTP token or codes of more "
-			    "than 6 digits", user);
+			    "has a Mobile-OTP token or a PIN of more than %d "
+			    "bytes", user, OTP_STATE_PIN_MAX);
 	}
 	otp_wipe(&t, sizeof(t));
 	return rc;

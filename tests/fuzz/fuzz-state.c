@@ -19,7 +19,11 @@ static char out[OTP_STATE_OUTMAX];
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *codes[] = { "050548", "12345678", "1234567" };
+	static const char *codes[] = { "050548", "12345678", "1234567",
+	    "12ab050548", "12ab12345678" };
+	static const enum otp_answer_kind kinds[] = { OTP_ANSWER_BARE,
+	    OTP_ANSWER_SPLIT };
+	struct otp_answer a;
 	const char *img = (const char *)data;
 	struct otp_state_opts o;
 	struct otp_state_result r;
@@ -29,7 +33,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (otp_state_parse(img, size, &st) != 0)
 		return 0;
 	if (st.key.len == 0 || st.key.len > OTP_KEY_MAX ||
-	    st.window < 1 || st.window > 100 || st.step < 1 || st.step > 60)
+	    st.window < 1 || st.window > 100 || st.step < 1 || st.step > 60 ||
+	    st.digits < 6 || st.digits > 8 ||
+	    strlen(st.pin) > OTP_STATE_PIN_MAX)
 		abort();
 	memset(&o, 0, sizeof(o));
 	o.allowed_perm = OTP_STATE_PERM;
@@ -47,6 +53,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    memcmp(out, img, size) != 0))
 			abort();
 		if (otp_state_parse(out, outlen, &st) != 0)
+			abort();
+	}
+	/* A login's readings of one answer (a PIN, forward_pass). */
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		a.text = codes[3 + i];
+		a.kind = kinds[i];
+		rc = otp_state_login(img, size, OTP_LOGIN_OPEN |
+		    OTP_LOGIN_SETTLE, &a, 1, 300000, &o, &r, out, sizeof(out),
+		    &outlen);
+		if (rc == OTP_ESTATESIZE)
+			continue;
+		if (rc != 0 || outlen > OTP_STATE_MAX ||
+		    otp_state_parse(out, outlen, &st) != 0)
 			abort();
 	}
 	return 0;

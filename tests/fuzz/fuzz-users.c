@@ -52,6 +52,19 @@ via_uri(const struct otp_users_token *t)
 		abort();
 }
 
+/* A PIN a state file's PIN line holds: 1..OTP_STATE_PIN_MAX bytes, none
+ * a blank or a control byte. */
+static int
+pin_line(const char *pin)
+{
+	size_t n = strlen(pin), i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)pin[i] <= ' ' || pin[i] == 0x7f)
+			return 0;
+	return n >= 1 && n <= OTP_STATE_PIN_MAX;
+}
+
 /* t as a state file image and back (otp-store copy): the kinds both
  * hold come back the same, the others are OTP_ECONVERT. */
 static void
@@ -63,11 +76,12 @@ via_state(const struct otp_users_token *t)
 	size_t len;
 	int rc;
 
+	int pin = strcmp(t->password, "-") != 0 &&
+	    strcmp(t->password, "+") != 0;
+
 	rc = otp_users_to_state(t, img, sizeof(img), &len);
 	if (rc == OTP_ECONVERT) {
-		if (t->kind != OTP_USERS_MOTP && t->digits == 6 &&
-		    (strcmp(t->password, "-") == 0 ||
-		    strcmp(t->password, "+") == 0) &&
+		if (t->kind != OTP_USERS_MOTP && (!pin || pin_line(t->password)) &&
 		    t->counter < (uint64_t)INT64_MAX - 201)
 			abort();
 		return;
@@ -75,7 +89,9 @@ via_state(const struct otp_users_token *t)
 	if (rc != 0)
 		return;		/* a key too long for a state file */
 	if (otp_users_from_state(img, len, t->user, &st, &b) != 0 ||
-	    b.kind != t->kind || b.digits != 6 || b.period != t->period ||
+	    b.kind != t->kind || b.digits != t->digits ||
+	    b.period != t->period ||
+	    strcmp(b.password, pin ? t->password : "-") != 0 ||
 	    b.key.len != t->key.len ||
 	    memcmp(b.key.buf, t->key.buf, t->key.len) != 0 ||
 	    strcmp(b.user, t->user) != 0)
