@@ -595,6 +595,7 @@ pg_enable(struct sys_store *s, const char *user, int on)
 struct pg_impl {
 	struct pg_login	*buf;
 	struct pgc	 p;
+	PGresult	*pre;		/* the row as pg_begin read it */
 };
 
 static int
@@ -621,6 +622,7 @@ pg_login_free(struct sys_login *l)
 	pi->p.broken = 1;	/* a transaction left open is abandoned */
 	if (pi->p.c != NULL)
 		pgc_put(&pi->p);
+	PQclear(pi->pre);
 	otp_wipe(pi->buf, sizeof(*pi->buf));
 	free(pi->buf);
 	free(pi);
@@ -652,16 +654,25 @@ login_exec(struct sys_login *l, const char *sql, int n,
 	return 0;
 }
 
-/* A connection and BEGIN; a pooled connection that turns out dead (the
- * server restarted, a failover) is replaced once. */
+/* The end of a login's phase: now and the store's deadline. */
+static int64_t
+login_deadline(const struct sys_login *l)
+{
+	return pgc_now_ms() + (l->s->cfg.deadline_ms != 0 ?
+	    l->s->cfg.deadline_ms : SYS_STORE_DEADLINE);
+}
+
+/* A connection and BEGIN by deadline; a pooled connection that turns out
+ * dead (the server restarted, a failover) is replaced once. */
 static int
-login_begin_tx(struct sys_login *l)
+login_begin_tx(struct sys_login *l, int64_t deadline)
 {
 	struct pg_impl *pi = l->impl;
 	PGresult *r;
 	int rc, tries;
 
 	pgc_start(&pi->p, l->s);
+	pi->p.deadline = deadline;
 	if ((rc = pgc_get(&pi->p)) != 0)
 		return login_fail(l, rc);
 	for (tries = 0; tries < 2; tries++) {
@@ -687,16 +698,20 @@ login_end_tx(struct sys_login *l, int commit_ok)
 	PGresult *r;
 
 	if (!commit_ok && pi->p.c != NULL &&
+	    PQtransactionStatus(pi->p.c) != PQTRANS_IDLE &&
 	    pgc_exec(&pi->p, "ROLLBACK", 0, NULL, NULL, NULL, &r, NULL) == 0)
 		PQclear(r);
 	pgc_put(&pi->p);
 }
 
 /* Before any prompt: whether user has a token, and whether it is off.
- * Nothing is locked or written. */
+ * Nothing is locked or written.  The row read is kept: the end writes
+ * its new row only over this one (pg_end). */
 static int
 pg_begin(struct sys_login *l, struct sys_verdict *v)
 {
+	static const char sel[] = "SELECT kind, disabled, state, scratch "
+	    "FROM otp_tokens WHERE login = $1";
 	struct pg_impl *pi = l->impl;
 	const char *vals[1] = { l->user };
 	int lens[1] = { (int)strlen(l->user) }, fmts[1] = { 1 };
@@ -705,27 +720,30 @@ pg_begin(struct sys_login *l, struct sys_verdict *v)
 
 	if (lens[0] == 0)
 		return OTP_EUSERSFIELD;
+	PQclear(pi->pre);
+	pi->pre = NULL;
 	pgc_start(&pi->p, l->s);
 	if ((rc = pgc_get(&pi->p)) != 0)
 		return login_fail(l, rc);
-	rc = pgc_exec(&pi->p, "SELECT disabled FROM otp_tokens WHERE "
-	    "login = $1", 1, vals, lens, fmts, &r, NULL);
+	rc = pgc_exec(&pi->p, sel, 1, vals, lens, fmts, &r, NULL);
 	if (rc != 0 && pi->p.pooled && rc != OTP_EDEADLINE) {
 		/* A pooled connection the server dropped: once more, on a
 		 * new one, the pool gone with it. */
 		if ((rc = pgc_renew(&pi->p)) != 0)
 			return login_fail(l, rc);
-		rc = pgc_exec(&pi->p, "SELECT disabled FROM otp_tokens WHERE "
-		    "login = $1", 1, vals, lens, fmts, &r, NULL);
+		rc = pgc_exec(&pi->p, sel, 1, vals, lens, fmts, &r, NULL);
 	}
 	if (rc != 0)
 		return login_fail(l, rc);
 	if (PQntuples(r) == 0) {
 		v->unknown = 1;
 		v->why = "no token";
-	} else if (PQgetvalue(r, 0, 0)[0] == 't') {
+	} else if (PQgetvalue(r, 0, 1)[0] == 't') {
 		v->decided = 1;
 		v->why = "token disabled";
+	} else {
+		pi->pre = r;
+		r = NULL;
 	}
 	PQclear(r);
 	pgc_put(&pi->p);
@@ -806,10 +824,198 @@ scratch_out(struct sys_login *l, uint8_t *hashes, size_t nh,
 	return nh;
 }
 
-/* The login: one transaction on the locked row. */
+/* A row r (kind, disabled, state, scratch) opened into the login's
+ * buffers: its kind, the image in img (*imglen), the scratch hashes in
+ * scratch (*nh). */
 static int
-pg_end(struct sys_login *l, const struct otp_answer *a, size_t n,
-    struct sys_verdict *v)
+open_row(struct sys_login *l, const PGresult *r, char *kind, size_t kindsz,
+    size_t *imglen, size_t *nh)
+{
+	struct pg_store *ps = l->s->impl;
+	struct pg_login *b = ((struct pg_impl *)l->impl)->buf;
+	char ad[AD_MAX];
+	size_t adlen;
+	long m;
+	int rc;
+
+	(void)snprintf(kind, kindsz, "%s", PQgetvalue(r, 0, 0));
+	m = bytea_in(PQgetvalue(r, 0, 2), b->sealed, sizeof(b->sealed));
+	adlen = assoc(ad, l->user, strlen(l->user), kind);
+	rc = m < 0 ? OTP_ESTOREROW : otp_unseal(&ps->keys, ad, adlen,
+	    b->sealed, (size_t)m, (uint8_t *)b->img, OTP_STATE_MAX, imglen);
+	if (rc != 0)
+		return rc;
+	m = bytea_in(PQgetvalue(r, 0, 3), b->scratch, sizeof(b->scratch));
+	if (m < 0 || m % OTP_SEAL_HASHLEN != 0) {
+		(void)snprintf(l->reason, sizeof(l->reason), "scratch codes "
+		    "column");
+		return OTP_ESTOREROW;
+	}
+	*nh = (size_t)m / OTP_SEAL_HASHLEN;
+	return 0;
+}
+
+/* The state file engine's login over the opened row, at the clock read
+ * now: the verdict in v, and *wr when there is a new row to record,
+ * sealed (*sealedlen bytes) with its scratch hashes (*nh). */
+static int
+decide(struct sys_login *l, const struct otp_answer *a, size_t n,
+    const char *kind, size_t imglen, size_t *nh, size_t *sealedlen,
+    struct sys_verdict *v, int *wr)
+{
+	struct pg_store *ps = l->s->impl;
+	struct pg_login *b = ((struct pg_impl *)l->impl)->buf;
+	struct otp_state_result res;
+	uint32_t left[SCRATCH_MAX];
+	size_t outlen, bodylen, added, nleft;
+	int64_t now;
+	int rc;
+
+	*wr = 0;
+	now = l->s->cfg.now != SYS_NOW_REAL ? l->s->cfg.now :
+	    (int64_t)time(NULL);
+	if ((rc = scratch_in(l, b->scratch, *nh, a, n, &imglen, &added)) != 0)
+		return rc;
+	rc = otp_state_login(b->img, imglen, OTP_LOGIN_OPEN |
+	    OTP_LOGIN_SETTLE, a, n, now, &l->s->cfg.ga, &res, b->out,
+	    sizeof(b->out), &outlen);
+	if (rc != 0) {
+		(void)snprintf(l->reason, sizeof(l->reason), "the stored "
+		    "state: %s", otp_strerror(rc));
+		return OTP_ESTOREROW;
+	}
+	sys_state_verdict(&res, v);
+	v->decided = 1;		/* one transaction: nothing more to ask */
+	if (!res.changed || l->s->cfg.dry) {
+		v->recorded = 0;
+		/* Nothing to write: an accept that changes nothing is one
+		 * the engine would not make; refuse to be safe. */
+		if (!l->s->cfg.dry && v->accepted) {
+			v->accepted = 0;
+			v->how = SYS_BY_NONE;
+			v->why = "not recorded";
+		}
+		return 0;
+	}
+	rc = otp_state_unscratch(b->out, outlen, b->body, sizeof(b->body),
+	    &bodylen, left, SCRATCH_MAX, &nleft);
+	if (rc == 0) {
+		*nh = scratch_out(l, b->scratch, *nh, left, nleft, added);
+		rc = seal_body(ps, b, l->user, strlen(l->user), kind, bodylen,
+		    sealedlen);
+	}
+	otp_wipe(left, sizeof(left));
+	*wr = rc == 0;
+	return rc;
+}
+
+/* A verdict that was not recorded is a refusal: an error, or an accept
+ * whose row was not written (a dry run's stands). */
+static int
+settle(const struct sys_login *l, struct sys_verdict *v, int rc,
+    int committed)
+{
+	if (rc != 0 || (!committed && v->accepted && !l->s->cfg.dry)) {
+		v->accepted = 0;
+		v->how = SYS_BY_NONE;
+		v->recorded = 0;
+		v->decided = 1;
+	}
+	return rc;
+}
+
+/* The new row's parameters: $1 the user, $2 the sealed state, $3 the
+ * scratch hashes, $4 whether it is a use. */
+static void
+new_row(const struct sys_login *l, const struct sys_verdict *v,
+    size_t sealedlen, size_t nh, const char **vals, int *lens)
+{
+	const struct pg_login *b = ((const struct pg_impl *)l->impl)->buf;
+
+	vals[0] = l->user;
+	lens[0] = (int)strlen(l->user);
+	vals[1] = (const char *)b->sealed;
+	lens[1] = (int)sealedlen;
+	vals[2] = (const char *)b->scratch;
+	lens[2] = (int)(nh * OTP_SEAL_HASHLEN);
+	vals[3] = v->accepted ? "t" : "f";
+	lens[3] = 0;
+}
+
+/*
+ * The end in one statement, for a login whose start read the row: the
+ * engine runs over the row as read, and the new row is written only if
+ * the row is still that one byte for byte (each write seals with a new
+ * nonce, so any other login's write in between changes it): one
+ * conditional UPDATE, a transaction of its own with the row locked while
+ * it runs, committed before its answer comes.  *done is 0 when the
+ * locked way must decide instead: the row changed since it was read; the
+ * outcome writes nothing (a refusal stands only on the row as it is
+ * now); or the statement failed before the deadline (it took effect or
+ * not: the locked way reads which).  The deadline passed with it
+ * running: its outcome is unknown, a refusal.
+ */
+static int
+end_swap(struct sys_login *l, const struct otp_answer *a, size_t n,
+    struct sys_verdict *v, int64_t deadline, int *done)
+{
+	static const char upd[] = "UPDATE otp_tokens SET state = $2, "
+	    "scratch = $3, last_used = CASE WHEN $4 THEN now() ELSE "
+	    "last_used END, uses = uses + CASE WHEN $4 THEN 1 ELSE 0 END "
+	    "WHERE login = $1 AND state = $5 AND scratch = $6 AND "
+	    "NOT disabled";
+	struct pg_impl *pi = l->impl;
+	const char *vals[6];
+	int lens[6], fmts[6] = { 1, 1, 1, 0, 0, 0 };
+	char kind[8];
+	size_t imglen, nh, sealedlen;
+	PGresult *r = NULL;
+	int rc, wr, committed = 0;
+
+	*done = 1;
+	if ((rc = open_row(l, pi->pre, kind, sizeof(kind), &imglen, &nh)) !=
+	    0 || (rc = decide(l, a, n, kind, imglen, &nh, &sealedlen, v,
+	    &wr)) != 0)
+		return settle(l, v, rc, 0);
+	if (!wr) {
+		*done = 0;
+		return 0;
+	}
+	pgc_start(&pi->p, l->s);
+	pi->p.deadline = deadline;
+	if ((rc = pgc_get(&pi->p)) != 0)
+		return settle(l, v, login_fail(l, rc), 0);
+	new_row(l, v, sealedlen, nh, vals, lens);
+	/* The row as read, in the text form the server sent it in. */
+	vals[4] = PQgetvalue(pi->pre, 0, 2);
+	lens[4] = 0;
+	vals[5] = PQgetvalue(pi->pre, 0, 3);
+	lens[5] = 0;
+	rc = pgc_exec(&pi->p, upd, 6, vals, lens, fmts, &r, NULL);
+	if (rc == OTP_EDEADLINE) {
+		(void)login_fail(l, rc);
+		rc = OTP_ECOMMIT;
+	} else if (rc != 0 || strcmp(PQcmdTuples(r), "1") != 0) {
+		if (rc != 0)
+			pi->p.broken = 1;
+		PQclear(r);
+		pgc_put(&pi->p);
+		*done = 0;
+		return 0;
+	} else {
+		committed = 1;
+		v->recorded = 1;
+	}
+	PQclear(r);
+	pgc_put(&pi->p);
+	return settle(l, v, rc, committed);
+}
+
+/* The end in one transaction on the locked row: BEGIN, SELECT ... FOR
+ * UPDATE, the engine, UPDATE, COMMIT. */
+static int
+end_locked(struct sys_login *l, const struct otp_answer *a, size_t n,
+    struct sys_verdict *v, int64_t deadline)
 {
 	static const char sel[] = "SELECT kind, disabled, state, scratch "
 	    "FROM otp_tokens WHERE login = $1 FOR UPDATE";
@@ -817,39 +1023,19 @@ pg_end(struct sys_login *l, const struct otp_answer *a, size_t n,
 	    "scratch = $3, last_used = CASE WHEN $4 THEN now() ELSE "
 	    "last_used END, uses = uses + CASE WHEN $4 THEN 1 ELSE 0 END "
 	    "WHERE login = $1";
-	struct pg_store *ps = l->s->impl;
-	struct pg_impl *pi = l->impl;
-	struct pg_login *b = pi->buf;
-	struct otp_state_result res;
 	const char *vals[4];
 	int lens[4], fmts[4] = { 1, 1, 1, 0 };
-	char ad[AD_MAX], kind[8];
-	size_t ulen = strlen(l->user), adlen, imglen, outlen, bodylen, added;
-	size_t nh, nleft, sealedlen;
-	uint32_t left[SCRATCH_MAX];
-	int64_t now;
+	char kind[8];
+	size_t imglen, nh, sealedlen;
 	PGresult *r = NULL;
-	long m;
-	int rc, committed = 0;
+	int rc, wr, committed = 0;
 
-	memset(v, 0, sizeof(*v));
-	v->why = "refused";
-	if (ulen == 0 || ulen > USER_MAX)
-		return OTP_EUSERSFIELD;
-	if ((rc = read_key(l->s, ps)) != 0) {
-		(void)snprintf(l->reason, sizeof(l->reason), "%s",
-		    l->s->reason);
-		return rc;
-	}
-	if ((rc = login_begin_tx(l)) != 0)
-		return rc;
+	if ((rc = login_begin_tx(l, deadline)) != 0)
+		return settle(l, v, rc, 0);
 	vals[0] = l->user;
-	lens[0] = (int)ulen;
+	lens[0] = (int)strlen(l->user);
 	if ((rc = login_exec(l, sel, 1, vals, lens, fmts, &r)) != 0)
 		goto out;
-	/* The clock, read once the row is ours. */
-	now = l->s->cfg.now != SYS_NOW_REAL ? l->s->cfg.now :
-	    (int64_t)time(NULL);
 	if (PQntuples(r) == 0) {
 		v->unknown = 1;
 		v->why = "no token";
@@ -860,64 +1046,15 @@ pg_end(struct sys_login *l, const struct otp_answer *a, size_t n,
 		v->why = "token disabled";
 		goto out;
 	}
-	(void)snprintf(kind, sizeof(kind), "%s", PQgetvalue(r, 0, 0));
-	m = bytea_in(PQgetvalue(r, 0, 2), b->sealed, sizeof(b->sealed));
-	adlen = assoc(ad, l->user, ulen, kind);
-	rc = m < 0 ? OTP_ESTOREROW : otp_unseal(&ps->keys, ad, adlen,
-	    b->sealed, (size_t)m, (uint8_t *)b->img, OTP_STATE_MAX, &imglen);
-	if (rc != 0)
+	/* The clock is read once the row is ours (decide). */
+	if ((rc = open_row(l, r, kind, sizeof(kind), &imglen, &nh)) != 0)
 		goto out;
-	m = bytea_in(PQgetvalue(r, 0, 3), b->scratch, sizeof(b->scratch));
-	if (m < 0 || m % OTP_SEAL_HASHLEN != 0) {
-		rc = OTP_ESTOREROW;
-		(void)snprintf(l->reason, sizeof(l->reason), "scratch codes "
-		    "column");
-		goto out;
-	}
-	nh = (size_t)m / OTP_SEAL_HASHLEN;
 	PQclear(r);
 	r = NULL;
-	if ((rc = scratch_in(l, b->scratch, nh, a, n, &imglen, &added)) != 0)
+	if ((rc = decide(l, a, n, kind, imglen, &nh, &sealedlen, v, &wr)) !=
+	    0 || !wr)
 		goto out;
-	rc = otp_state_login(b->img, imglen, OTP_LOGIN_OPEN |
-	    OTP_LOGIN_SETTLE, a, n, now, &l->s->cfg.ga, &res, b->out,
-	    sizeof(b->out), &outlen);
-	if (rc != 0) {
-		(void)snprintf(l->reason, sizeof(l->reason), "the stored "
-		    "state: %s", otp_strerror(rc));
-		rc = OTP_ESTOREROW;
-		goto out;
-	}
-	sys_state_verdict(&res, v);
-	v->decided = 1;		/* one transaction: nothing more to ask */
-	if (!res.changed || l->s->cfg.dry) {
-		v->recorded = 0;
-		if (l->s->cfg.dry)
-			goto out;
-		/* Nothing to write: an accept that changes nothing is one
-		 * the engine would not make; refuse to be safe. */
-		if (v->accepted) {
-			v->accepted = 0;
-			v->how = SYS_BY_NONE;
-			v->why = "not recorded";
-		}
-		goto out;
-	}
-	rc = otp_state_unscratch(b->out, outlen, b->body, sizeof(b->body),
-	    &bodylen, left, SCRATCH_MAX, &nleft);
-	if (rc != 0)
-		goto out;
-	nh = scratch_out(l, b->scratch, nh, left, nleft, added);
-	otp_wipe(left, sizeof(left));
-	if ((rc = seal_body(ps, b, l->user, ulen, kind, bodylen,
-	    &sealedlen)) != 0)
-		goto out;
-	vals[1] = (const char *)b->sealed;
-	lens[1] = (int)sealedlen;
-	vals[2] = (const char *)b->scratch;
-	lens[2] = (int)(nh * OTP_SEAL_HASHLEN);
-	vals[3] = v->accepted ? "t" : "f";
-	lens[3] = 0;
+	new_row(l, v, sealedlen, nh, vals, lens);
 	if ((rc = login_exec(l, upd, 4, vals, lens, fmts, &r)) != 0)
 		goto out;
 	PQclear(r);
@@ -931,13 +1068,45 @@ pg_end(struct sys_login *l, const struct otp_answer *a, size_t n,
 	v->recorded = 1;
 out:
 	PQclear(r);
-	if (rc != 0 || (!committed && v->accepted && !l->s->cfg.dry)) {
-		v->accepted = 0;
-		v->how = SYS_BY_NONE;
-		v->recorded = 0;
-		v->decided = 1;
-	}
 	login_end_tx(l, committed);
+	return settle(l, v, rc, committed);
+}
+
+/* The login: the row as the start read it written over in one
+ * statement, else one transaction on the locked row; both within one
+ * deadline. */
+static int
+pg_end(struct sys_login *l, const struct otp_answer *a, size_t n,
+    struct sys_verdict *v)
+{
+	struct pg_store *ps = l->s->impl;
+	struct pg_impl *pi = l->impl;
+	size_t ulen = strlen(l->user);
+	int64_t deadline;
+	int rc = 0, done = 0;
+
+	memset(v, 0, sizeof(*v));
+	v->why = "refused";
+	if (ulen == 0 || ulen > USER_MAX)
+		return OTP_EUSERSFIELD;
+	if ((rc = read_key(l->s, ps)) != 0) {
+		(void)snprintf(l->reason, sizeof(l->reason), "%s",
+		    l->s->reason);
+		return rc;
+	}
+	deadline = login_deadline(l);
+	if (pi->pre != NULL && !l->s->cfg.dry) {
+		rc = end_swap(l, a, n, v, deadline, &done);
+		if (!done) {
+			memset(v, 0, sizeof(*v));
+			v->why = "refused";
+			l->reason[0] = '\0';
+		}
+	}
+	PQclear(pi->pre);
+	pi->pre = NULL;
+	if (!done)
+		rc = end_locked(l, a, n, v, deadline);
 	l->cycles++;
 	return rc;
 }
@@ -985,7 +1154,7 @@ pg_resync(struct sys_store *s, const char *user, const char *const *codes,
 		sys_login_free(l);
 		return OTP_EUSERSFIELD;
 	}
-	if ((rc = login_begin_tx(l)) != 0)
+	if ((rc = login_begin_tx(l, login_deadline(l))) != 0)
 		goto out;
 	vals[0] = l->user;
 	lens[0] = (int)ulen;
