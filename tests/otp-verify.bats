@@ -13,6 +13,11 @@ setup() {
 	MAXC=18446744073709551615
 }
 
+# A read-only directory opened again, for bats to remove it.
+teardown() {
+	[[ ! -d $T/ro ]] || chmod 700 "$T/ro"
+}
+
 # RFC 4226 appendix D: the HOTP codes of counters 0..9.
 hotp() {
 	local codes=(755224 287082 359152 969429 338314 254676 287922 162583 \
@@ -616,16 +621,21 @@ state_file() {
 }
 
 @test "--state: a read-only directory; --allow-readonly" {
-	[ "$(id -u)" != 0 ] || skip "root writes into read-only directories"
+	[ "$(id -u)" != 0 ] || skip "needs a plain user: root writes into read-only directories"
 	mkdir "$T/ro"
-	printf '%s\n' "$RFC_B32" '" TOTP_AUTH' > "$T/ro/ga"
+	# DISALLOW_REUSE: an accepted code is written back (without a line
+	# that changes, pam_google_authenticator writes nothing either).
+	printf '%s\n' "$RFC_B32" '" DISALLOW_REUSE' '" TOTP_AUTH' > "$T/ro/ga"
 	chmod 400 "$T/ro/ga"
+	cp -p "$T/ro/ga" "$T/before"
 	chmod 500 "$T/ro"
-	run otp-verify --state "$T/ro/ga" -N @59 287082
+	run --separate-stderr otp-verify --state "$T/ro/ga" -N @59 287082
 	assert_failure 2
+	[[ $stderr == *"$T/ro/"* ]] || fail "$stderr"
+	cmp "$T/ro/ga" "$T/before"
 	run otp-verify --allow-readonly --state "$T/ro/ga" -N @59 287082
 	assert_success
-	chmod 700 "$T/ro"
+	cmp "$T/ro/ga" "$T/before"
 }
 
 @test "--state: malformed files and codes, and options that do not apply" {

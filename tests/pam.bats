@@ -21,7 +21,8 @@ setup() {
 }
 
 teardown() {
-	[[ -z ${UDIR:-} ]] || rm -rf "$UDIR"
+	# A plain user's read-only directories opened first.
+	[[ -z ${UDIR:-} ]] || { chmod -R u+w "$UDIR"; rm -rf "$UDIR"; }
 }
 
 # wrong CODE: a 6-digit code that is not CODE.
@@ -464,6 +465,9 @@ MODS=${PAM_MODS:-ga otp}
 }
 
 @test "wrong owner: refused; no_strict_owner accepts it" {
+	# A file that another account owns and this one reads: only root
+	# makes one (chown), and only root reads it at mode 0400.
+	[[ $EUID == 0 ]] || skip "needs root: a state file of another account's that the module can read"
 	for MOD in $MODS; do
 		echo "# module $MOD"
 		NOW=$T0
@@ -515,6 +519,8 @@ MODS=${PAM_MODS:-ga otp}
 		pam_run t 050548
 		refused
 		assert_output --regexp "SYSLOG [0-9]: .*$D/$MOD/state"
+		# New files: the old ones are 0400, which only root writes.
+		rm -f "$D/$MOD/state"
 		printf '%s\0\n" TOTP_AUTH\n' "$KEY" >"$D/$MOD/state"
 		chmod 0400 "$D/$MOD/state"
 		pam_run t 050548
@@ -526,7 +532,9 @@ MODS=${PAM_MODS:-ga otp}
 		chmod 0400 "$D/$MOD/state"
 		pam_run t 050548
 		refused
+		rm -f "$D/$MOD/state"
 		: >"$D/$MOD/state"
+		chmod 0400 "$D/$MOD/state"
 		pam_run t 050548
 		refused
 		no_secret_logged
@@ -600,6 +608,7 @@ MODS=${PAM_MODS:-ga otp}
 }
 
 @test "secret= expands \${USER}; ~ and \${HOME} become the home directory" {
+	nobody_db
 	for MOD in $MODS; do
 		echo "# module $MOD"
 		NOW=$T0
@@ -625,6 +634,7 @@ MODS=${PAM_MODS:-ga otp}
 }
 
 @test "the default state file is ~/.google_authenticator" {
+	nobody_db
 	for MOD in $MODS; do
 		echo "# module $MOD"
 		NOW=$T0
@@ -636,6 +646,8 @@ MODS=${PAM_MODS:-ga otp}
 }
 
 @test "an unknown user is asked for a code anyway and refused" {
+	# The original takes nobody's ids for an unknown user.
+	nobody_db
 	for MOD in $MODS; do
 		echo "# module $MOD"
 		NOW=$T0
@@ -656,6 +668,8 @@ user_dir() {
 }
 
 @test "user=: the file is owned by that user and written as that user" {
+	# The modules take the account's ids, the files are chowned to it.
+	[[ $EUID == 0 ]] || skip "needs root: the module takes another account's ids and the test chowns its files to it"
 	user_dir
 	local c
 	c=$(totp $T0)
@@ -681,7 +695,15 @@ user_dir() {
 		chown 65534 "$UDIR/$MOD/state"
 		pam_run t "$(totp $NOW)"
 		accepted
-		service t "auth required @MOD@ secret=$UDIR/$MOD/state user=no-such-user-$$"
+	done
+}
+
+@test "user= naming no account: refused without a prompt" {
+	for MOD in $MODS; do
+		echo "# module $MOD"
+		NOW=$T0
+		state_file "$D/$MOD/state" "$KEY" '" TOTP_AUTH'
+		service t "auth required @MOD@ secret=@DIR@/state user=no-such-user-$$"
 		pam_run t "$(totp $NOW)"
 		refused
 		not_prompted
@@ -690,21 +712,28 @@ user_dir() {
 
 @test "a write that fails is a refusal unless allow_readonly" {
 	user_dir
-	local c
+	local c acct=nobody
 	c=$(totp $T0)
 	for MOD in $MODS; do
 		echo "# module $MOD"
 		NOW=$T0
-		# nobody can read the file but not write in the directory.
+		# The account can read the file but not write in the directory:
+		# root writes anywhere, so as root that account is nobody; a
+		# plain user is itself, in a directory of mode 0555.
 		state_file "$UDIR/$MOD/state" "$KEY" '" DISALLOW_REUSE' '" TOTP_AUTH'
-		chown nobody "$UDIR/$MOD/state"
+		if [[ $EUID == 0 ]]; then
+			chown nobody "$UDIR/$MOD/state"
+		else
+			acct=$PAM_USER
+			chmod 0555 "$UDIR/$MOD"
+		fi
 		cp -p "$UDIR/$MOD/state" "$D/$MOD/before"
-		service t "auth required @MOD@ secret=$UDIR/$MOD/state user=nobody"
+		service t "auth required @MOD@ secret=$UDIR/$MOD/state user=$acct"
 		pam_run t "$c"
 		refused
 		cmp "$UDIR/$MOD/state" "$D/$MOD/before"
 		no_temp_left "$UDIR/$MOD"
-		service t "auth required @MOD@ secret=$UDIR/$MOD/state user=nobody allow_readonly"
+		service t "auth required @MOD@ secret=$UDIR/$MOD/state user=$acct allow_readonly"
 		pam_run t "$c"
 		accepted
 		cmp "$UDIR/$MOD/state" "$D/$MOD/before"

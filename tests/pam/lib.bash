@@ -155,20 +155,44 @@ preload() {
 # pam_run SERVICE INPUT [PAMTESTER-OPTION...]: pamtester authenticate at
 # time $NOW with INPUT on stdin; sets status and output (stdout, stderr,
 # the prompts and SYSLOG lines) as bats' run does.  Extra variables for
-# pam_set_items.so go in PAM_ENV (an array of NAME=VALUE); PAM_OP names
+# pam_set_items.so go in PAM_ENV (an array of NAME=VALUE), libraries to
+# preload first in PAM_PRELOAD (nobody_db sets both); PAM_OP names
 # another pamtester operation (setcred); a run is killed after
 # PAM_TIMEOUT seconds (60) so that a hang fails instead of blocking.
 pam_run() {
 	local svc=$1 input=$2
 	shift 2
 	run timeout "${PAM_TIMEOUT:-60}" env "${PAM_ENV[@]}" \
-	    LD_PRELOAD="$(preload 1)" \
+	    LD_PRELOAD="${PAM_PRELOAD:+$PAM_PRELOAD }$(preload 1)" \
 	    ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
 	    PAM_WRAPPER=1 PAM_WRAPPER_SERVICE_DIR="$D/svc" \
 	    PAM_WRAPPER_USE_SYSLOG=1 \
 	    FAKETIME="$(faketime_of "$NOW")" DONT_FAKE_MONOTONIC=1 NO_FAKE_STAT=1 TZ=UTC \
 	    pamtester "$@" "$svc" "${PAM_RUN_USER:-$PAM_USER}" \
 	    "${PAM_OP:-authenticate}" <<<"$input"
+}
+
+# nobody_db: for logins of nobody (PAM_RUN_USER=nobody), whose home is
+# /nonexistent.  Root's modules take nobody's ids to read its files; a
+# plain user cannot switch ids (pam_google_authenticator.so then refuses
+# with "Failed to change user id"), so for a plain user a password
+# database of libnss_wrapper's gives nobody this account's uid and gid,
+# with the same name, home and shell.  What the tests look at, the path a
+# module builds from the account's entry and what it asks, is the same.
+# Sets PAM_ENV and PAM_PRELOAD for pam_run.
+nobody_db() {
+	local nss=/usr/lib/x86_64-linux-gnu/libnss_wrapper.so
+	((EUID != 0)) || return 0
+	[[ -f $nss ]] || fail "$nss missing (libnss-wrapper)"
+	{
+		getent passwd root "$(id -un)"
+		printf 'nobody:x:%s:%s:nobody:/nonexistent:/usr/sbin/nologin\n' \
+		    "$(id -u)" "$(id -g)"
+	} >"$D/nss-passwd"
+	getent group root "$(id -gn)" >"$D/nss-group"
+	PAM_ENV+=(NSS_WRAPPER_PASSWD="$D/nss-passwd"
+	    NSS_WRAPPER_GROUP="$D/nss-group" NSS_WRAPPER_DISABLE_DEEPBIND=1)
+	PAM_PRELOAD=$nss
 }
 
 # drive_run SERVICE INPUT [RHOST]: the same through tests/pam/pam-drive
