@@ -1163,10 +1163,12 @@ do_store(const struct verify *v, int argc, char *argv[])
 	/* "--state 123456": the file name was forgotten and getopt took the
 	 * code for it.  Say so, rather than wait for a code on stdin. */
 	if (argc == 0 && sys_store_code_shape(s, path, NULL) == 0 &&
-	    access(path, F_OK) != 0 && errno == ENOENT)
+	    access(path, F_OK) != 0 && errno == ENOENT) {
+		sys_store_close(s);
 		cli_usage_error("%s '%s': no such file, and it looks like a "
 		    "code: %s FILE [OTP]", v->spelled, v->spelled_arg,
 		    v->spelled);
+	}
 	read_code(argc == 1 ? argv[0] : NULL, code, sizeof(code));
 	/* A login module would just refuse it; for a tool that is
 	 * malformed input, not a wrong code. */
@@ -1176,6 +1178,7 @@ do_store(const struct verify *v, int argc, char *argv[])
 		    (sys_store_caps(s) & SYS_STORE_MANY) != 0;
 
 		otp_wipe(code, sizeof(code));
+		sys_store_close(s);
 		errx(CLI_EXIT_ERR, "OTP: %s (want %s%s)",
 		    otp_strerror(OTP_ECODE), want, pin ? "; a PIN before the "
 		    "code needs -d DIGITS" : "");
