@@ -1470,7 +1470,8 @@ store_token(const struct verify *v, struct token *t)
 	t->u.period = st->step;
 	t->u.counter = st->hotp_counter;
 	t->u.key = st->key;
-	t->digits = OTP_DEFAULT_DIGITS;
+	/* DIGITS: a users file's 7 or 8 (its PIN is not the phone's). */
+	t->digits = st->digits != 0 ? st->digits : OTP_DEFAULT_DIGITS;
 	/* The phone was given the key in Base32: a hex reading of it is
 	 * the mistake the diagnosis looks for. */
 	if (otp_b32_encode(st->key.buf, st->key.len, t->text, sizeof(t->text),

@@ -242,6 +242,17 @@ $(code 6)"
 	[[ $stderr == *"'carol'"* ]]
 	[[ $stderr != *"$RFC_HEX"* ]]
 	cmp "$T/users" "$T/users.before"
+	# A line of 8 digits with a PIN: codes of 8 digits; the PIN unsaid.
+	printf 'HOTP/T30/8 carol 4711 %s\n' "$RFC_HEX" > "$T/users"
+	cp -p "$T/users" "$T/users.before"
+	run --separate-stderr otp-verify -i -N "@$NOW" --usersfile "$T/users" \
+	    --user carol <<<"$(code 0 -d 8)
+$(code 0)"
+	assert_success
+	assert_line --index 0 --partial "code 1 0 yes the current step"
+	assert_line --index 1 --partial "diagnosis: 6 digits, not 8"
+	[[ $output$stderr != *4711* ]]
+	cmp "$T/users" "$T/users.before"
 }
 
 @test "--diagnose and --find-skew take the key from --state, --usersfile and --store" {
