@@ -584,7 +584,8 @@ state_file() {
 	run --separate-stderr otp-verify --state "$f" -N @45 \
 	    "$(oathtool --totp -N @345 "$RFC_HEX")"
 	assert_failure 1
-	[[ $stderr == *"clock skew being learned"* ]]
+	# It says what it needs: codes one at a time, each from a new step.
+	[[ $stderr == *"clock skew being learned: enter the next codes one at a time, each from a new time step"* ]]
 	run otp-verify --state "$f" -N @75 "$(oathtool --totp -N @375 "$RFC_HEX")"
 	assert_failure 1
 	run otp-verify --state "$f" -N @105 "$(oathtool --totp -N @405 "$RFC_HEX")"
