@@ -25,10 +25,14 @@
 #    store=postgresql:// (users in the 1M-token database), secret=DIR/
 #    ${USER} (a state file per user) and usersfile=FILE.  Every request
 #    is a right HOTP code of a user of its own; each run moves every
-#    user's counter by one.  rlm_pam is RLM_TYPE_THREAD_UNSAFE: the
-#    server runs one PAM login at a time whatever is in flight, so the
-#    store's pool holds one connection.  Goal: PostgreSQL at least the
-#    file store's.
+#    user's counter by one.  A request of each first, not counted (the
+#    database's connection is opened there); then the rounds, the three
+#    in an order that turns round by round.  rlm_pam is
+#    RLM_TYPE_THREAD_UNSAFE: the server runs one PAM login at a time
+#    whatever is in flight, so the store's pool holds one connection.
+#    Goal: PostgreSQL at least the file store's, the medians compared
+#    (and, beside it, the median of the rounds' own ratios: runs seconds
+#    apart, which load that comes and goes falls on alike).
 #
 # A login that is refused or a request that is not accepted fails the
 # bench (exit 1, saying which); no figure is printed for it.  Figures,
@@ -38,7 +42,7 @@
 #
 # BENCH_PG_RUNS (15) otp-verify logins a size, BENCH_PG_LOOP (300)
 # pg-loop logins a size, BENCH_PG_RADIUS_N (200) RADIUS users,
-# BENCH_PG_ROUNDS (3) RADIUS runs a cell (the median is shown).
+# BENCH_PG_ROUNDS (5) RADIUS runs a cell (the median is shown).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck disable=SC1091
@@ -55,7 +59,7 @@ export OTP_STORE_MODULE=$PG_SO
 RUNS=${BENCH_PG_RUNS:-15}
 LOOP=${BENCH_PG_LOOP:-300}
 RN=${BENCH_PG_RADIUS_N:-200}
-ROUNDS=${BENCH_PG_ROUNDS:-3}
+ROUNDS=${BENCH_PG_ROUNDS:-5}
 SIZES=(1000 100000 1000000)
 # Logins through pg-loop on a users file of each size: a 100k file costs
 # ~0.15 s a login.
@@ -410,14 +414,15 @@ for p in "$pp" "$pg" "$pup"; do
 	done
 done
 
-# rad_run KIND PORT PARALLEL: every user's code at KIND's next counter;
-# prints the accepts per second, or fails the bench unless every request
-# was accepted.
+# rad_run KIND PORT PARALLEL [N]: every user's code at KIND's next counter
+# (N: the first N users only, a warm-up: no figure); appends the accepts
+# per second to $tmp/r.KIND.PARALLEL, or fails the bench unless every
+# request was accepted.
 declare -A rctr=([pg]=1 [pam]=1 [upam]=1)
 rad_run() {
-	local c=${CODE[${rctr[$1]}]} t0 t1 acc n0
+	local c=${CODE[${rctr[$1]}]} n=${4:-$RN} t0 t1 acc n0
 	rctr[$1]=$((${rctr[$1]} + 1))
-	awk -v n="$RN" -v c="$c" 'BEGIN { for (i = 1; i <= n; i++)
+	awk -v n="$n" -v c="$c" 'BEGIN { for (i = 1; i <= n; i++)
 	    printf "User-Name = \"r%d\"\nUser-Password = \"%s\"\n\n", i, c }' \
 	    >"$tmp/reqs"
 	n0=$(conns)
@@ -425,15 +430,16 @@ rad_run() {
 	radclient -s -q -p "$3" -r 1 -t 20 -f "$tmp/reqs" \
 	    "127.0.0.1:$2" auth "$RAD_SECRET" >"$tmp/rout" 2>&1 || true
 	t1=$(now_ns)
-	[ "$1" != pg ] || echo $(($(conns) - n0)) >>"$tmp/c.$3"
 	acc=$(sed -n 's/.*Accepted *: *\([0-9]*\).*/\1/p' "$tmp/rout" | head -n 1)
-	if [ "${acc:-0}" != "$RN" ]; then
+	if [ "${acc:-0}" != "$n" ]; then
 		{
-			echo "bench: FAILED: $1, $3 in flight: ${acc:-0} of $RN accepted"
+			echo "bench: FAILED: $1, $3 in flight: ${acc:-0} of $n accepted"
 			tail -n 3 "$tmp/rout" "$tmp/server.out" | sed 's/^/bench:   /'
 		} >&2
 		exit 1
 	fi
+	[ -z "${4:-}" ] || { [ "$1" != pg ] || echo $(($(conns) - n0)) >>"$tmp/c.warm"; return 0; }
+	[ "$1" != pg ] || echo $(($(conns) - n0)) >>"$tmp/c.$3"
 	awk -v n="$RN" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f\n", n / ((b - a) / 1e9) }' \
 	    >>"$tmp/r.$1.$3"
 }
@@ -446,14 +452,29 @@ conns() {
 sql postgres "ALTER SYSTEM SET log_connections = on"
 sql postgres "SELECT pg_reload_conf()"
 rm -f "$tmp"/r.* "$tmp"/c.*
+# A warm-up request of each (not counted): the server's first login on
+# the database opens the connection that the pool keeps, and each path's
+# first request maps what it reads.  Then the rounds, the three paths in
+# an order that turns round by round, so that none is always the one
+# after a pause or after another's burst of writes.
+declare -A rport=([pg]=$pg [pam]=$pp [upam]=$pup)
+kinds=(pg pam upam)
+for kind in "${kinds[@]}"; do
+	rad_run "$kind" "${rport[$kind]}" 1 1
+done
 for ((k = 0; k < ROUNDS; k++)); do
 	for par in 1 20; do
-		rad_run pg "$pg" "$par"
-		rad_run pam "$pp" "$par"
-		rad_run upam "$pup" "$par"
+		for ((j = 0; j < 3; j++)); do
+			kind=${kinds[$(((j + k) % 3))]}
+			rad_run "$kind" "${rport[$kind]}" "$par"
+		done
 	done
 done
 rmed() { median <"$tmp/r.$1.$2"; }
+# pmed KIND PAR: the median over the rounds of PostgreSQL's figure over
+# KIND's in the same round (runs seconds apart: what load comes and goes
+# between rounds falls on both).
+pmed() { paste "$tmp/r.pg.$2" "$tmp/r.$1.$2" | awk '{ print $1 / $2 }' | median; }
 printf '%-52s %14s %14s\n' "path" "1 at a time" "20 in flight"
 printf '%-52s %12s/s %12s/s\n' "rlm_pam: pam_otp.so store=postgresql:// (1M rows)" \
     "$(rmed pg 1)" "$(rmed pg 20)"
@@ -462,16 +483,16 @@ printf '%-52s %12s/s %12s/s\n' "rlm_pam: pam_otp.so secret=DIR/\${USER}" \
 printf '%-52s %12s/s %12s/s\n' "rlm_pam: pam_otp.so usersfile=FILE ($RN users)" \
     "$(rmed upam 1)" "$(rmed upam 20)"
 csum() { awk '{ t += $1 } END { print t + 0 }' "$tmp/c.$1"; }
-echo "(connections the server opened to PostgreSQL: $(csum 1) in the" \
-    "$ROUNDS runs one at a time, $(csum 20) in the $ROUNDS with 20 in" \
-    "flight; the pool keeps them)"
+echo "(connections the server opened to PostgreSQL: $(csum warm) at the" \
+    "warm-up, $(csum 1) in the $ROUNDS runs one at a time, $(csum 20) in" \
+    "the $ROUNDS with 20 in flight; the pool keeps them)"
 for kind in pam upam; do
 	for par in 1 20; do
 		awk -v a="$(rmed pg "$par")" -v b="$(rmed "$kind" "$par")" \
-		    -v k="$kind" -v p="$par" 'BEGIN {
-		    printf "goal: PostgreSQL at least %s, %s in flight: %.2fx, %s\n",
+		    -v r="$(pmed "$kind" "$par")" -v k="$kind" -v p="$par" 'BEGIN {
+		    printf "goal: PostgreSQL at least %s, %s in flight: %.2fx, %s (round by round: %.2fx)\n",
 			k == "pam" ? "a state file per user" : "one users file",
-			p, a / b, (a >= b ? "holds" : "MISSED") }'
+			p, a / b, (a >= b ? "holds" : "MISSED"), r }'
 	done
 done
 echo "(bench-pg.sh: $SECONDS s in all)"
