@@ -73,6 +73,38 @@ setup() {
 	no_secret_logged 9x
 }
 
+# drive CMD: one login through tests/pam/pam-drive with the real clock,
+# each prompt answered by what CMD prints (run while the module waits):
+# what another server does between the prompt and the answer.
+drive() {
+	run timeout 60 env LD_PRELOAD="$ASAN_SO $SHIM_SO" \
+	    ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
+	    OTP_STORE_MODULE="$PG_SO" PAM_DRIVE_ANSWER="$1" \
+	    "$PAM_DRIVE" "$D/svc" t "$PAM_USER"
+}
+
+@test "the row changes between the prompt and the answer: the login is decided on the row as it is then, never written over it" {
+	service t "auth required @MOD@ $OPTS"
+	V="otp-verify --store=$URL --store-key=$K --user=$PAM_USER"
+	NOWCODE="oathtool --totp -b $KEY"
+	# Another server takes the code while this login waits at its
+	# prompt: this one is refused, not a second accept.
+	drive "c=\$($NOWCODE); $V \$c >/dev/null 2>&1 || exit 3; echo \$c"
+	[[ $status == 1 ]] || fail "accepted a code used meanwhile: $output"
+	# Another server takes a scratch code meanwhile: this login's code
+	# is accepted, and the scratch code stays used (no stale row back).
+	# (The next step's code: this step's is used, and the window
+	# admits the next.)
+	drive "$V 12345678 >/dev/null 2>&1 || exit 3; $NOWCODE -N @\$((\$(date +%s) + 30))"
+	[[ $status == 0 ]] || fail "refused: $output"
+	run -1 $V 12345678
+	run -0 otp-store --store-key="$K" list "$URL"
+	assert_output --partial "uses=3"
+	# Disabled meanwhile: refused.
+	drive "otp-store --store-key=$K disable $URL $PAM_USER >/dev/null || exit 3; $NOWCODE"
+	[[ $status == 1 ]] || fail "a disabled token let in: $output"
+}
+
 @test "store=postgresql://: a user without a token, and the database's options" {
 	service t "auth required @MOD@ $OPTS"
 	PAM_RUN_USER=nobody-here pam_run t "$(totp $T0)"
