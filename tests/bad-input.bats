@@ -634,14 +634,9 @@ EOF
 @test "an unreadable key, state or input file: one clear line" {
 	# Root reads everything: it runs the tools as nobody, from a copy
 	# nobody can reach.  A plain user makes the directory mode 0000.
-	local as=() bin=$OTP_BIN
-	if [ "$(id -u)" = 0 ]; then
-		command -v setpriv > /dev/null ||
-		    skip "setpriv(1) is not installed"
-		as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-		others_bin "${as[@]}"
-		bin=$OTHERS_BIN
-	else
+	as_nobody
+	local as=("${AS[@]}") bin=$BIN
+	if [ "$(id -u)" != 0 ]; then
 		chmod 000 "$F/locked"
 	fi
 	local c rc fails=0

@@ -34,6 +34,21 @@ others_bin() {
 	    skip "the account cannot run the tools even in $OTHERS_BIN"
 }
 
+# as_nobody: for a test that must run the tools as an account without
+# root's powers.  As root: AS is setpriv to nobody and BIN a copy of the
+# tools nobody can reach (others_bin); a plain user is such an account
+# already: AS is empty and BIN is OTP_BIN.  Skips without setpriv(1).
+# shellcheck disable=SC2034  # AS and BIN are the caller's
+as_nobody() {
+	AS=()
+	BIN=$OTP_BIN
+	[ "$(id -u)" = 0 ] || return 0
+	command -v setpriv >/dev/null || skip "setpriv(1) is not installed"
+	AS=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	others_bin "${AS[@]}"
+	BIN=$OTHERS_BIN
+}
+
 others_bin_remove() {
 	[[ -z ${OTHERS_BIN:-} ]] || rm -rf "$OTHERS_BIN"
 	OTHERS_BIN=

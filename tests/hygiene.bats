@@ -78,16 +78,11 @@ EOF
 @test "every tool, run as a user other than root: /proc/PID belongs to root (not dumpable)" {
 	# Root's own processes are root's anyway: root runs the tools as
 	# nobody, from a copy nobody can reach; a plain user runs them itself.
-	local as=() bin=$OTP_BIN uid
+	local uid
 	uid=$(id -u)
-	if [ "$uid" = 0 ]; then
-		command -v setpriv > /dev/null ||
-		    skip "setpriv(1) is not installed"
-		as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-		others_bin "${as[@]}"
-		bin=$OTHERS_BIN
-		uid=65534
-	fi
+	as_nobody
+	local as=("${AS[@]}") bin=$BIN
+	[ "$uid" != 0 ] || uid=65534
 	# The control: an ordinary process of that user is dumpable, and its
 	# /proc files are the user's.  Without it this test could not fail.
 	catch "${as[@]}" sh -c 'echo x; exec cat /dev/zero'
@@ -132,14 +127,8 @@ EOF
 	command -v prlimit > /dev/null || skip "prlimit(1) is not installed"
 	# Without CAP_IPC_LOCK (root drops to nobody) and with a zero
 	# limit, mlock(2) fails.
-	local as=() bin=$OTP_BIN
-	if [ "$(id -u)" = 0 ]; then
-		command -v setpriv > /dev/null ||
-		    skip "setpriv(1) is not installed"
-		as=(setpriv --reuid=65534 --regid=65534 --clear-groups)
-		others_bin "${as[@]}"
-		bin=$OTHERS_BIN
-	fi
+	as_nobody
+	local as=("${AS[@]}") bin=$BIN
 	run prlimit --memlock=0:0 "${as[@]}" "$bin/otp-gen" "$RFC_HEX"
 	assert_success
 	assert_output 755224
