@@ -286,7 +286,7 @@ test_build_ext(void)
 	    "\" TOTP_AUTH\n\" DIGITS 8\n\" ALGORITHM SHA256\n\" PIN 12ab\n";
 	static struct otp_state st;
 	struct otp_state_new nw;
-	size_t outlen;
+	size_t outlen = 0;
 
 	memset(&nw, 0, sizeof(nw));
 	nw.mode = OTP_STATE_TOTP;
