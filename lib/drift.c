@@ -90,13 +90,13 @@ otp_drift_estimate(const struct otp_drift_obs *obs, size_t n,
 		    (d->span.lo % 2 + d->span.hi % 2) / 2;
 		d->error = d->span.hi / 2 - d->span.lo / 2 + 1;
 	}
-	if (d->steps < 2) {
-		d->verdict = d->matched < 2 && n - d->matched >= 2 ?
-		    OTP_VERDICT_PARAMS : OTP_VERDICT_NONE;
-		return 0;
-	}
+	/* Spans that share no second disagree, even for one step typed
+	 * twice: the hull is no estimate. */
 	if (empty)
 		d->verdict = OTP_VERDICT_SPREAD;
+	else if (d->steps < 2)
+		d->verdict = d->matched < 2 && n - d->matched >= 2 ?
+		    OTP_VERDICT_PARAMS : OTP_VERDICT_NONE;
 	else if (d->span.lo <= 0 && d->span.hi >= 0)
 		d->verdict = OTP_VERDICT_AGREE;
 	else if (sync == OTP_SYNC_NO)

@@ -109,6 +109,14 @@ test_estimate(void)
 	    "spread");
 	CHECK_EQ_INT(d.verdict, OTP_VERDICT_SPREAD, "spread");
 	CHECK(d.span.lo < d.span.hi, "spread: hull");
+	/* One step's code typed again two minutes later: one step, but
+	 * the two cannot both be right (fuzz-drift found the hull taken
+	 * for an estimate here). */
+	o[0] = obs(T0 + 3, 0);
+	o[1] = obs(T0 + 123, -4);
+	CHECK_EQ_INT(otp_drift_estimate(o, 2, 30, 0, OTP_SYNC_YES, &d), 0,
+	    "one step, two times");
+	CHECK_EQ_INT(d.verdict, OTP_VERDICT_SPREAD, "one step, two times");
 	/* No code matched any step: the parameters. */
 	o[0].matched = o[1].matched = 0;
 	CHECK_EQ_INT(otp_drift_estimate(o, 2, 30, 0, OTP_SYNC_YES, &d), 0,
