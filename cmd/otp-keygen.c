@@ -684,6 +684,30 @@ db_put(const struct keygen *k, const struct sys_record *r, int remove,
 	return rc;
 }
 
+/* -f without --pin: the PIN of the token being replaced, if it had one,
+ * in sec.pin (a re-key keeps the PIN, as --usersfile does); else NULL. */
+static const char *
+db_old_pin(const struct keygen *k)
+{
+	struct sys_store_cfg c;
+	struct sys_store *s;
+	const char *pin = NULL;
+
+	sys_store_cfg_init(&c);
+	c.store_key = k->store_key;
+	c.module = cli_store_module();
+	if (sys_store_open(k->state, &c, &s) != 0)
+		return NULL;
+	if (sys_store_load_state(s, k->user, &sec.st) == 0 &&
+	    sec.st.pin[0] != '\0') {
+		memcpy(sec.pin, sec.st.pin, strlen(sec.st.pin) + 1);
+		pin = sec.pin;
+	}
+	otp_wipe(&sec.st, sizeof(sec.st));
+	sys_store_close(s);
+	return pin;
+}
+
 /* A database token's PIN from --pin=PIN|@FILE, in sec.pin: a PIN line's
  * value (no blank, no control byte, at most OTP_STATE_PIN_MAX bytes). */
 static const char *
@@ -762,6 +786,8 @@ generate(struct keygen *k)
 			n.alg = k->o.alg;
 			if (k->o.pin != NULL)
 				n.pin = db_pin(k->o.pin);
+			else if (k->force)
+				n.pin = db_old_pin(k);
 		}
 		rc = otp_state_build(sec.u.key.buf, sec.u.key.len, &n,
 		    sec.img, sizeof(sec.img), &imglen);

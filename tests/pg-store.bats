@@ -438,6 +438,12 @@ code_at() {
 	    "4u2y$sleep_past_step"
 	pg_dump -h 127.0.0.1 -p "$PGPORT" -U postgres "$DB" >"$T/dump"
 	! grep -q 4u2y "$T/dump" || fail "the PIN is in the dump"
+	# A new key with -f keeps the PIN unless --pin gives one.
+	run -0 --separate-stderr otp-keygen -f --store="$URL" --user=bob \
+	    "${SK[@]}"
+	c=$(oathtool --totp -b "$output")
+	run -1 otp-verify --store="$URL" --user=bob "${SK[@]}" "$c"
+	run -0 otp-verify --store="$URL" --user=bob "${SK[@]}" "4u2y$c"
 	# Through RADIUS: PIN then code as the password.
 	run -0 --separate-stderr otp-keygen -f --store="$URL" --user=bob "${SK[@]}" \
 	    --digits=7 --algorithm=sha512 --pin=@<(printf 'p1n\n')
@@ -477,7 +483,9 @@ code_at() {
 		assert_output --partial "a state file holds 6 digits over SHA1 without a PIN"
 		[[ ! -e $T/ga ]]
 	done
-	run -0 otp-keygen -f --store="$URL" --user=eve "${SK[@]}"
+	# A new token (-f alone would keep the PIN): 6 SHA1 digits copy.
+	run -0 otp-store "${SK[@]}" remove "$URL" eve
+	run -0 otp-keygen --store="$URL" --user=eve "${SK[@]}"
 	run -0 otp-store "${SK[@]}" copy --user=eve "$URL" "ga:$T/ga"
 	[[ -s $T/ga ]]
 }
