@@ -661,21 +661,29 @@ keygen_put(const char *scheme, const char *path, const char *user,
 	return rc;
 }
 
+/* The database --store names, with --store-key and the module. */
+static int
+db_open(const struct keygen *k, struct sys_store **s)
+{
+	struct sys_store_cfg c;
+
+	sys_store_cfg_init(&c);
+	c.store_key = k->store_key;
+	c.module = cli_store_module();
+	return sys_store_open(k->state, &c, s);
+}
+
 /* The token's image into the database --store names, for --user; 0 or
  * OTP_E*, with the database's words in why. */
 static int
 db_put(const struct keygen *k, const struct sys_record *r, int remove,
     char *why, size_t whysz)
 {
-	struct sys_store_cfg c;
 	struct sys_store *s;
 	int rc;
 
-	sys_store_cfg_init(&c);
-	c.store_key = k->store_key;
-	c.module = cli_store_module();
 	why[0] = '\0';
-	if ((rc = sys_store_open(k->state, &c, &s)) != 0)
+	if ((rc = db_open(k, &s)) != 0)
 		return rc;
 	rc = remove ? sys_store_remove(s, k->user) :
 	    sys_store_put(s, k->user, r, k->force, NULL);
@@ -689,14 +697,10 @@ db_put(const struct keygen *k, const struct sys_record *r, int remove,
 static const char *
 db_old_pin(const struct keygen *k)
 {
-	struct sys_store_cfg c;
 	struct sys_store *s;
 	const char *pin = NULL;
 
-	sys_store_cfg_init(&c);
-	c.store_key = k->store_key;
-	c.module = cli_store_module();
-	if (sys_store_open(k->state, &c, &s) != 0)
+	if (db_open(k, &s) != 0)
 		return NULL;
 	if (sys_store_load_state(s, k->user, &sec.st) == 0 &&
 	    sec.st.pin[0] != '\0') {
@@ -713,7 +717,7 @@ db_old_pin(const struct keygen *k)
 static const char *
 db_pin(const char *spec)
 {
-	size_t i, n;
+	size_t n;
 	int rc;
 
 	rc = sys_key_read(spec, STDIN_FILENO, sec.pin, sizeof(sec.pin));
@@ -724,10 +728,8 @@ db_pin(const char *spec)
 	n = strlen(sec.pin);
 	if (n == 0 || n > OTP_STATE_PIN_MAX)
 		errx(CLI_EXIT_ERR, "--pin: 1 to %d bytes", OTP_STATE_PIN_MAX);
-	for (i = 0; i < n; i++)
-		if ((unsigned char)sec.pin[i] <= ' ' || sec.pin[i] == 0x7f)
-			errx(CLI_EXIT_ERR, "--pin: no blank or control "
-			    "character");
+	if (!otp_state_pin_ok(sec.pin))
+		errx(CLI_EXIT_ERR, "--pin: no blank or control character");
 	return sec.pin;
 }
 

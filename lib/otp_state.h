@@ -169,6 +169,10 @@ struct otp_state_new {
 	size_t		nscratch;	/* 0..OTP_STATE_SCRATCH_MAX */
 };
 
+/* 1 when pin is a PIN line's value: 1..OTP_STATE_PIN_MAX bytes, none a
+ * blank or a control byte. */
+int otp_state_pin_ok(const char *pin);
+
 /* Build a new file image (Base32 secret, option lines in the original's
  * order, scratch codes) for key into out; *outlen gets its length. */
 int otp_state_build(const uint8_t *key, size_t keylen,

@@ -1458,14 +1458,12 @@ put_opt(char *out, size_t outsz, size_t *n, const char *key,
 	return put(out, outsz, n, line, l);
 }
 
-/* A PIN line's value: 1..OTP_STATE_PIN_MAX bytes, none a blank or
- * control. */
-static int
-pin_ok(const char *pin)
+int
+otp_state_pin_ok(const char *pin)
 {
 	size_t n = strlen(pin), i;
 
-	if (n > OTP_STATE_PIN_MAX)
+	if (n == 0 || n > OTP_STATE_PIN_MAX)
 		return 0;
 	for (i = 0; i < n; i++)
 		if ((unsigned char)pin[i] <= ' ' || pin[i] == 0x7f)
@@ -1535,7 +1533,8 @@ otp_state_build(const uint8_t *key, size_t keylen,
 		    nw->scratch[i] > OTP_SCRATCH_HI)
 			return OTP_ERANGE;
 	if ((nw->digits != 0 && (nw->digits < 6 || nw->digits > 8)) ||
-	    (nw->pin != NULL && !pin_ok(nw->pin)))
+	    (nw->pin != NULL && nw->pin[0] != '\0' &&
+	    !otp_state_pin_ok(nw->pin)))
 		return OTP_EINVAL;
 	r = otp_b32_encode(key, keylen, b32, sizeof(b32), OTP_B32_NOPAD);
 	if (r < 0)

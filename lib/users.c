@@ -1066,7 +1066,7 @@ otp_users_to_state(const struct otp_users_token *t, char *out, size_t outsz,
 		return OTP_ECONVERT;
 	/* "-" and "+" are no PIN; a PIN must fit the image's PIN line. */
 	pin = strcmp(t->password, "-") != 0 && strcmp(t->password, "+") != 0;
-	if (pin && strlen(t->password) > OTP_STATE_PIN_MAX)
+	if (pin && !otp_state_pin_ok(t->password))
 		return OTP_ECONVERT;
 	if ((r = otp_users_to_uri(t, &u)) < 0)
 		return r;
@@ -1077,8 +1077,6 @@ otp_users_to_state(const struct otp_users_token *t, char *out, size_t outsz,
 	n.digits = t->digits;
 	n.pin = pin ? t->password : NULL;
 	r = otp_state_build(u.key.buf, u.key.len, &n, out, outsz, outlen);
-	if (r == OTP_EINVAL)
-		r = OTP_ECONVERT;	/* a PIN no PIN line holds */
 	/* A state file's HOTP counter starts at 1 (0 is no HOTP at all):
 	 * a line never used goes on from counter 1, its first code
 	 * skipped. */

@@ -52,19 +52,6 @@ via_uri(const struct otp_users_token *t)
 		abort();
 }
 
-/* A PIN a state file's PIN line holds: 1..OTP_STATE_PIN_MAX bytes, none
- * a blank or a control byte. */
-static int
-pin_line(const char *pin)
-{
-	size_t n = strlen(pin), i;
-
-	for (i = 0; i < n; i++)
-		if ((unsigned char)pin[i] <= ' ' || pin[i] == 0x7f)
-			return 0;
-	return n >= 1 && n <= OTP_STATE_PIN_MAX;
-}
-
 /* t as a state file image and back (otp-store copy): the kinds both
  * hold come back the same, the others are OTP_ECONVERT. */
 static void
@@ -81,7 +68,8 @@ via_state(const struct otp_users_token *t)
 
 	rc = otp_users_to_state(t, img, sizeof(img), &len);
 	if (rc == OTP_ECONVERT) {
-		if (t->kind != OTP_USERS_MOTP && (!pin || pin_line(t->password)) &&
+		if (t->kind != OTP_USERS_MOTP &&
+		    (!pin || otp_state_pin_ok(t->password)) &&
 		    t->counter < (uint64_t)INT64_MAX - 201)
 			abort();
 		return;
