@@ -19,11 +19,13 @@ pw_of() {
 	    cut -d' ' -f2-
 }
 
-# mask: a list with its passwords and its header's time and host blanked,
-# so that two lists compare by layout alone.
+# mask: a list with its header's time and host blanked, then its
+# passwords, so that two lists compare by layout alone.  In that order:
+# the password pattern also matches "ated 2026" in the header, which the
+# time's pattern would then miss (two lists a minute apart differed).
 mask() {
-	sed -e 's/[A-Za-z0-9:=%+\/]\{4\} [A-Za-z0-9:=%+\/]\{4\}/xxxx xxxx/g' \
-	    -e 's/generated .* on .*\r$/generated TIME on HOST\r/' "$1"
+	sed -e 's/generated .* on .*\r$/generated TIME on HOST\r/' \
+	    -e 's/[A-Za-z0-9:=%+\/]\{4\} [A-Za-z0-9:=%+\/]\{4\}/xxxx xxxx/g' "$1"
 }
 
 # ours N FILE: a list of N entries from otp-keygen with prefix "pre fix".
