@@ -732,6 +732,17 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t,
 	}
 	if (usable && error == 0 && n > 0) {
 		error = sys_login_end(l, ans, n, &r);
+		if (error == 0 && r.unknown && p->nullok) {
+			/* No token by the end (removed since the start, or
+			 * since the row this host kept for the user was
+			 * written): nullok as at the start. */
+			if (p->debug)
+				pamotp_log(pamh, LOG_DEBUG, "debug: no token "
+				    "in \"%s\" for \"%s\"; nullok",
+				    sys_store_path(s), t->user);
+			rc = PAM_IGNORE;
+			goto out;
+		}
 		if (p->debug && error == 0 && !r.accepted)
 			pamotp_log(pamh, LOG_DEBUG, "debug: code refused: %s",
 			    r.why != NULL ? r.why : "");

@@ -201,3 +201,130 @@ drive() {
 	[[ $after == "$before" ]] ||
 	    fail "parent's connection before the child: $before; after: $after"
 }
+
+# host_start NAME: a long-lived PAM host (tests/pam/pam-serve) on the
+# service file $D/conf/t, fed through FIFOs; host_login NAME CODE: one
+# login of $PAM_USER there, its line; host_stop NAME: its end, no error.
+host_start() {
+	local close="" h
+	[[ -x $D/pam-serve ]] || cc -O1 -o "$D/pam-serve" \
+	    "$BATS_TEST_DIRNAME/pam/pam-serve.c" -lpam ||
+	    fail "cannot build pam-serve"
+	mkfifo "$D/$1.in" "$D/$1.out"
+	# Not the other hosts' ends: each sees the end of its own input.
+	for h in ${HOSTS:-}; do
+		close+=" {${h}_in}>&- {${h}_out}<&-"
+	done
+	eval "env LD_PRELOAD=\"\$ASAN_SO \$SHIM_SO\" \
+	    ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
+	    \"\$D/pam-serve\" \"\$D/conf\" t <\"\$D/$1.in\" \
+	    >\"\$D/$1.out\" 2>\"\$D/$1.err\" 3>&- $close &"
+	eval "${1}_pid=\$!"
+	eval "exec {${1}_in}>\"\$D/$1.in\" {${1}_out}<\"\$D/$1.out\""
+	HOSTS+=" $1"
+}
+host_login() {
+	local in out line
+	in=${1}_in out=${1}_out
+	echo "$PAM_USER $2" >&"${!in}"
+	read -r -t 60 line <&"${!out}" || fail "pam-serve $1: no answer"
+	echo "$line"
+}
+host_stop() {
+	local pid=${1}_pid
+	eval "exec {${1}_in}>&- {${1}_out}<&-"
+	wait "${!pid}"
+	run cat "$D/$1.err"
+	refute_output --partial pam-serve
+}
+
+@test "a long-lived host keeps the row it wrote: the user's next login there reads nothing before the prompt; a row changed since is read again, never written over" {
+	mkdir -m 0755 "$D/conf"
+	printf 'auth required %s %s\n' "$OTP_SO" "$OPTS" >"$D/conf/t"
+	printf '%s\n' "$KEY" '" HOTP_COUNTER 1' >"$D/h"
+	chmod 0400 "$D/h"
+	run -0 otp-store -f --store-key="$K" copy --user="$PAM_USER" \
+	    "ga:$D/h" "$URL"
+	# Every statement on this database is logged: the reads before a
+	# prompt are counted there.
+	psql -X -q -d postgres \
+	    -c "ALTER DATABASE $DB SET log_statement = 'all'" >/dev/null
+	log=${PG_DATA%/data}/server.log
+	reads() {
+		grep -c 'SELECT kind, disabled, state, scratch FROM otp_tokens WHERE login = \$1$' \
+		    "$log" || true
+	}
+	host_start a
+	login() { host_login a "$1"; }
+	V="otp-verify --store=$URL --store-key=$K --user=$PAM_USER"
+	r0=$(reads)
+	[[ $(login "$(hotp 1)") == accepted ]] || fail "first login refused"
+	r1=$(reads)
+	[[ $r1 == $((r0 + 1)) ]] || fail "the first login read $((r1 - r0)) times"
+	# The next login starts from the row the host wrote: no read.
+	[[ $(login "$(hotp 2)") == accepted ]] || fail "second login refused"
+	[[ $(reads) == "$r1" ]] || fail "the second login read its row"
+	# Another server takes the next code: the host's row is stale, and
+	# the same code there is refused, not accepted twice (a wrong HOTP
+	# code moves the counter on, as pam_google_authenticator.so does).
+	run -0 $V "$(hotp 3)"
+	[[ $(login "$(hotp 3)") == refused* ]] || fail "a code used elsewhere accepted"
+	[[ $(login "$(hotp 5)") == accepted ]] || fail "the next code refused"
+	# Disabled since the host's last write: refused; enabled: served.
+	run -0 otp-store --store-key="$K" disable "$URL" "$PAM_USER"
+	[[ $(login "$(hotp 6)") == refused* ]] || fail "a disabled token let in"
+	run -0 otp-store --store-key="$K" enable "$URL" "$PAM_USER"
+	[[ $(login "$(hotp 6)") == accepted ]] || fail "enabled again, refused"
+	# Replaced since by a token of another key: the old key's next code
+	# is refused, the new one's accepted.
+	new=JBSWY3DPEHPK3PXP
+	printf '%s\n' "$new" '" HOTP_COUNTER 1' >"$D/h2"
+	chmod 0400 "$D/h2"
+	run -0 otp-store -f --store-key="$K" copy --user="$PAM_USER" \
+	    "ga:$D/h2" "$URL"
+	[[ $(login "$(hotp 7)") == refused* ]] || fail "the old key let in"
+	[[ $(login "$(hotp 2 "$new")") == accepted ]] || fail "the new key refused"
+	# Removed since, under nullok: a user without a token, as for a host
+	# that kept nothing (the stack lets an ignore through).
+	printf '%s\n' "auth [success=done ignore=1 default=die] $OTP_SO $OPTS nullok" \
+	    "auth requisite pam_deny.so" "auth required pam_permit.so" \
+	    >"$D/conf/t"
+	[[ $(login "$(hotp 3 "$new")") == accepted ]] || fail "nullok: refused"
+	run -0 otp-store --store-key="$K" remove "$URL" "$PAM_USER"
+	[[ $(login 000000) == accepted ]] || fail "nullok: a removed token refused"
+	[[ $(login 000000) == accepted ]] || fail "nullok: no token, refused"
+	printf 'auth required %s %s\n' "$OTP_SO" "$OPTS" >"$D/conf/t"
+	[[ $(login "$(hotp 4 "$new")") == refused* ]] || fail "no token, let in"
+	host_stop a
+}
+
+@test "two long-lived hosts taking turns: every login accepted once, none the locked way (the write that finds the row changed gives it as it is)" {
+	mkdir -m 0755 "$D/conf"
+	printf 'auth required %s %s\n' "$OTP_SO" "$OPTS" >"$D/conf/t"
+	printf '%s\n' "$KEY" '" HOTP_COUNTER 1' >"$D/h"
+	chmod 0400 "$D/h"
+	run -0 otp-store -f --store-key="$K" copy --user="$PAM_USER" \
+	    "ga:$D/h" "$URL"
+	psql -X -q -d postgres \
+	    -c "ALTER DATABASE $DB SET log_statement = 'all'" >/dev/null
+	log=${PG_DATA%/data}/server.log
+	locked() { grep -c 'FOR UPDATE' "$log" || true; }
+	f0=$(locked)
+	host_start a
+	host_start b
+	# Code c on one host, then on the other, refused there (a wrong
+	# HOTP code moves the counter on, so the next is c + 2).
+	for ((c = 1; c <= 15; c += 2)); do
+		h=a o=b
+		((c % 4 == 1)) || h=b o=a
+		[[ $(host_login $h "$(hotp $c)") == accepted ]] ||
+		    fail "code $c refused on $h"
+		[[ $(host_login $o "$(hotp $c)") == refused* ]] ||
+		    fail "code $c accepted twice"
+	done
+	host_stop a
+	host_stop b
+	[[ $(psql -X -A -t -d "$DB" -c "SELECT uses FROM otp_tokens") == 8 ]]
+	f1=$(locked)
+	[[ $f1 == "$f0" ]] || fail "$((f1 - f0)) logins went the locked way"
+}

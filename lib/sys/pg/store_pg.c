@@ -32,6 +32,7 @@
 #include "otp_seal.h"
 #include "otp_state.h"
 #include "pgconn.h"
+#include "rowcache.h"
 #include "schema.h"
 #include "store_int.h"
 
@@ -185,6 +186,32 @@ bytea_in(const char *text, uint8_t *out, size_t outsz)
 	if (otp_hex_decode(text + 2, n - 2, out, outsz, &len, &off) != 0)
 		return -1;
 	return (long)len;
+}
+
+/* The kind, state and scratch of r's first row (as text, in columns
+ * off, off + 2 and off + 3) into row. */
+static int
+row_of(const PGresult *r, int off, struct pg_row *row)
+{
+	const char *st = PQgetvalue(r, 0, off + 2);
+	const char *sc = PQgetvalue(r, 0, off + 3);
+	uint8_t *state, *scratch;
+	long m, k;
+	int rc = OTP_ENOMEM;
+
+	memset(row, 0, sizeof(*row));
+	state = malloc(strlen(st) / 2 + 1);
+	scratch = malloc(strlen(sc) / 2 + 1);
+	if (state != NULL && scratch != NULL) {
+		m = bytea_in(st, state, strlen(st) / 2 + 1);
+		k = bytea_in(sc, scratch, strlen(sc) / 2 + 1);
+		rc = m < 0 || k < 0 ? OTP_ESTOREROW : pg_row_set(row,
+		    PQgetvalue(r, 0, off), state, (size_t)m, scratch,
+		    (size_t)k);
+	}
+	free(state);
+	free(scratch);
+	return rc;
 }
 
 static const char *
@@ -595,7 +622,9 @@ pg_enable(struct sys_store *s, const char *user, int on)
 struct pg_impl {
 	struct pg_login	*buf;
 	struct pgc	 p;
-	PGresult	*pre;		/* the row as pg_begin read it */
+	struct pg_row	 pre;		/* the row as pg_begin found it */
+	int		 have_pre;
+	int		 cached;	/* pre: the row this host last wrote */
 };
 
 static int
@@ -622,7 +651,7 @@ pg_login_free(struct sys_login *l)
 	pi->p.broken = 1;	/* a transaction left open is abandoned */
 	if (pi->p.c != NULL)
 		pgc_put(&pi->p);
-	PQclear(pi->pre);
+	pg_row_clear(&pi->pre);
 	otp_wipe(pi->buf, sizeof(*pi->buf));
 	free(pi->buf);
 	free(pi);
@@ -706,12 +735,15 @@ login_end_tx(struct sys_login *l, int commit_ok)
 
 /* Before any prompt: whether user has a token, and whether it is off.
  * Nothing is locked or written.  The row read is kept: the end writes
- * its new row only over this one (pg_end). */
+ * its new row only over this one (pg_end).  The row this host itself
+ * wrote at the user's last login here stands in for the read
+ * (rowcache.c): the end finds out if it is still the row. */
 static int
 pg_begin(struct sys_login *l, struct sys_verdict *v)
 {
 	static const char sel[] = "SELECT kind, disabled, state, scratch "
 	    "FROM otp_tokens WHERE login = $1";
+	struct pg_store *ps = l->s->impl;
 	struct pg_impl *pi = l->impl;
 	const char *vals[1] = { l->user };
 	int lens[1] = { (int)strlen(l->user) }, fmts[1] = { 1 };
@@ -720,8 +752,13 @@ pg_begin(struct sys_login *l, struct sys_verdict *v)
 
 	if (lens[0] == 0)
 		return OTP_EUSERSFIELD;
-	PQclear(pi->pre);
-	pi->pre = NULL;
+	pg_row_clear(&pi->pre);
+	pi->have_pre = pi->cached = 0;
+	if (!l->s->cfg.dry &&
+	    rowcache_take(ps->conninfo, l->user, &pi->pre)) {
+		pi->have_pre = pi->cached = 1;
+		return 0;
+	}
 	pgc_start(&pi->p, l->s);
 	if ((rc = pgc_get(&pi->p)) != 0)
 		return login_fail(l, rc);
@@ -742,8 +779,8 @@ pg_begin(struct sys_login *l, struct sys_verdict *v)
 		v->decided = 1;
 		v->why = "token disabled";
 	} else {
-		pi->pre = r;
-		r = NULL;
+		/* A row that does not read is the locked way's to refuse. */
+		pi->have_pre = row_of(r, 0, &pi->pre) == 0;
 	}
 	PQclear(r);
 	pgc_put(&pi->p);
@@ -824,35 +861,48 @@ scratch_out(struct sys_login *l, uint8_t *hashes, size_t nh,
 	return nh;
 }
 
-/* A row r (kind, disabled, state, scratch) opened into the login's
- * buffers: its kind, the image in img (*imglen), the scratch hashes in
- * scratch (*nh). */
+/* A row opened into the login's buffers: the image in img (*imglen),
+ * the scratch hashes in scratch (*nh). */
 static int
-open_row(struct sys_login *l, const PGresult *r, char *kind, size_t kindsz,
-    size_t *imglen, size_t *nh)
+open_row(struct sys_login *l, const struct pg_row *row, size_t *imglen,
+    size_t *nh)
 {
 	struct pg_store *ps = l->s->impl;
 	struct pg_login *b = ((struct pg_impl *)l->impl)->buf;
 	char ad[AD_MAX];
 	size_t adlen;
-	long m;
 	int rc;
 
-	(void)snprintf(kind, kindsz, "%s", PQgetvalue(r, 0, 0));
-	m = bytea_in(PQgetvalue(r, 0, 2), b->sealed, sizeof(b->sealed));
-	adlen = assoc(ad, l->user, strlen(l->user), kind);
-	rc = m < 0 ? OTP_ESTOREROW : otp_unseal(&ps->keys, ad, adlen,
-	    b->sealed, (size_t)m, (uint8_t *)b->img, OTP_STATE_MAX, imglen);
+	adlen = assoc(ad, l->user, strlen(l->user), row->kind);
+	rc = row->statelen > sizeof(b->sealed) ? OTP_ESTOREROW :
+	    otp_unseal(&ps->keys, ad, adlen, row->state, row->statelen,
+	    (uint8_t *)b->img, OTP_STATE_MAX, imglen);
 	if (rc != 0)
 		return rc;
-	m = bytea_in(PQgetvalue(r, 0, 3), b->scratch, sizeof(b->scratch));
-	if (m < 0 || m % OTP_SEAL_HASHLEN != 0) {
+	if (row->scratchlen > sizeof(b->scratch) ||
+	    row->scratchlen % OTP_SEAL_HASHLEN != 0) {
 		(void)snprintf(l->reason, sizeof(l->reason), "scratch codes "
 		    "column");
 		return OTP_ESTOREROW;
 	}
-	*nh = (size_t)m / OTP_SEAL_HASHLEN;
+	if (row->scratchlen > 0)
+		memcpy(b->scratch, row->scratch, row->scratchlen);
+	*nh = row->scratchlen / OTP_SEAL_HASHLEN;
 	return 0;
+}
+
+/* Keep the row just written for the user's next login on this host. */
+static void
+keep_row(const struct sys_login *l, const char *kind, size_t sealedlen,
+    size_t nh)
+{
+	const struct pg_store *ps = l->s->impl;
+	const struct pg_login *b = ((const struct pg_impl *)l->impl)->buf;
+	struct pg_row row;
+
+	if (pg_row_set(&row, kind, b->sealed, sealedlen, b->scratch,
+	    nh * OTP_SEAL_HASHLEN) == 0)
+		rowcache_keep(ps->conninfo, l->user, &row);
 }
 
 /* The state file engine's login over the opened row, at the clock read
@@ -943,72 +993,107 @@ new_row(const struct sys_login *l, const struct sys_verdict *v,
 }
 
 /*
- * The end in one statement, for a login whose start read the row: the
- * engine runs over the row as read, and the new row is written only if
- * the row is still that one byte for byte (each write seals with a new
- * nonce, so any other login's write in between changes it): one
- * conditional UPDATE, a transaction of its own with the row locked while
- * it runs, committed before its answer comes.  *done is 0 when the
- * locked way must decide instead: the row changed since it was read; the
- * outcome writes nothing (a refusal stands only on the row as it is
- * now); or the statement failed before the deadline (it took effect or
- * not: the locked way reads which).  The deadline passed with it
- * running: its outcome is unknown, a refusal.
+ * The end in one statement, for a login whose start read the row (or
+ * took the row this host last wrote): the engine runs over that row, and
+ * the new row is written only if the row is still that one byte for byte
+ * (each write seals with a new nonce, so any other login's write in
+ * between changes it): one conditional UPDATE, a transaction of its own
+ * with the row locked while it runs, committed before its answer comes.
+ * When it matches nothing, the same statement gives the row as it is,
+ * and the engine runs once more over that one (a kept row another server
+ * has written since costs one statement more, not the locked way).
+ * *done is 0 when the locked way must decide instead: the row changed
+ * twice, went or was disabled; the outcome writes nothing (a refusal
+ * stands only on the row as it is now); a kept row that does not open or
+ * run (the store key changed since: it is only a guess); or the
+ * statement failed before the deadline (it took effect or not: the
+ * locked way reads which).  The deadline passed with it running: its
+ * outcome is unknown, a refusal.
  */
 static int
 end_swap(struct sys_login *l, const struct otp_answer *a, size_t n,
     struct sys_verdict *v, int64_t deadline, int *done)
 {
-	static const char upd[] = "UPDATE otp_tokens SET state = $2, "
+	/* One snapshot for both: cur is the row before any write. */
+	static const char upd[] = "WITH cur AS (SELECT kind, disabled, "
+	    "state, scratch FROM otp_tokens WHERE login = $1), "
+	    "upd AS (UPDATE otp_tokens SET state = $2, "
 	    "scratch = $3, last_used = CASE WHEN $4 THEN now() ELSE "
 	    "last_used END, uses = uses + CASE WHEN $4 THEN 1 ELSE 0 END "
 	    "WHERE login = $1 AND state = $5 AND scratch = $6 AND "
-	    "NOT disabled";
+	    "NOT disabled RETURNING 1) "
+	    "SELECT (SELECT count(*) FROM upd), cur.* FROM cur";
 	struct pg_impl *pi = l->impl;
+	const struct pg_row *pre = &pi->pre;
+	struct pg_row now;
 	const char *vals[6];
-	int lens[6], fmts[6] = { 1, 1, 1, 0, 0, 0 };
-	char kind[8];
+	int lens[6], fmts[6] = { 1, 1, 1, 0, 1, 1 };
 	size_t imglen, nh, sealedlen;
 	PGresult *r = NULL;
-	int rc, wr, committed = 0;
+	int rc, wr, tries, committed = 0;
 
 	*done = 1;
-	if ((rc = open_row(l, pi->pre, kind, sizeof(kind), &imglen, &nh)) !=
-	    0 || (rc = decide(l, a, n, kind, imglen, &nh, &sealedlen, v,
-	    &wr)) != 0)
-		return settle(l, v, rc, 0);
-	if (!wr) {
-		*done = 0;
-		return 0;
-	}
 	pgc_start(&pi->p, l->s);
 	pi->p.deadline = deadline;
-	if ((rc = pgc_get(&pi->p)) != 0)
-		return settle(l, v, login_fail(l, rc), 0);
-	new_row(l, v, sealedlen, nh, vals, lens);
-	/* The row as read, in the text form the server sent it in. */
-	vals[4] = PQgetvalue(pi->pre, 0, 2);
-	lens[4] = 0;
-	vals[5] = PQgetvalue(pi->pre, 0, 3);
-	lens[5] = 0;
-	rc = pgc_exec(&pi->p, upd, 6, vals, lens, fmts, &r, NULL);
-	if (rc == OTP_EDEADLINE) {
-		(void)login_fail(l, rc);
-		rc = OTP_ECOMMIT;
-	} else if (rc != 0 || strcmp(PQcmdTuples(r), "1") != 0) {
-		if (rc != 0)
+	for (tries = 0;; tries++) {
+		if ((rc = open_row(l, pre, &imglen, &nh)) != 0 ||
+		    (rc = decide(l, a, n, pre->kind, imglen, &nh, &sealedlen,
+		    v, &wr)) != 0) {
+			if (pi->cached)
+				goto locked;
+			break;
+		}
+		if (!wr)
+			goto locked;
+		if (pi->p.c == NULL && (rc = pgc_get(&pi->p)) != 0) {
+			rc = login_fail(l, rc);
+			break;
+		}
+		new_row(l, v, sealedlen, nh, vals, lens);
+		/* The row as read (or kept). */
+		vals[4] = (const char *)pre->state;
+		lens[4] = (int)pre->statelen;
+		vals[5] = (const char *)pre->scratch;
+		lens[5] = (int)pre->scratchlen;
+		rc = pgc_exec(&pi->p, upd, 6, vals, lens, fmts, &r, NULL);
+		if (rc == OTP_EDEADLINE) {
+			(void)login_fail(l, rc);
+			rc = OTP_ECOMMIT;
+			break;
+		}
+		if (rc != 0) {
 			pi->p.broken = 1;
+			goto locked;
+		}
+		if (PQntuples(r) == 1 && strcmp(PQgetvalue(r, 0, 0), "1") ==
+		    0) {
+			committed = 1;
+			v->recorded = 1;
+			keep_row(l, pre->kind, sealedlen, nh);
+			break;
+		}
+		/* Not written: the row changed since.  Once more, over the
+		 * row as it is, if it is there and on. */
+		if (tries > 0 || PQntuples(r) != 1 ||
+		    PQgetvalue(r, 0, 2)[0] == 't' || row_of(r, 1, &now) != 0)
+			goto locked;
 		PQclear(r);
-		pgc_put(&pi->p);
-		*done = 0;
-		return 0;
-	} else {
-		committed = 1;
-		v->recorded = 1;
+		r = NULL;
+		pg_row_clear(&pi->pre);
+		pi->pre = now;
+		pi->cached = 0;
+		memset(v, 0, sizeof(*v));
+		v->why = "refused";
+		l->reason[0] = '\0';
 	}
 	PQclear(r);
 	pgc_put(&pi->p);
 	return settle(l, v, rc, committed);
+locked:
+	PQclear(r);
+	pgc_put(&pi->p);
+	*done = 0;
+	return 0;
 }
 
 /* The end in one transaction on the locked row: BEGIN, SELECT ... FOR
@@ -1025,11 +1110,12 @@ end_locked(struct sys_login *l, const struct otp_answer *a, size_t n,
 	    "WHERE login = $1";
 	const char *vals[4];
 	int lens[4], fmts[4] = { 1, 1, 1, 0 };
-	char kind[8];
+	struct pg_row row;
 	size_t imglen, nh, sealedlen;
 	PGresult *r = NULL;
 	int rc, wr, committed = 0;
 
+	memset(&row, 0, sizeof(row));
 	if ((rc = login_begin_tx(l, deadline)) != 0)
 		return settle(l, v, rc, 0);
 	vals[0] = l->user;
@@ -1047,12 +1133,13 @@ end_locked(struct sys_login *l, const struct otp_answer *a, size_t n,
 		goto out;
 	}
 	/* The clock is read once the row is ours (decide). */
-	if ((rc = open_row(l, r, kind, sizeof(kind), &imglen, &nh)) != 0)
+	if ((rc = row_of(r, 0, &row)) != 0 ||
+	    (rc = open_row(l, &row, &imglen, &nh)) != 0)
 		goto out;
 	PQclear(r);
 	r = NULL;
-	if ((rc = decide(l, a, n, kind, imglen, &nh, &sealedlen, v, &wr)) !=
-	    0 || !wr)
+	if ((rc = decide(l, a, n, row.kind, imglen, &nh, &sealedlen, v,
+	    &wr)) != 0 || !wr)
 		goto out;
 	new_row(l, v, sealedlen, nh, vals, lens);
 	if ((rc = login_exec(l, upd, 4, vals, lens, fmts, &r)) != 0)
@@ -1066,8 +1153,10 @@ end_locked(struct sys_login *l, const struct otp_answer *a, size_t n,
 	}
 	committed = 1;
 	v->recorded = 1;
+	keep_row(l, row.kind, sealedlen, nh);
 out:
 	PQclear(r);
+	pg_row_clear(&row);
 	login_end_tx(l, committed);
 	return settle(l, v, rc, committed);
 }
@@ -1095,7 +1184,7 @@ pg_end(struct sys_login *l, const struct otp_answer *a, size_t n,
 		return rc;
 	}
 	deadline = login_deadline(l);
-	if (pi->pre != NULL && !l->s->cfg.dry) {
+	if (pi->have_pre && !l->s->cfg.dry) {
 		rc = end_swap(l, a, n, v, deadline, &done);
 		if (!done) {
 			memset(v, 0, sizeof(*v));
@@ -1103,8 +1192,8 @@ pg_end(struct sys_login *l, const struct otp_answer *a, size_t n,
 			l->reason[0] = '\0';
 		}
 	}
-	PQclear(pi->pre);
-	pi->pre = NULL;
+	pg_row_clear(&pi->pre);
+	pi->have_pre = pi->cached = 0;
 	if (!done)
 		rc = end_locked(l, a, n, v, deadline);
 	l->cycles++;
