@@ -25,9 +25,11 @@
 #    store=postgresql:// (users in the 1M-token database), secret=DIR/
 #    ${USER} (a state file per user) and usersfile=FILE.  Every request
 #    is a right HOTP code of a user of its own; each run moves every
-#    user's counter by one.  A request of each first, not counted (the
-#    database's connection is opened there); then the rounds, the three
-#    in an order that turns round by round.  rlm_pam is
+#    user's counter by one.  A run of each first, not counted: the
+#    database's connection is opened there, and the server keeps the row
+#    each user's login wrote, so that the measured logins are a
+#    long-lived server's (one statement each: see otp-store(1)); then the
+#    rounds, the three in an order that turns round by round.  rlm_pam is
 #    RLM_TYPE_THREAD_UNSAFE: the server runs one PAM login at a time
 #    whatever is in flight, so the store's pool holds one connection.
 #    Goal: PostgreSQL at least the file store's, the medians compared
@@ -42,7 +44,7 @@
 #
 # BENCH_PG_RUNS (15) otp-verify logins a size, BENCH_PG_LOOP (300)
 # pg-loop logins a size, BENCH_PG_RADIUS_N (200) RADIUS users,
-# BENCH_PG_ROUNDS (5) RADIUS runs a cell (the median is shown).
+# BENCH_PG_ROUNDS (9) RADIUS runs a cell (the median is shown).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck disable=SC1091
@@ -59,7 +61,7 @@ export OTP_STORE_MODULE=$PG_SO
 RUNS=${BENCH_PG_RUNS:-15}
 LOOP=${BENCH_PG_LOOP:-300}
 RN=${BENCH_PG_RADIUS_N:-200}
-ROUNDS=${BENCH_PG_ROUNDS:-5}
+ROUNDS=${BENCH_PG_ROUNDS:-9}
 SIZES=(1000 100000 1000000)
 # Logins through pg-loop on a users file of each size: a 100k file costs
 # ~0.15 s a login.
@@ -452,15 +454,16 @@ conns() {
 sql postgres "ALTER SYSTEM SET log_connections = on"
 sql postgres "SELECT pg_reload_conf()"
 rm -f "$tmp"/r.* "$tmp"/c.*
-# A warm-up request of each (not counted): the server's first login on
-# the database opens the connection that the pool keeps, and each path's
-# first request maps what it reads.  Then the rounds, the three paths in
-# an order that turns round by round, so that none is always the one
-# after a pause or after another's burst of writes.
+# A warm-up run of each (not counted): the server's first login on the
+# database opens the connection that the pool keeps, each user's leaves
+# the row the next one starts from, and each path's first requests map
+# and cache what they read.  Then the rounds, the three paths in an
+# order that turns round by round, so that none is always the one after
+# a pause or after another's burst of writes.
 declare -A rport=([pg]=$pg [pam]=$pp [upam]=$pup)
 kinds=(pg pam upam)
 for kind in "${kinds[@]}"; do
-	rad_run "$kind" "${rport[$kind]}" 1 1
+	rad_run "$kind" "${rport[$kind]}" 1 "$RN"
 done
 for ((k = 0; k < ROUNDS; k++)); do
 	for par in 1 20; do
