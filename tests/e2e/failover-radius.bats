@@ -382,10 +382,12 @@ $RAD_ACCOUNT 600"
 	accepted
 	[ "$(uses fo)" = 3 ]
 	need_syslog
-	# The reasons: no server to write to while down; after promotion,
-	# each refusal the used code, not a database error from a dead
-	# pooled connection.
-	run grep -hF 'login of "fo" refused: ' "$R1/log/syslog" "$R2/log/syslog"
+	# The reasons: no server to write to while down (before the prompt,
+	# or after it when the server started from the row it kept); after
+	# promotion, each refusal the used code, not a database error from a
+	# dead pooled connection.
+	run grep -hE 'login of "fo" refused: |for "fo": .*; login refused$' \
+	    "$R1/log/syslog" "$R2/log/syslog"
 	assert_line --partial 'database error'
 	say "logged: ${lines[0]#*pam_otp}"
 	((${#lines[@]} >= 11)) || fail "${#lines[@]} refusals logged of 11"
