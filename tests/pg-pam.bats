@@ -202,14 +202,28 @@ drive() {
 	    fail "parent's connection before the child: $before; after: $after"
 }
 
-# host_start NAME: a long-lived PAM host (tests/pam/pam-serve) on the
+# hosts_setup: service t in $D/conf, the user's token HOTP with $KEY at
+# counter 1 in the database, every statement on it logged to $log.
+hosts_setup() {
+	mkdir -m 0755 "$D/conf"
+	printf 'auth required %s %s\n' "$OTP_SO" "$OPTS" >"$D/conf/t"
+	printf '%s\n' "$KEY" '" HOTP_COUNTER 1' >"$D/h"
+	chmod 0400 "$D/h"
+	run -0 otp-store -f --store-key="$K" copy --user="$PAM_USER" \
+	    "ga:$D/h" "$URL"
+	psql -X -q -d postgres \
+	    -c "ALTER DATABASE $DB SET log_statement = 'all'" >/dev/null
+	log=${PG_DATA%/data}/server.log
+}
+
+# host_start NAME: a long-lived PAM host (tests/bench/pg-loop -l) on the
 # service file $D/conf/t, fed through FIFOs; host_login NAME CODE: one
 # login of $PAM_USER there, its line; host_stop NAME: its end, no error.
 host_start() {
 	local close="" h
-	[[ -x $D/pam-serve ]] || cc -O1 -o "$D/pam-serve" \
-	    "$BATS_TEST_DIRNAME/pam/pam-serve.c" -lpam ||
-	    fail "cannot build pam-serve"
+	[[ -x $D/pg-loop ]] || cc -O1 -o "$D/pg-loop" \
+	    "$BATS_TEST_DIRNAME/bench/pg-loop.c" -lpam ||
+	    fail "cannot build pg-loop"
 	mkfifo "$D/$1.in" "$D/$1.out"
 	# Not the other hosts' ends: each sees the end of its own input.
 	for h in ${HOSTS:-}; do
@@ -217,7 +231,7 @@ host_start() {
 	done
 	eval "env LD_PRELOAD=\"\$ASAN_SO \$SHIM_SO\" \
 	    ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
-	    \"\$D/pam-serve\" \"\$D/conf\" t <\"\$D/$1.in\" \
+	    \"\$D/pg-loop\" -l \"\$D/conf\" <\"\$D/$1.in\" \
 	    >\"\$D/$1.out\" 2>\"\$D/$1.err\" 3>&- $close &"
 	eval "${1}_pid=\$!"
 	eval "exec {${1}_in}>\"\$D/$1.in\" {${1}_out}<\"\$D/$1.out\""
@@ -226,8 +240,8 @@ host_start() {
 host_login() {
 	local in out line
 	in=${1}_in out=${1}_out
-	echo "$PAM_USER $2" >&"${!in}"
-	read -r -t 60 line <&"${!out}" || fail "pam-serve $1: no answer"
+	echo "t $PAM_USER $2" >&"${!in}"
+	read -r -t 60 line <&"${!out}" || fail "pg-loop $1: no answer"
 	echo "$line"
 }
 host_stop() {
@@ -235,21 +249,12 @@ host_stop() {
 	eval "exec {${1}_in}>&- {${1}_out}<&-"
 	wait "${!pid}"
 	run cat "$D/$1.err"
-	refute_output --partial pam-serve
+	refute_output --partial pg-loop
 }
 
 @test "a long-lived host keeps the row it wrote: the user's next login there reads nothing before the prompt; a row changed since is read again, never written over" {
-	mkdir -m 0755 "$D/conf"
-	printf 'auth required %s %s\n' "$OTP_SO" "$OPTS" >"$D/conf/t"
-	printf '%s\n' "$KEY" '" HOTP_COUNTER 1' >"$D/h"
-	chmod 0400 "$D/h"
-	run -0 otp-store -f --store-key="$K" copy --user="$PAM_USER" \
-	    "ga:$D/h" "$URL"
-	# Every statement on this database is logged: the reads before a
-	# prompt are counted there.
-	psql -X -q -d postgres \
-	    -c "ALTER DATABASE $DB SET log_statement = 'all'" >/dev/null
-	log=${PG_DATA%/data}/server.log
+	# The reads before a prompt are counted in the statements logged.
+	hosts_setup
 	reads() {
 		grep -c 'SELECT kind, disabled, state, scratch FROM otp_tokens WHERE login = \$1$' \
 		    "$log" || true
@@ -299,15 +304,7 @@ host_stop() {
 }
 
 @test "two long-lived hosts taking turns: every login accepted once, none the locked way (the write that finds the row changed gives it as it is)" {
-	mkdir -m 0755 "$D/conf"
-	printf 'auth required %s %s\n' "$OTP_SO" "$OPTS" >"$D/conf/t"
-	printf '%s\n' "$KEY" '" HOTP_COUNTER 1' >"$D/h"
-	chmod 0400 "$D/h"
-	run -0 otp-store -f --store-key="$K" copy --user="$PAM_USER" \
-	    "ga:$D/h" "$URL"
-	psql -X -q -d postgres \
-	    -c "ALTER DATABASE $DB SET log_statement = 'all'" >/dev/null
-	log=${PG_DATA%/data}/server.log
+	hosts_setup
 	locked() { grep -c 'FOR UPDATE' "$log" || true; }
 	f0=$(locked)
 	host_start a

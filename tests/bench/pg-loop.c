@@ -1,8 +1,8 @@
 /*
  * pg-loop.c - many logins in one long-lived process, for
- * tests/bench/bench-pg.sh:
+ * tests/bench/bench-pg.sh and tests/pg-pam.bats:
  *
- *	pg-loop CONFDIR < LOGINS
+ *	pg-loop [-l] CONFDIR < LOGINS
  *
  * reads lines "SERVICE USER CODE" and runs each as one login: pam_start
  * with the service file CONFDIR/SERVICE (pam_start_confdir),
@@ -20,6 +20,11 @@
  * F the first login's wall time (a new connection for a database) and M
  * the median of the others.  Exits 0 when every login was accepted, 1
  * otherwise (saying which, with PAM's reason, on stderr), 2 on bad use.
+ *
+ * With -l, a line for each login instead, flushed as soon as it is done:
+ * "accepted", or "refused N TEXT" with PAM's result and its text, so
+ * that a test can feed the host one login at a time and change the store
+ * in between; refusals are no failure then (exit 0 at the end of input).
  * Links nothing but libpam.
  */
 #include <security/pam_appl.h>
@@ -89,13 +94,16 @@ main(int argc, char *argv[])
 	char line[1024], svc[256], user[256], code[64];
 	size_t nsv = 0, i, lineno = 0;
 	long t0, t1;
+	const char *confdir;
 	pam_handle_t *h;
-	int rc, failed = 0;
+	int rc, failed = 0, each;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: pg-loop CONFDIR < LOGINS\n");
+	each = argc == 3 && strcmp(argv[1], "-l") == 0;
+	if (argc != 2 + each) {
+		fprintf(stderr, "usage: pg-loop [-l] CONFDIR < LOGINS\n");
 		return 2;
 	}
+	confdir = argv[1 + each];
 	while (fgets(line, sizeof(line), stdin) != NULL) {
 		lineno++;
 		if (sscanf(line, "%255s %255s %63s", svc, user, code) != 3) {
@@ -126,10 +134,17 @@ main(int argc, char *argv[])
 		answer = code;
 		h = NULL;
 		t0 = now_us();
-		rc = pam_start_confdir(svc, user, &c, argv[1], &h);
+		rc = pam_start_confdir(svc, user, &c, confdir, &h);
 		if (rc == PAM_SUCCESS)
 			rc = pam_authenticate(h, 0);
-		if (rc != PAM_SUCCESS && !failed++)
+		if (each) {
+			if (rc == PAM_SUCCESS)
+				printf("accepted\n");
+			else
+				printf("refused %d %s\n", rc, h != NULL ?
+				    pam_strerror(h, rc) : "pam_start failed");
+			(void)fflush(stdout);
+		} else if (rc != PAM_SUCCESS && !failed++)
 			fprintf(stderr, "pg-loop: line %zu: %s %s %s: %s\n",
 			    lineno, svc, user, code, h != NULL ?
 			    pam_strerror(h, rc) : "pam_start failed");
@@ -138,7 +153,7 @@ main(int argc, char *argv[])
 		t1 = now_us();
 		sv[i].us[sv[i].n++] = t1 - t0;
 	}
-	for (i = 0; i < nsv; i++) {
+	for (i = 0; i < nsv && !each; i++) {
 		long first = sv[i].us[0], med = first;
 
 		if (sv[i].n > 1) {

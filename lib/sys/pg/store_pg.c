@@ -195,23 +195,26 @@ row_of(const PGresult *r, int off, struct pg_row *row)
 {
 	const char *st = PQgetvalue(r, 0, off + 2);
 	const char *sc = PQgetvalue(r, 0, off + 3);
-	uint8_t *state, *scratch;
+	size_t stsz = strlen(st) / 2 + 1, scsz = strlen(sc) / 2 + 1;
 	long m, k;
-	int rc = OTP_ENOMEM;
 
 	memset(row, 0, sizeof(*row));
-	state = malloc(strlen(st) / 2 + 1);
-	scratch = malloc(strlen(sc) / 2 + 1);
-	if (state != NULL && scratch != NULL) {
-		m = bytea_in(st, state, strlen(st) / 2 + 1);
-		k = bytea_in(sc, scratch, strlen(sc) / 2 + 1);
-		rc = m < 0 || k < 0 ? OTP_ESTOREROW : pg_row_set(row,
-		    PQgetvalue(r, 0, off), state, (size_t)m, scratch,
-		    (size_t)k);
+	(void)snprintf(row->kind, sizeof(row->kind), "%s",
+	    PQgetvalue(r, 0, off));
+	if ((row->state = malloc(stsz)) == NULL ||
+	    (row->scratch = malloc(scsz)) == NULL) {
+		pg_row_clear(row);
+		return OTP_ENOMEM;
 	}
-	free(state);
-	free(scratch);
-	return rc;
+	m = bytea_in(st, row->state, stsz);
+	k = bytea_in(sc, row->scratch, scsz);
+	if (m < 0 || k < 0) {
+		pg_row_clear(row);
+		return OTP_ESTOREROW;
+	}
+	row->statelen = (size_t)m;
+	row->scratchlen = (size_t)k;
+	return 0;
 }
 
 static const char *
