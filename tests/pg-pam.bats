@@ -4,7 +4,9 @@
 # login accepted once, the store's options, a database that is down
 # (refused and logged with the reason, within the deadline), and one
 # threaded host with 40 logins at once on one code with the real clock:
-# one accept, connections kept across logins.
+# one accept, connections kept across logins; long-lived hosts that keep
+# the row they wrote, prepare their statements, and run them unnamed
+# behind PgBouncer in transaction mode or when a plan goes stale.
 
 bats_require_minimum_version 1.5.0
 
@@ -324,4 +326,91 @@ host_stop() {
 	[[ $(psql -X -A -t -d "$DB" -c "SELECT uses FROM otp_tokens") == 8 ]]
 	f1=$(locked)
 	[[ $f1 == "$f0" ]] || fail "$((f1 - f0)) logins went the locked way"
+}
+
+@test "a long-lived host prepares its statements on a connection it uses again; a process a login prepares none" {
+	hosts_setup
+	run -0 otp-store --store-key="$K" copy --user=second "ga:$D/h" "$URL"
+	# The server logs "execute otp_<hash>: <text>" for a statement run
+	# by name, "execute <unnamed>: <text>" for one sent whole.
+	count() { grep -cE "execute $1: $2" "$log" || true; }
+	named() { count 'otp_[0-9a-f]{16}' "$1"; }
+	unnamed() { count '<unnamed>' "$1"; }
+	swap='WITH cur AS' read='SELECT kind, disabled, state, scratch FROM'
+	V="otp-verify --store=$URL --store-key=$K --user=$PAM_USER"
+	a0=$(named .) s0=$(named "$swap") r0=$(named "$read")
+	us0=$(unnamed "$swap") ur0=$(unnamed "$read")
+	# One process a login: a new connection each, nothing prepared.
+	run -0 $V "$(hotp 1)"
+	run -0 $V "$(hotp 2)"
+	[[ $(named .) == "$a0" ]] || fail "otp-verify ran a prepared statement"
+	# The host's first login reads on a new connection (unnamed); the
+	# swap at its end takes it back from the pool: by name from then on.
+	host_start a
+	for c in 3 4 5 6; do
+		[[ $(host_login a "$(hotp $c)") == accepted ]] ||
+		    fail "code $c refused"
+	done
+	# A code another server took since: the swap by name finds the row
+	# changed, and once more over the row as it is, refuses the code.
+	run -0 $V "$(hotp 7)"
+	[[ $(host_login a "$(hotp 7)") == refused* ]] || fail "code 7 accepted twice"
+	[[ $(host_login a "$(hotp 9)") == accepted ]] || fail "code 9 refused"
+	# Another user's first login on the host: its read, by name too.
+	[[ $(PAM_USER=second host_login a "$(hotp 1)") == accepted ]] ||
+	    fail "the second user refused"
+	host_stop a
+	[[ $(($(named "$swap") - s0)) == 8 ]] ||
+	    fail "$(($(named "$swap") - s0)) swaps by name, not 4 + 2 + 1 + 1"
+	[[ $(($(named "$read") - r0)) == 1 ]] || fail "the second read not by name"
+	[[ $(($(unnamed "$swap") - us0)) == 0 ]] || fail "a swap sent whole"
+	# Sent whole: otp-verify's three and the host's first.
+	[[ $(($(unnamed "$read") - ur0)) == 4 ]] ||
+	    fail "$(($(unnamed "$read") - ur0)) reads sent whole, not 3 + 1"
+	[[ $(psql -X -A -t -d "$DB" -c "SELECT uses FROM otp_tokens
+	    WHERE login = '$PAM_USER'::bytea") == 8 ]]
+}
+
+@test "behind PgBouncer in transaction mode: a statement prepared on one server session is not on the next; the host runs it unnamed, every code accepted once" {
+	command -v pgbouncer >/dev/null || skip "no pgbouncer (make deps)"
+	hosts_setup
+	bport=$(pg_bouncer_start pg "$DB") || fail "no pgbouncer"
+	OPTS=${OPTS/:$PGPORT\//:$bport/}
+	printf 'auth required %s %s\n' "$OTP_SO" "$OPTS" >"$D/conf/t"
+	gone() { grep -c "prepared statement \"otp_[0-9a-f]*\" does not exist" "$log" || true; }
+	locked() { grep -c 'FOR UPDATE' "$log" || true; }
+	g0=$(gone) f0=$(locked)
+	host_start a
+	# A code again is refused (and moves the counter on, as a wrong HOTP
+	# code does): the next one is c + 2.
+	for c in 1 3 5 7 9 11; do
+		[[ $(host_login a "$(hotp $c)") == accepted ]] ||
+		    fail "code $c refused"
+		[[ $(host_login a "$(hotp $c)") == refused* ]] ||
+		    fail "code $c accepted twice"
+	done
+	host_stop a
+	pg_bouncer_stop pg
+	# Prepared once, gone at its first run by name, and that login went
+	# on unnamed on the same connection, not the locked way on a new one.
+	[[ $(($(gone) - g0)) == 1 ]] || fail "$(($(gone) - g0)) runs of a statement gone, not 1"
+	[[ $(locked) == "$f0" ]] || fail "$(($(locked) - f0)) logins went the locked way"
+	[[ $(psql -X -A -t -d "$DB" -c "SELECT uses FROM otp_tokens") == 6 ]]
+}
+
+@test "a column's type altered under a long-lived host: its prepared statement's plan is stale, the login runs it unnamed, none goes the locked way" {
+	hosts_setup
+	stale() { grep -c 'cached plan must not change result type' "$log" || true; }
+	locked() { grep -c 'FOR UPDATE' "$log" || true; }
+	host_start a
+	[[ $(host_login a "$(hotp 1)") == accepted ]] || fail "code 1 refused"
+	[[ $(host_login a "$(hotp 2)") == accepted ]] || fail "code 2 refused"
+	s0=$(stale) f0=$(locked)
+	psql -X -q -d "$DB" -c "ALTER TABLE otp_tokens ALTER COLUMN kind TYPE varchar(8)"
+	[[ $(host_login a "$(hotp 3)") == accepted ]] || fail "code 3 refused"
+	[[ $(host_login a "$(hotp 4)") == accepted ]] || fail "code 4 refused"
+	host_stop a
+	[[ $(($(stale) - s0)) == 1 ]] || fail "$(($(stale) - s0)) stale plans run, not 1"
+	[[ $(locked) == "$f0" ]] || fail "$(($(locked) - f0)) logins went the locked way"
+	[[ $(psql -X -A -t -d "$DB" -c "SELECT uses FROM otp_tokens") == 4 ]]
 }

@@ -9,6 +9,9 @@
 #   pg_promote NAME
 #   pg_cluster_port NAME / pg_cluster_data NAME / pg_cluster_use NAME
 #   pg_cluster_stop [fast|immediate] [NAME...]   # no NAME: all, newest first
+#   pg_bouncer_start NAME DB           # PgBouncer, transaction pooling, in
+#                                      # front of NAME's DB; prints its port
+#   pg_bouncer_stop NAME               # (pg_cluster_stop stops it too)
 #
 # Each cluster lives in its own directory, DIR/pg-NAME, which holds data/,
 # server.log and the server's socket.  When the postgres account cannot
@@ -127,6 +130,7 @@ _pgc_report() { # NAME MESSAGE: the message and the logs' tails, on stderr
 _pgc_remove() {
 	local name=$1 mode=${2:-immediate} root n names=
 	root=$(_pgc_get "$name" ROOT)
+	pg_bouncer_stop "$name"
 	if [[ -n $root && -d $root/data ]] && _pgc_running "$root/data"; then
 		_pgc_as "$PG_BIN/pg_ctl" -D "$root/data" -m "$mode" -w -t 60 stop >/dev/null 2>&1 ||
 		    _pgc_as "$PG_BIN/pg_ctl" -D "$root/data" -m immediate -w -t 60 stop >/dev/null 2>&1 ||
@@ -137,7 +141,7 @@ _pgc_remove() {
 	if [[ -n $root && ${PG_DATA:-} == "$root/data" ]]; then
 		unset PGHOST PGPORT PGUSER PGDATABASE PG_URL PG_DATA
 	fi
-	unset "_PGC_ROOT_$name" "_PGC_PORT_$name" "_PGC_DIR_$name"
+	unset "_PGC_ROOT_$name" "_PGC_PORT_$name" "_PGC_DIR_$name" "_PGC_BPORT_$name"
 	for n in $_PGC_NAMES; do
 		[[ $n == "$name" ]] || names+=" $n"
 	done
@@ -388,5 +392,74 @@ pg_cluster_stop() {
 			_pgc_remove "$i" "$mode"
 		done
 	fi
+	return 0
+}
+
+# pg_bouncer_start NAME DB: PgBouncer (Debian's pgbouncer) on 127.0.0.1 in
+# front of database DB of cluster NAME, as the server's own account, in
+# transaction mode with three server sessions used in turn
+# (server_round_robin): consecutive transactions of one client go to
+# different sessions, as behind a busy pooler.  Prints its port; its log
+# is NAME's directory's pgbouncer.log.  1, with the reason, when there is
+# no pgbouncer or it does not start.
+pg_bouncer_start() {
+	local name=$1 db=$2 root port i w
+	root=$(_pgc_get "$name" ROOT)
+	port=$(_pgc_get "$name" PORT)
+	if [[ -z $root || -z $port ]]; then
+		echo "pgcluster: no cluster named '$name'" >&2
+		return 1
+	fi
+	if ! command -v pgbouncer >/dev/null; then
+		echo "pgcluster: no pgbouncer (make deps)" >&2
+		return 1
+	fi
+	pg_bouncer_stop "$name"
+	for i in 1 2 3; do
+		_pgc_set "$name" BPORT "$(_pgc_free_port)" || return 1
+		printf '%s\n' "[databases]" \
+		    "$db = host=127.0.0.1 port=$port dbname=$db" \
+		    "[pgbouncer]" "listen_addr = 127.0.0.1" \
+		    "listen_port = $(_pgc_get "$name" BPORT)" \
+		    "unix_socket_dir =" "auth_type = trust" \
+		    "auth_file = $root/pgbouncer.users" \
+		    "pool_mode = transaction" "server_round_robin = 1" \
+		    "default_pool_size = 3" "min_pool_size = 3" \
+		    "logfile = $root/pgbouncer.log" \
+		    "pidfile = $root/pgbouncer.pid" >"$root/pgbouncer.ini" &&
+		    echo '"postgres" ""' >"$root/pgbouncer.users" || return 1
+		((EUID != 0)) || chown postgres: "$root/pgbouncer.ini" "$root/pgbouncer.users"
+		rm -f -- "$root/pgbouncer.log"
+		if _pgc_as pgbouncer -d "$root/pgbouncer.ini" >>"$root/ctl.log" 2>&1 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-; then
+			for ((w = 0; w < 100; w++)); do
+				if [[ $(_pgc_psql "$(_pgc_get "$name" BPORT)" "$db" 'SELECT 1' 2>/dev/null) == 1 ]]; then
+					_pgc_get "$name" BPORT
+					echo
+					return 0
+				fi
+				sleep 0.1
+			done
+		fi
+		pg_bouncer_stop "$name"
+		grep -q 'Address already in use' "$root/pgbouncer.log" 2>/dev/null || break
+	done
+	echo "pgcluster: $name: pgbouncer did not start" >&2
+	tail -n 20 -- "$root/pgbouncer.log" >&2 2>/dev/null
+	return 1
+}
+
+pg_bouncer_stop() {
+	local root pid i
+	root=$(_pgc_get "${1:-}" ROOT)
+	[[ -n $root && -f $root/pgbouncer.pid ]] || return 0
+	pid=$(<"$root/pgbouncer.pid") || return 0
+	if [[ $pid =~ ^[0-9]+$ ]] && kill -TERM "$pid" 2>/dev/null; then
+		for ((i = 0; i < 100; i++)); do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.05
+		done
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	rm -f -- "$root/pgbouncer.pid"
 	return 0
 }

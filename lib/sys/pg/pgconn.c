@@ -29,9 +29,11 @@
 #define POOL_MAX	16	/* idle connections kept, all URLs */
 
 struct slot {
-	PGconn	*c;
-	char	*conninfo;
-	pid_t	 pid;
+	PGconn		*c;
+	char		*conninfo;
+	pid_t		 pid;
+	unsigned	 prepared;	/* as in struct pgc */
+	int		 noprep;
 };
 
 static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -155,6 +157,8 @@ connect_new(struct pgc *p)
 	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
 	int rc;
 
+	p->prepared = 0;
+	p->noprep = 0;
 	if ((p->c = PQconnectStart(p->conninfo)) == NULL) {
 		set_why(p, "connect", "out of memory");
 		return OTP_ENOMEM;
@@ -208,9 +212,9 @@ idle_alive(PGconn *c)
 }
 
 /* Take an idle connection to p->conninfo of this process from the pool,
- * or NULL. */
+ * or NULL; *prepared and *noprep get what it keeps. */
 static PGconn *
-pool_take(const struct pgc *p)
+pool_take(const struct pgc *p, unsigned *prepared, int *noprep)
 {
 	pid_t me = getpid();
 	PGconn *c = NULL;
@@ -222,6 +226,8 @@ pool_take(const struct pgc *p)
 		    strcmp(pool[i].conninfo, p->conninfo) != 0)
 			continue;
 		c = pool[i].c;
+		*prepared = pool[i].prepared;
+		*noprep = pool[i].noprep;
 		free(pool[i].conninfo);
 		pool[i].c = NULL;
 		pool[i].conninfo = NULL;
@@ -240,7 +246,7 @@ pgc_get(struct pgc *p)
 	/* Idle connections the server closed since are dropped here; one
 	 * that dies in between fails its first query, and the store then
 	 * tries a new one (pgc_renew). */
-	while ((p->c = pool_take(p)) != NULL) {
+	while ((p->c = pool_take(p, &p->prepared, &p->noprep)) != NULL) {
 		if (idle_alive(p->c)) {
 			p->pooled = 1;
 			return 0;
@@ -254,11 +260,13 @@ int
 pgc_renew(struct pgc *p)
 {
 	PGconn *c;
+	unsigned prepared;
+	int noprep;
 
 	p->broken = 1;
 	drop(p);
 	/* The others to the same server went with this one. */
-	while ((c = pool_take(p)) != NULL)
+	while ((c = pool_take(p, &prepared, &noprep)) != NULL)
 		PQfinish(c);
 	p->pooled = p->broken = 0;
 	p->why[0] = '\0';
@@ -285,6 +293,8 @@ pgc_put(struct pgc *p)
 			pool[i].c = p->c;
 			pool[i].conninfo = ci;
 			pool[i].pid = getpid();
+			pool[i].prepared = p->prepared;
+			pool[i].noprep = p->noprep;
 			p->c = NULL;
 			break;
 		}
@@ -384,16 +394,33 @@ cancel(struct pgc *p)
 	drop(p);
 }
 
-/* Send sql and wait until its results can be read without blocking. */
-static int
-send_wait(struct pgc *p, const char *sql, int n, const char *const *vals,
-    const int *lens, const int *fmts)
-{
-	int f, rc;
+/* What send_wait sends: sql itself, or the statement of that name. */
+enum how { UNNAMED, PREPARE, BY_NAME };
 
-	/* n < 0: a script of several statements, no parameters. */
-	if (!(n < 0 ? PQsendQuery(p->c, sql) :
-	    PQsendQueryParams(p->c, sql, n, NULL, vals, lens, fmts, 0))) {
+/* Send sql (or, by how, name's statement) and wait until its results
+ * can be read without blocking. */
+static int
+send_wait(struct pgc *p, enum how how, const char *name, const char *sql,
+    int n, const char *const *vals, const int *lens, const int *fmts)
+{
+	int f, rc, sent;
+
+	switch (how) {
+	case PREPARE:
+		sent = PQsendPrepare(p->c, name, sql, n, NULL);
+		break;
+	case BY_NAME:
+		sent = PQsendQueryPrepared(p->c, name, n, vals, lens, fmts,
+		    0);
+		break;
+	default:
+		/* n < 0: a script of several statements, no parameters. */
+		sent = n < 0 ? PQsendQuery(p->c, sql) :
+		    PQsendQueryParams(p->c, sql, n, NULL, vals, lens, fmts,
+		    0);
+		break;
+	}
+	if (!sent) {
 		set_why(p, "query", PQerrorMessage(p->c));
 		p->broken = 1;
 		return OTP_EDB;
@@ -460,9 +487,11 @@ result_ok(struct pgc *p, PGresult *r, char *sqlstate)
 	return OTP_EDB;
 }
 
-int
-pgc_exec(struct pgc *p, const char *sql, int n, const char *const *vals,
-    const int *lens, const int *fmts, PGresult **res, char *sqlstate)
+/* Send, then wait for the last result: pgc_exec's contract. */
+static int
+exec_how(struct pgc *p, enum how how, const char *name, const char *sql,
+    int n, const char *const *vals, const int *lens, const int *fmts,
+    PGresult **res, char *sqlstate)
 {
 	PGresult *r, *last = NULL;
 	int rc;
@@ -470,7 +499,7 @@ pgc_exec(struct pgc *p, const char *sql, int n, const char *const *vals,
 	*res = NULL;
 	if (sqlstate != NULL)
 		sqlstate[0] = '\0';
-	if ((rc = send_wait(p, sql, n, vals, lens, fmts)) != 0)
+	if ((rc = send_wait(p, how, name, sql, n, vals, lens, fmts)) != 0)
 		return rc;
 	for (;;) {
 		if ((rc = next_result(p, &r)) != 0) {
@@ -496,6 +525,83 @@ pgc_exec(struct pgc *p, const char *sql, int n, const char *const *vals,
 }
 
 int
+pgc_exec(struct pgc *p, const char *sql, int n, const char *const *vals,
+    const int *lens, const int *fmts, PGresult **res, char *sqlstate)
+{
+	return exec_how(p, UNNAMED, NULL, sql, n, vals, lens, fmts, res,
+	    sqlstate);
+}
+
+/* Whether c can run another statement now: the last one failed as a
+ * statement, not as a connection. */
+static int
+still_usable(const struct pgc *p)
+{
+	return p->c != NULL && !p->broken &&
+	    PQstatus(p->c) == CONNECTION_OK &&
+	    PQtransactionStatus(p->c) == PQTRANS_IDLE;
+}
+
+/* The statement's name: its text's 64-bit FNV-1a hash, so that a name
+ * met on a server session (through a pooler, say) is always this text. */
+static void
+stmt_name(const char *sql, char name[24])
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *sql != '\0'; sql++)
+		h = (h ^ (unsigned char)*sql) * 0x100000001b3ULL;
+	(void)snprintf(name, 24, "otp_%016llx", (unsigned long long)h);
+}
+
+int
+pgc_run(struct pgc *p, const struct pgc_stmt *st, const char *const *vals,
+    const int *lens, const int *fmts, PGresult **res, char *sqlstate)
+{
+	char code[6], name[24];
+	int rc;
+
+	stmt_name(st->sql, name);
+
+	/* A new connection may serve this one login alone (a process a
+	 * login): preparing would cost it a round trip for nothing. */
+	if (p->pooled && !p->noprep && !(p->prepared & st->bit)) {
+		rc = exec_how(p, PREPARE, name, st->sql, st->nparams,
+		    NULL, NULL, NULL, res, NULL);
+		PQclear(*res);
+		*res = NULL;
+		if (rc == 0)
+			p->prepared |= st->bit;
+		else if (still_usable(p))
+			p->noprep = 1;	/* the name taken, say: unnamed */
+		else
+			return rc;
+	}
+	if (!p->noprep && (p->prepared & st->bit)) {
+		rc = exec_how(p, BY_NAME, name, NULL, st->nparams, vals,
+		    lens, fmts, res, code);
+		if (sqlstate != NULL)
+			memcpy(sqlstate, code, sizeof(code));
+		if (rc != OTP_EDB || !still_usable(p))
+			return rc;
+		/* Nothing ran on either error: 26000, the statement is not
+		 * on this server session (a pooler in transaction mode),
+		 * unnamed from now on; 0A000, its plan is stale (the table
+		 * altered), this connection never pooled again. */
+		if (strcmp(code, "26000") == 0)
+			p->noprep = 1;
+		else if (strcmp(code, "0A000") == 0)
+			p->broken = 1;
+		else
+			return rc;
+		p->prepared = 0;
+		p->why[0] = '\0';
+	}
+	return exec_how(p, UNNAMED, NULL, st->sql, st->nparams, vals, lens,
+	    fmts, res, sqlstate);
+}
+
+int
 pgc_each(struct pgc *p, const char *sql, int n, const char *const *vals,
     const int *lens, const int *fmts,
     int (*fn)(void *arg, const PGresult *row), void *arg)
@@ -503,7 +609,7 @@ pgc_each(struct pgc *p, const char *sql, int n, const char *const *vals,
 	PGresult *r;
 	int rc, stop = 0, bad = 0;
 
-	if ((rc = send_wait(p, sql, n, vals, lens, fmts)) != 0)
+	if ((rc = send_wait(p, UNNAMED, NULL, sql, n, vals, lens, fmts)) != 0)
 		return rc;
 	if (!PQsetSingleRowMode(p->c))
 		p->broken = 1;

@@ -17,7 +17,25 @@ struct pgc {
 	PGconn		*c;
 	int		 pooled;	/* c came from the pool */
 	int		 broken;	/* never to be pooled again */
+	unsigned	 prepared;	/* the pgc_stmt bits prepared on c */
+	int		 noprep;	/* c keeps no prepared statement */
 	char		 why[400];	/* the last failure, no secret */
+};
+
+/*
+ * A statement a long-lived host runs at every login.  On a connection's
+ * second use on (one taken from the pool) it is prepared once under its
+ * name and then run by name: the server parses and plans it once a
+ * connection, not once a login.  A connection that does not keep it (a
+ * pooler that hands each transaction to another server session) runs it
+ * unnamed from then on.  Only for a statement that is a transaction of
+ * its own: a prepared statement gone makes an error that would abort a
+ * transaction around it.
+ */
+struct pgc_stmt {
+	const char	*sql;		/* named "otp_" and a hash of it */
+	int		 nparams;
+	unsigned	 bit;		/* one bit a statement */
 };
 
 /* Milliseconds of CLOCK_MONOTONIC. */
@@ -40,6 +58,11 @@ void pgc_put(struct pgc *p);
  * the server's code. */
 int pgc_exec(struct pgc *p, const char *sql, int n, const char *const *vals,
     const int *lens, const int *fmts, PGresult **res, char *sqlstate);
+/* pgc_exec for a pgc_stmt: prepared on a pooled connection, else
+ * unnamed; the same results and errors. */
+int pgc_run(struct pgc *p, const struct pgc_stmt *st,
+    const char *const *vals, const int *lens, const int *fmts,
+    PGresult **res, char *sqlstate);
 /* Stream sql's rows one at a time: fn(arg, row result) for each until
  * it returns non-zero. */
 int pgc_each(struct pgc *p, const char *sql, int n,

@@ -744,8 +744,8 @@ login_end_tx(struct sys_login *l, int commit_ok)
 static int
 pg_begin(struct sys_login *l, struct sys_verdict *v)
 {
-	static const char sel[] = "SELECT kind, disabled, state, scratch "
-	    "FROM otp_tokens WHERE login = $1";
+	static const struct pgc_stmt sel = { "SELECT kind, disabled, "
+	    "state, scratch FROM otp_tokens WHERE login = $1", 1, 1u << 0 };
 	struct pg_store *ps = l->s->impl;
 	struct pg_impl *pi = l->impl;
 	const char *vals[1] = { l->user };
@@ -765,13 +765,13 @@ pg_begin(struct sys_login *l, struct sys_verdict *v)
 	pgc_start(&pi->p, l->s);
 	if ((rc = pgc_get(&pi->p)) != 0)
 		return login_fail(l, rc);
-	rc = pgc_exec(&pi->p, sel, 1, vals, lens, fmts, &r, NULL);
+	rc = pgc_run(&pi->p, &sel, vals, lens, fmts, &r, NULL);
 	if (rc != 0 && pi->p.pooled && rc != OTP_EDEADLINE) {
 		/* A pooled connection the server dropped: once more, on a
 		 * new one, the pool gone with it. */
 		if ((rc = pgc_renew(&pi->p)) != 0)
 			return login_fail(l, rc);
-		rc = pgc_exec(&pi->p, sel, 1, vals, lens, fmts, &r, NULL);
+		rc = pgc_run(&pi->p, &sel, vals, lens, fmts, &r, NULL);
 	}
 	if (rc != 0)
 		return login_fail(l, rc);
@@ -1018,14 +1018,14 @@ end_swap(struct sys_login *l, const struct otp_answer *a, size_t n,
     struct sys_verdict *v, int64_t deadline, int *done)
 {
 	/* One snapshot for both: cur is the row before any write. */
-	static const char upd[] = "WITH cur AS (SELECT kind, disabled, "
-	    "state, scratch FROM otp_tokens WHERE login = $1), "
+	static const struct pgc_stmt upd = { "WITH cur AS (SELECT kind, "
+	    "disabled, state, scratch FROM otp_tokens WHERE login = $1), "
 	    "upd AS (UPDATE otp_tokens SET state = $2, "
 	    "scratch = $3, last_used = CASE WHEN $4 THEN now() ELSE "
 	    "last_used END, uses = uses + CASE WHEN $4 THEN 1 ELSE 0 END "
 	    "WHERE login = $1 AND state = $5 AND scratch = $6 AND "
 	    "NOT disabled RETURNING 1) "
-	    "SELECT (SELECT count(*) FROM upd), cur.* FROM cur";
+	    "SELECT (SELECT count(*) FROM upd), cur.* FROM cur", 6, 1u << 1 };
 	struct pg_impl *pi = l->impl;
 	const struct pg_row *pre = &pi->pre;
 	struct pg_row now;
@@ -1058,7 +1058,7 @@ end_swap(struct sys_login *l, const struct otp_answer *a, size_t n,
 		lens[4] = (int)pre->statelen;
 		vals[5] = (const char *)pre->scratch;
 		lens[5] = (int)pre->scratchlen;
-		rc = pgc_exec(&pi->p, upd, 6, vals, lens, fmts, &r, NULL);
+		rc = pgc_run(&pi->p, &upd, vals, lens, fmts, &r, NULL);
 		if (rc == OTP_EDEADLINE) {
 			(void)login_fail(l, rc);
 			rc = OTP_ECOMMIT;
