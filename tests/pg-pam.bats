@@ -328,7 +328,7 @@ host_stop() {
 	[[ $f1 == "$f0" ]] || fail "$((f1 - f0)) logins went the locked way"
 }
 
-@test "a long-lived host prepares its statements on a connection it uses again; a process a login prepares none" {
+@test "a long-lived host prepares its statements on a connection an earlier login made; a process a login prepares none" {
 	hosts_setup
 	run -0 otp-store --store-key="$K" copy --user=second "ga:$D/h" "$URL"
 	# The server logs "execute otp_<hash>: <text>" for a statement run
@@ -340,35 +340,45 @@ host_stop() {
 	V="otp-verify --store=$URL --store-key=$K --user=$PAM_USER"
 	a0=$(named .) s0=$(named "$swap") r0=$(named "$read")
 	us0=$(unnamed "$swap") ur0=$(unnamed "$read")
-	# One process a login: a new connection each, nothing prepared.
+	# A process a login: otp-verify, and pamtester (pam_otp.so reads
+	# before its prompt and swaps at the end, on the connection it made
+	# for that login): nothing prepared.
 	run -0 $V "$(hotp 1)"
 	run -0 $V "$(hotp 2)"
-	[[ $(named .) == "$a0" ]] || fail "otp-verify ran a prepared statement"
-	# The host's first login reads on a new connection (unnamed); the
-	# swap at its end takes it back from the pool: by name from then on.
+	service t "auth required @MOD@ $OPTS"
+	pam_run t "$(hotp 3)"
+	accepted
+	pam_run t "$(hotp 4)"
+	accepted
+	[[ $(named .) == "$a0" ]] || fail "a process a login ran a prepared statement"
+	# The host's first login reads and swaps on the connection it made
+	# (unnamed); each later one takes it from the pool, by name.
 	host_start a
-	for c in 3 4 5 6; do
+	for c in 5 6 7 8; do
 		[[ $(host_login a "$(hotp $c)") == accepted ]] ||
 		    fail "code $c refused"
 	done
 	# A code another server took since: the swap by name finds the row
 	# changed, and once more over the row as it is, refuses the code.
-	run -0 $V "$(hotp 7)"
-	[[ $(host_login a "$(hotp 7)") == refused* ]] || fail "code 7 accepted twice"
-	[[ $(host_login a "$(hotp 9)") == accepted ]] || fail "code 9 refused"
+	run -0 $V "$(hotp 9)"
+	[[ $(host_login a "$(hotp 9)") == refused* ]] || fail "code 9 accepted twice"
+	[[ $(host_login a "$(hotp 11)") == accepted ]] || fail "code 11 refused"
 	# Another user's first login on the host: its read, by name too.
 	[[ $(PAM_USER=second host_login a "$(hotp 1)") == accepted ]] ||
 	    fail "the second user refused"
 	host_stop a
-	[[ $(($(named "$swap") - s0)) == 8 ]] ||
-	    fail "$(($(named "$swap") - s0)) swaps by name, not 4 + 2 + 1 + 1"
+	[[ $(($(named "$swap") - s0)) == 7 ]] ||
+	    fail "$(($(named "$swap") - s0)) swaps by name, not 3 + 2 + 1 + 1"
 	[[ $(($(named "$read") - r0)) == 1 ]] || fail "the second read not by name"
-	[[ $(($(unnamed "$swap") - us0)) == 0 ]] || fail "a swap sent whole"
-	# Sent whole: otp-verify's three and the host's first.
-	[[ $(($(unnamed "$read") - ur0)) == 4 ]] ||
-	    fail "$(($(unnamed "$read") - ur0)) reads sent whole, not 3 + 1"
+	# Sent whole: pamtester's two and the host's first.
+	[[ $(($(unnamed "$swap") - us0)) == 3 ]] ||
+	    fail "$(($(unnamed "$swap") - us0)) swaps sent whole, not 2 + 1"
+	# Sent whole: otp-verify's three (FOR UPDATE), pamtester's two, the
+	# host's first.
+	[[ $(($(unnamed "$read") - ur0)) == 6 ]] ||
+	    fail "$(($(unnamed "$read") - ur0)) reads sent whole, not 3 + 2 + 1"
 	[[ $(psql -X -A -t -d "$DB" -c "SELECT uses FROM otp_tokens
-	    WHERE login = '$PAM_USER'::bytea") == 8 ]]
+	    WHERE login = '$PAM_USER'::bytea") == 10 ]]
 }
 
 @test "behind PgBouncer in transaction mode: a statement prepared on one server session is not on the next; the host runs it unnamed, every code accepted once" {

@@ -17,6 +17,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,8 @@ struct slot {
 	PGconn		*c;
 	char		*conninfo;
 	pid_t		 pid;
-	unsigned	 prepared;	/* as in struct pgc */
+	uint64_t	 born;		/* as in struct pgc */
+	unsigned	 prepared;
 	int		 noprep;
 };
 
@@ -72,6 +74,14 @@ static void
 fork_register(void)
 {
 	(void)pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+uint64_t
+pgc_new_login(void)
+{
+	static _Atomic uint64_t serial;
+
+	return atomic_fetch_add(&serial, 1) + 1;
 }
 
 int64_t
@@ -157,6 +167,7 @@ connect_new(struct pgc *p)
 	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
 	int rc;
 
+	p->born = p->login;
 	p->prepared = 0;
 	p->noprep = 0;
 	if ((p->c = PQconnectStart(p->conninfo)) == NULL) {
@@ -212,9 +223,9 @@ idle_alive(PGconn *c)
 }
 
 /* Take an idle connection to p->conninfo of this process from the pool,
- * or NULL; *prepared and *noprep get what it keeps. */
+ * or NULL; *got gets what is known of it. */
 static PGconn *
-pool_take(const struct pgc *p, unsigned *prepared, int *noprep)
+pool_take(const struct pgc *p, struct slot *got)
 {
 	pid_t me = getpid();
 	PGconn *c = NULL;
@@ -226,8 +237,7 @@ pool_take(const struct pgc *p, unsigned *prepared, int *noprep)
 		    strcmp(pool[i].conninfo, p->conninfo) != 0)
 			continue;
 		c = pool[i].c;
-		*prepared = pool[i].prepared;
-		*noprep = pool[i].noprep;
+		*got = pool[i];
 		free(pool[i].conninfo);
 		pool[i].c = NULL;
 		pool[i].conninfo = NULL;
@@ -239,6 +249,8 @@ pool_take(const struct pgc *p, unsigned *prepared, int *noprep)
 int
 pgc_get(struct pgc *p)
 {
+	struct slot got;
+
 	(void)pthread_once(&fork_once, fork_register);
 	p->c = NULL;
 	p->pooled = p->broken = 0;
@@ -246,9 +258,12 @@ pgc_get(struct pgc *p)
 	/* Idle connections the server closed since are dropped here; one
 	 * that dies in between fails its first query, and the store then
 	 * tries a new one (pgc_renew). */
-	while ((p->c = pool_take(p, &p->prepared, &p->noprep)) != NULL) {
+	while ((p->c = pool_take(p, &got)) != NULL) {
 		if (idle_alive(p->c)) {
 			p->pooled = 1;
+			p->born = got.born;
+			p->prepared = got.prepared;
+			p->noprep = got.noprep;
 			return 0;
 		}
 		drop(p);
@@ -259,14 +274,13 @@ pgc_get(struct pgc *p)
 int
 pgc_renew(struct pgc *p)
 {
+	struct slot got;
 	PGconn *c;
-	unsigned prepared;
-	int noprep;
 
 	p->broken = 1;
 	drop(p);
 	/* The others to the same server went with this one. */
-	while ((c = pool_take(p, &prepared, &noprep)) != NULL)
+	while ((c = pool_take(p, &got)) != NULL)
 		PQfinish(c);
 	p->pooled = p->broken = 0;
 	p->why[0] = '\0';
@@ -293,6 +307,7 @@ pgc_put(struct pgc *p)
 			pool[i].c = p->c;
 			pool[i].conninfo = ci;
 			pool[i].pid = getpid();
+			pool[i].born = p->born;
 			pool[i].prepared = p->prepared;
 			pool[i].noprep = p->noprep;
 			p->c = NULL;
@@ -563,9 +578,10 @@ pgc_run(struct pgc *p, const struct pgc_stmt *st, const char *const *vals,
 
 	stmt_name(st->sql, name);
 
-	/* A new connection may serve this one login alone (a process a
-	 * login): preparing would cost it a round trip for nothing. */
-	if (p->pooled && !p->noprep && !(p->prepared & st->bit)) {
+	/* A connection made for this login may serve it alone (a process
+	 * a login): preparing would cost it a round trip for nothing. */
+	if (p->login != 0 && p->born != p->login && !p->noprep &&
+	    !(p->prepared & st->bit)) {
 		rc = exec_how(p, PREPARE, name, st->sql, st->nparams,
 		    NULL, NULL, NULL, res, NULL);
 		PQclear(*res);

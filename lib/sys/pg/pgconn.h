@@ -17,16 +17,19 @@ struct pgc {
 	PGconn		*c;
 	int		 pooled;	/* c came from the pool */
 	int		 broken;	/* never to be pooled again */
+	uint64_t	 login;		/* the login using c (pgc_new_login) */
+	uint64_t	 born;		/* the login c was made for */
 	unsigned	 prepared;	/* the pgc_stmt bits prepared on c */
 	int		 noprep;	/* c keeps no prepared statement */
 	char		 why[400];	/* the last failure, no secret */
 };
 
 /*
- * A statement a long-lived host runs at every login.  On a connection's
- * second use on (one taken from the pool) it is prepared once under its
- * name and then run by name: the server parses and plans it once a
- * connection, not once a login.  A connection that does not keep it (a
+ * A statement a long-lived host runs at every login.  On a connection
+ * that an earlier login made (the host serves several logins in one
+ * process) it is prepared once under its name and then run by name: the
+ * server parses and plans it once a connection, not once a login; a
+ * process that serves one login (a new connection) prepares nothing.  A connection that does not keep it (a
  * pooler that hands each transaction to another server session) runs it
  * unnamed from then on.  Only for a statement that is a transaction of
  * its own: a prepared statement gone makes an error that would abort a
@@ -38,6 +41,9 @@ struct pgc_stmt {
 	unsigned	 bit;		/* one bit a statement */
 };
 
+/* A new login's serial, unique in the process, never 0: struct pgc's
+ * login (0, not a login: nothing is prepared). */
+uint64_t pgc_new_login(void);
 /* Milliseconds of CLOCK_MONOTONIC. */
 int64_t pgc_now_ms(void);
 /* A connection for p: an idle pooled one to the same conninfo made by
@@ -58,8 +64,8 @@ void pgc_put(struct pgc *p);
  * the server's code. */
 int pgc_exec(struct pgc *p, const char *sql, int n, const char *const *vals,
     const int *lens, const int *fmts, PGresult **res, char *sqlstate);
-/* pgc_exec for a pgc_stmt: prepared on a pooled connection, else
- * unnamed; the same results and errors. */
+/* pgc_exec for a pgc_stmt: by name on a connection an earlier login
+ * made, else unnamed; the same results and errors. */
 int pgc_run(struct pgc *p, const struct pgc_stmt *st,
     const char *const *vals, const int *lens, const int *fmts,
     PGresult **res, char *sqlstate);

@@ -624,6 +624,7 @@ pg_enable(struct sys_store *s, const char *user, int on)
 
 struct pg_impl {
 	struct pg_login	*buf;
+	uint64_t	 serial;	/* pgc_new_login's */
 	struct pgc	 p;
 	struct pg_row	 pre;		/* the row as pg_begin found it */
 	int		 have_pre;
@@ -640,8 +641,20 @@ pg_login_open(struct sys_login *l)
 		free(pi);
 		return OTP_ENOMEM;
 	}
+	pi->serial = pgc_new_login();
 	l->impl = pi;
 	return 0;
+}
+
+/* pgc_start for a use by login l: the pool tells by l's serial a
+ * connection an earlier login made (pgc_run). */
+static void
+login_pgc(struct sys_login *l)
+{
+	struct pg_impl *pi = l->impl;
+
+	pgc_start(&pi->p, l->s);
+	pi->p.login = pi->serial;
 }
 
 static void
@@ -703,7 +716,7 @@ login_begin_tx(struct sys_login *l, int64_t deadline)
 	PGresult *r;
 	int rc, tries;
 
-	pgc_start(&pi->p, l->s);
+	login_pgc(l);
 	pi->p.deadline = deadline;
 	if ((rc = pgc_get(&pi->p)) != 0)
 		return login_fail(l, rc);
@@ -762,7 +775,7 @@ pg_begin(struct sys_login *l, struct sys_verdict *v)
 		pi->have_pre = pi->cached = 1;
 		return 0;
 	}
-	pgc_start(&pi->p, l->s);
+	login_pgc(l);
 	if ((rc = pgc_get(&pi->p)) != 0)
 		return login_fail(l, rc);
 	rc = pgc_run(&pi->p, &sel, vals, lens, fmts, &r, NULL);
@@ -1036,7 +1049,7 @@ end_swap(struct sys_login *l, const struct otp_answer *a, size_t n,
 	int rc, wr, tries, committed = 0;
 
 	*done = 1;
-	pgc_start(&pi->p, l->s);
+	login_pgc(l);
 	pi->p.deadline = deadline;
 	for (tries = 0;; tries++) {
 		if ((rc = open_row(l, pre, &imglen, &nh)) != 0 ||
