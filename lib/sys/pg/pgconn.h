@@ -29,11 +29,11 @@ struct pgc {
  * that an earlier login made (the host serves several logins in one
  * process) it is prepared once under its name and then run by name: the
  * server parses and plans it once a connection, not once a login; a
- * process that serves one login (a new connection) prepares nothing.  A connection that does not keep it (a
- * pooler that hands each transaction to another server session) runs it
- * unnamed from then on.  Only for a statement that is a transaction of
- * its own: a prepared statement gone makes an error that would abort a
- * transaction around it.
+ * process that serves one login prepares nothing.  A connection that
+ * does not keep it (a pooler that hands each transaction to another
+ * server session) runs it unnamed from then on.  Only for a statement
+ * that is a transaction of its own: a prepared statement gone makes an
+ * error that would abort a transaction around it.
  */
 struct pgc_stmt {
 	const char	*sql;		/* named "otp_" and a hash of it */
