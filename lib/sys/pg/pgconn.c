@@ -588,9 +588,10 @@ pgc_run(struct pgc *p, const struct pgc_stmt *st, const char *const *vals,
 		*res = NULL;
 		if (rc == 0)
 			p->prepared |= st->bit;
-		else if (still_usable(p))
+		else if (still_usable(p)) {
 			p->noprep = 1;	/* the name taken, say: unnamed */
-		else
+			p->why[0] = '\0';
+		} else
 			return rc;
 	}
 	if (!p->noprep && (p->prepared & st->bit)) {
