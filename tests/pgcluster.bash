@@ -399,9 +399,10 @@ pg_cluster_stop() {
 # front of database DB of cluster NAME, as the server's own account, in
 # transaction mode with three server sessions used in turn
 # (server_round_robin): consecutive transactions of one client go to
-# different sessions, as behind a busy pooler.  Prints its port; its log
-# is NAME's directory's pgbouncer.log.  1, with the reason, when there is
-# no pgbouncer or it does not start.
+# different sessions, as behind a busy pooler.  The three are open when
+# it returns (three transactions at once made them).  Prints its port;
+# its log is NAME's directory's pgbouncer.log.  1, with the reason, when
+# there is no pgbouncer or it does not start.
 pg_bouncer_start() {
 	local name=$1 db=$2 root port i w
 	root=$(_pgc_get "$name" ROOT)
@@ -432,7 +433,8 @@ pg_bouncer_start() {
 		rm -f -- "$root/pgbouncer.log"
 		if _pgc_as pgbouncer -d "$root/pgbouncer.ini" >>"$root/ctl.log" 2>&1 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&-; then
 			for ((w = 0; w < 100; w++)); do
-				if [[ $(_pgc_psql "$(_pgc_get "$name" BPORT)" "$db" 'SELECT 1' 2>/dev/null) == 1 ]]; then
+				if [[ $(_pgc_psql "$(_pgc_get "$name" BPORT)" "$db" 'SELECT 1' 2>/dev/null) == 1 ]] &&
+				    _pgc_bouncer_sessions "$name" "$db"; then
 					_pgc_get "$name" BPORT
 					echo
 					return 0
@@ -445,6 +447,26 @@ pg_bouncer_start() {
 	done
 	echo "pgcluster: $name: pgbouncer did not start" >&2
 	tail -n 20 -- "$root/pgbouncer.log" >&2 2>/dev/null
+	return 1
+}
+
+# _pgc_bouncer_sessions NAME DB: three transactions through the bouncer at
+# once, so that it opens its three server sessions; then the server has
+# them (nothing else uses DB yet).
+_pgc_bouncer_sessions() {
+	local bport port n i pids=()
+	bport=$(_pgc_get "$1" BPORT) port=$(_pgc_get "$1" PORT)
+	for i in 1 2 3; do
+		_pgc_psql "$bport" "$2" 'SELECT pg_sleep(0.3)' >/dev/null 2>&1 &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	for ((i = 0; i < 50; i++)); do
+		n=$(_pgc_psql "$port" postgres "SELECT count(*) FROM pg_stat_activity
+		    WHERE datname = '$2' AND pid <> pg_backend_pid()") || return 1
+		((n >= 3)) && return 0
+		sleep 0.1
+	done
 	return 1
 }
 
