@@ -218,6 +218,10 @@ hosts_setup() {
 	log=${PG_DATA%/data}/server.log
 }
 
+# locked: how many logins so far took the locked way (SELECT ... FOR
+# UPDATE) in the statements logged since hosts_setup.
+locked() { grep -c 'FOR UPDATE' "$log" || true; }
+
 # host_start NAME: a long-lived PAM host (tests/bench/pg-loop -l) on the
 # service file $D/conf/t, fed through FIFOs; host_login NAME CODE: one
 # login of $PAM_USER there, its line; host_stop NAME: its end, no error.
@@ -307,7 +311,6 @@ host_stop() {
 
 @test "two long-lived hosts taking turns: every login accepted once, none the locked way (the write that finds the row changed gives it as it is)" {
 	hosts_setup
-	locked() { grep -c 'FOR UPDATE' "$log" || true; }
 	f0=$(locked)
 	host_start a
 	host_start b
@@ -388,7 +391,6 @@ host_stop() {
 	OPTS=${OPTS/:$PGPORT\//:$bport/}
 	printf 'auth required %s %s\n' "$OTP_SO" "$OPTS" >"$D/conf/t"
 	gone() { grep -c "prepared statement \"otp_[0-9a-f]*\" does not exist" "$log" || true; }
-	locked() { grep -c 'FOR UPDATE' "$log" || true; }
 	g0=$(gone) f0=$(locked)
 	host_start a
 	# A code again is refused (and moves the counter on, as a wrong HOTP
@@ -411,7 +413,6 @@ host_stop() {
 @test "a column's type altered under a long-lived host: its prepared statement's plan is stale, the login runs it unnamed, none goes the locked way" {
 	hosts_setup
 	stale() { grep -c 'cached plan must not change result type' "$log" || true; }
-	locked() { grep -c 'FOR UPDATE' "$log" || true; }
 	host_start a
 	[[ $(host_login a "$(hotp 1)") == accepted ]] || fail "code 1 refused"
 	[[ $(host_login a "$(hotp 2)") == accepted ]] || fail "code 2 refused"

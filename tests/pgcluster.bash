@@ -454,20 +454,15 @@ pg_bouncer_start() {
 # once, so that it opens its three server sessions; then the server has
 # them (nothing else uses DB yet).
 _pgc_bouncer_sessions() {
-	local bport port n i pids=()
+	local bport port i pids=()
 	bport=$(_pgc_get "$1" BPORT) port=$(_pgc_get "$1" PORT)
 	for i in 1 2 3; do
 		_pgc_psql "$bport" "$2" 'SELECT pg_sleep(0.3)' >/dev/null 2>&1 &
 		pids+=($!)
 	done
 	wait "${pids[@]}"
-	for ((i = 0; i < 50; i++)); do
-		n=$(_pgc_psql "$port" postgres "SELECT count(*) FROM pg_stat_activity
-		    WHERE datname = '$2' AND pid <> pg_backend_pid()") || return 1
-		((n >= 3)) && return 0
-		sleep 0.1
-	done
-	return 1
+	_pgc_wait "$port" "SELECT count(*) >= 3 FROM pg_stat_activity
+	    WHERE datname = '$2' AND pid <> pg_backend_pid()" t 5
 }
 
 pg_bouncer_stop() {

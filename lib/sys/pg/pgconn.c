@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fnv.h"
 #include "otp.h"
 #include "pgconn.h"
 
@@ -33,9 +34,7 @@ struct slot {
 	PGconn		*c;
 	char		*conninfo;
 	pid_t		 pid;
-	uint64_t	 born;		/* as in struct pgc */
-	unsigned	 prepared;
-	int		 noprep;
+	struct pgc_kept	 kept;
 };
 
 static pthread_mutex_t pool_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -167,9 +166,8 @@ connect_new(struct pgc *p)
 	PostgresPollingStatusType st = PGRES_POLLING_WRITING;
 	int rc;
 
-	p->born = p->login;
-	p->prepared = 0;
-	p->noprep = 0;
+	memset(&p->kept, 0, sizeof(p->kept));
+	p->kept.born = p->login;
 	if ((p->c = PQconnectStart(p->conninfo)) == NULL) {
 		set_why(p, "connect", "out of memory");
 		return OTP_ENOMEM;
@@ -223,9 +221,9 @@ idle_alive(PGconn *c)
 }
 
 /* Take an idle connection to p->conninfo of this process from the pool,
- * or NULL; *got gets what is known of it. */
+ * or NULL; *kept gets what it keeps. */
 static PGconn *
-pool_take(const struct pgc *p, struct slot *got)
+pool_take(const struct pgc *p, struct pgc_kept *kept)
 {
 	pid_t me = getpid();
 	PGconn *c = NULL;
@@ -237,7 +235,7 @@ pool_take(const struct pgc *p, struct slot *got)
 		    strcmp(pool[i].conninfo, p->conninfo) != 0)
 			continue;
 		c = pool[i].c;
-		*got = pool[i];
+		*kept = pool[i].kept;
 		free(pool[i].conninfo);
 		pool[i].c = NULL;
 		pool[i].conninfo = NULL;
@@ -249,7 +247,7 @@ pool_take(const struct pgc *p, struct slot *got)
 int
 pgc_get(struct pgc *p)
 {
-	struct slot got;
+	struct pgc_kept kept;
 
 	(void)pthread_once(&fork_once, fork_register);
 	p->c = NULL;
@@ -258,12 +256,10 @@ pgc_get(struct pgc *p)
 	/* Idle connections the server closed since are dropped here; one
 	 * that dies in between fails its first query, and the store then
 	 * tries a new one (pgc_renew). */
-	while ((p->c = pool_take(p, &got)) != NULL) {
+	while ((p->c = pool_take(p, &kept)) != NULL) {
 		if (idle_alive(p->c)) {
 			p->pooled = 1;
-			p->born = got.born;
-			p->prepared = got.prepared;
-			p->noprep = got.noprep;
+			p->kept = kept;
 			return 0;
 		}
 		drop(p);
@@ -274,13 +270,13 @@ pgc_get(struct pgc *p)
 int
 pgc_renew(struct pgc *p)
 {
-	struct slot got;
+	struct pgc_kept kept;
 	PGconn *c;
 
 	p->broken = 1;
 	drop(p);
 	/* The others to the same server went with this one. */
-	while ((c = pool_take(p, &got)) != NULL)
+	while ((c = pool_take(p, &kept)) != NULL)
 		PQfinish(c);
 	p->pooled = p->broken = 0;
 	p->why[0] = '\0';
@@ -307,9 +303,7 @@ pgc_put(struct pgc *p)
 			pool[i].c = p->c;
 			pool[i].conninfo = ci;
 			pool[i].pid = getpid();
-			pool[i].born = p->born;
-			pool[i].prepared = p->prepared;
-			pool[i].noprep = p->noprep;
+			pool[i].kept = p->kept;
 			p->c = NULL;
 			break;
 		}
@@ -562,17 +556,15 @@ still_usable(const struct pgc *p)
 static void
 stmt_name(const char *sql, char name[24])
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *sql != '\0'; sql++)
-		h = (h ^ (unsigned char)*sql) * 0x100000001b3ULL;
-	(void)snprintf(name, 24, "otp_%016llx", (unsigned long long)h);
+	(void)snprintf(name, 24, "otp_%016llx",
+	    (unsigned long long)fnv1a64(FNV64_BASIS, sql));
 }
 
 int
 pgc_run(struct pgc *p, const struct pgc_stmt *st, const char *const *vals,
     const int *lens, const int *fmts, PGresult **res, char *sqlstate)
 {
+	struct pgc_kept *k = &p->kept;
 	char code[6], name[24];
 	int rc;
 
@@ -580,21 +572,21 @@ pgc_run(struct pgc *p, const struct pgc_stmt *st, const char *const *vals,
 
 	/* A connection made for this login may serve it alone (a process
 	 * a login): preparing would cost it a round trip for nothing. */
-	if (p->login != 0 && p->born != p->login && !p->noprep &&
-	    !(p->prepared & st->bit)) {
+	if (p->login != 0 && k->born != p->login && !k->noprep &&
+	    !(k->prepared & st->bit)) {
 		rc = exec_how(p, PREPARE, name, st->sql, st->nparams,
 		    NULL, NULL, NULL, res, NULL);
 		PQclear(*res);
 		*res = NULL;
 		if (rc == 0)
-			p->prepared |= st->bit;
+			k->prepared |= st->bit;
 		else if (still_usable(p)) {
-			p->noprep = 1;	/* the name taken, say: unnamed */
+			k->noprep = 1;	/* the name taken, say: unnamed */
 			p->why[0] = '\0';
 		} else
 			return rc;
 	}
-	if (!p->noprep && (p->prepared & st->bit)) {
+	if (!k->noprep && (k->prepared & st->bit)) {
 		rc = exec_how(p, BY_NAME, name, NULL, st->nparams, vals,
 		    lens, fmts, res, code);
 		if (sqlstate != NULL)
@@ -606,12 +598,12 @@ pgc_run(struct pgc *p, const struct pgc_stmt *st, const char *const *vals,
 		 * unnamed from now on; 0A000, its plan is stale (the table
 		 * altered), this connection never pooled again. */
 		if (strcmp(code, "26000") == 0)
-			p->noprep = 1;
+			k->noprep = 1;
 		else if (strcmp(code, "0A000") == 0)
 			p->broken = 1;
 		else
 			return rc;
-		p->prepared = 0;
+		k->prepared = 0;
 		p->why[0] = '\0';
 	}
 	return exec_how(p, UNNAMED, NULL, st->sql, st->nparams, vals, lens,

@@ -10,6 +10,14 @@
 
 #include <libpq-fe.h>
 
+/* What a pooled connection keeps of its past: the login it was made
+ * for, and its prepared statements (pgc_run). */
+struct pgc_kept {
+	uint64_t	 born;		/* the login c was made for */
+	unsigned	 prepared;	/* the pgc_stmt bits prepared on c */
+	int		 noprep;	/* c keeps no prepared statement */
+};
+
 /* One use of a connection: where to, until when, and what went wrong. */
 struct pgc {
 	const char	*conninfo;
@@ -18,9 +26,7 @@ struct pgc {
 	int		 pooled;	/* c came from the pool */
 	int		 broken;	/* never to be pooled again */
 	uint64_t	 login;		/* the login using c (pgc_new_login) */
-	uint64_t	 born;		/* the login c was made for */
-	unsigned	 prepared;	/* the pgc_stmt bits prepared on c */
-	int		 noprep;	/* c keeps no prepared statement */
+	struct pgc_kept	 kept;
 	char		 why[400];	/* the last failure, no secret */
 };
 

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fnv.h"
 #include "otp.h"
 #include "rowcache.h"
 
@@ -107,15 +108,9 @@ entry_clear(struct entry *e)
 static size_t
 slot_of(const char *conninfo, const char *user)
 {
-	uint32_t h = 2166136261u;
-	const char *p;
+	uint64_t h = fnv1a64(FNV64_BASIS, conninfo) * 0x100000001b3ULL;
 
-	for (p = conninfo; *p != '\0'; p++)
-		h = (h ^ (uint8_t)*p) * 16777619u;
-	h *= 16777619u;
-	for (p = user; *p != '\0'; p++)
-		h = (h ^ (uint8_t)*p) * 16777619u;
-	return h % ROWCACHE_SLOTS;
+	return (size_t)(fnv1a64(h, user) % ROWCACHE_SLOTS);
 }
 
 int
