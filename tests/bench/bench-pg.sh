@@ -20,8 +20,9 @@
 #    other: a users file's rewrite would delay the next COMMIT).  Goal:
 #    PostgreSQL at 1M within 1.2x of 1k.
 # 2. As root, with FreeRADIUS installed: accepts per second through
-#    rlm_pam (tests/e2e/radius.bash's server, as bench-radius.sh runs
-#    it), one request at a time and 20 in flight, for pam_otp.so
+#    rlm_pam (tests/e2e/radius.bash's server, made from examples/freeradius
+#    as bench-radius.sh's is: four rlm_pam instances, four logins at
+#    once), one request at a time and 20 in flight, for pam_otp.so
 #    store=postgresql:// (users in the 1M-token database), secret=DIR/
 #    ${USER} (a state file per user) and usersfile=FILE.  Every request
 #    is a right HOTP code of a user of its own; each pass moves every

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # bench-radius.sh - RADIUS accepts per second through FreeRADIUS: rlm_exec
 # running otp-verify --radius (a process per request), rlm_pam running
-# pam_otp.so in the server's threads, and rlm_pam running
-# pam_google_authenticator.so the same way; each with one request at a
-# time and with 20 in flight (radclient -p).  Every request is a right
+# pam_otp.so in the server's threads (the example's four instances, four
+# logins at once), and rlm_pam running pam_google_authenticator.so in
+# one instance (it is not thread-safe: one login at a time); each with
+# one request at a time and with 20 in flight (radclient -p).  Every request is a right
 # code of a user of its own (DISALLOW_REUSE, so each accept writes its
 # state file), as a fleet's logins are.  The two otp-utils paths run
 # again with one users file for all N users (--usersfile=FILE,
@@ -77,6 +78,9 @@ rad_pam_service "$R" >"/etc/pam.d/$RAD_PAM_SVC"
 rad_upam_service "$R" >"/etc/pam.d/$RAD_UPAM_SVC"
 rad_ga_service "$R" >"/etc/pam.d/$RAD_GA_SVC"
 rad_conf "$R" "$pe" "$pp" "$pg" "$pue" "$pup"
+# pam_google_authenticator.so is not thread-safe: one login at a time,
+# where pam_otp.so runs in the example's four instances at once.
+rad_one_instance "$R" ga gapam
 rad_check "$R" >/dev/null
 # setpriv execs the server: $! is the server's own PID.
 setpriv --reuid="$RAD_ACCOUNT" --regid="$RAD_ACCOUNT" --clear-groups -- \

@@ -270,6 +270,48 @@ $RAD_ACCOUNT 600"
 	done
 }
 
+@test "one server runs logins at once in its rlm_pam instances: a login held by the database holds up no other" {
+	local t=$BATS_TEST_TMPDIR i ch before=0 n
+	for i in $(seq 8); do
+		otp-keygen --store="$URL" --user="free-$i" --store-key="$K" \
+		    >"$t/key.$i" 2>/dev/null || fail "otp-keygen free-$i"
+	done
+	new_user held
+	ch=$(rad_code "$KEY")
+	for i in $(seq 8); do
+		rad_code "$(cat "$t/key.$i")" >"$t/code.$i"
+	done
+	# Another session holds held's row for 4 s: held's login on server
+	# 1 waits in its instance until the deadline.
+	psql -X -q -h 127.0.0.1 -p "$PGPORT" -U postgres -d otp -c \
+	    "BEGIN; SELECT 1 FROM otp_tokens WHERE login = 'held'::bytea FOR UPDATE; SELECT pg_sleep(4); COMMIT" \
+	    >/dev/null 2>&1 3>&- &
+	sleep 0.5
+	rad_fleet_burst "$t/held" held "$ch" 1 "$P1" 3>&- &
+	sleep 0.2
+	# Eight other users meanwhile, on the same server: the instances
+	# that held's login does not occupy answer them (one instance, the
+	# example's before, took one login at a time: all eight waited for
+	# held's deadline).  Each picks an instance at random; all eight
+	# on held's has a chance of 4^-8.
+	for i in $(seq 8); do
+		rad_fleet_burst "$t/f$i" "free-$i" "$(cat "$t/code.$i")" 1 \
+		    "$P1" 3>&- &
+	done
+	for ((n = 0; n < 100; n++)); do
+		[ ! -e "$t/held/1" ] || break
+		before=$(compgen -G "$t/f*/1" | wc -l)
+		sleep 0.05
+	done
+	wait
+	echo "8 users at once on server 1 while a login there waits for a held row: $before answered before it" >&3
+	[ "$(cut -d' ' -f1 "$t/held/1")" = 1 ]
+	((before >= 1))
+	for i in $(seq 8); do
+		[ "$(cut -d' ' -f1 "$t/f$i/1")" = 0 ] || fail "free-$i was not accepted"
+	done
+}
+
 @test "RATE_LIMIT 3 per 30 s counts the tries on both servers" {
 	local t=$BATS_TEST_TMPDIR key=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP
 	# A token from a state file, with its rules.

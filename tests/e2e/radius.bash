@@ -105,7 +105,7 @@ rad_conf() {
 	rad_site "$d" exec "$pe" otp_exec || return 1
 	rad_site "$d" pam "$pp" otp_pam || return 1
 	if [[ -n $pg ]]; then
-		rad_module "$d" otp_pam gapam 'pam otp_pam {' 'pam gapam {' \
+		rad_module "$d" otp_pam gapam 'pam otp_pam' 'pam gapam' \
 		    'pam_auth = radius-otp' "pam_auth = $RAD_GA_SVC" || return 1
 		rad_site "$d" ga "$pg" gapam || return 1
 	fi
@@ -116,7 +116,7 @@ rad_conf() {
 		    "$RAD_X_USERS" "${RAD_X_USERS#\#}" \
 		    /var/lib/otp-radius/users.oath "$d/uexec/users.oath" \
 		    /usr/bin/otp-verify "$d/bin/otp-verify" || return 1
-		rad_module "$d" otp_pam upam 'pam otp_pam {' 'pam upam {' \
+		rad_module "$d" otp_pam upam 'pam otp_pam' 'pam upam' \
 		    'pam_auth = radius-otp' "pam_auth = $RAD_UPAM_SVC" || return 1
 		rad_site "$d" uexec "$pue" uexec || return 1
 		rad_site "$d" upam "$pup" upam || return 1
@@ -163,24 +163,42 @@ rad_module() {
 }
 
 # rad_site DIR NAME PORT MODULE: DIR/sites-enabled/NAME, the example's
-# virtual server as NAME on 127.0.0.1:PORT, every request for MODULE.
+# virtual server as NAME on 127.0.0.1:PORT, every request for MODULE (a
+# copy of otp_pam: for its instances, in turn as otp_pam's).
 rad_site() {
 	local d=$1 f=$1/sites-enabled/$2 m=$4
 	local -a more=()
 	cp "$RAD_EXAMPLE/sites-enabled/otp" "$f" || return 1
-	# A module the example does not name takes otp_exec's place in the
-	# authenticate section.
+	# A copy of otp_pam (rad_module) takes its place, instances and
+	# all; any other module the example does not name takes otp_exec's
+	# place in the authenticate section.
 	case $m in
 	otp_pam | otp_exec) ;;
-	*) more=("Auth-Type otp_exec {
+	*) if grep -q "^pam $m {" "$d/mods-enabled/$m"; then
+		more=(otp_pam "$m")
+	else
+		more=("Auth-Type otp_exec {
 			otp_exec
 		}" "Auth-Type $m {
 			$m
-		}") ;;
+		}")
+	fi ;;
 	esac
 	rad_subst "$f" 'server otp {' "server $2 {" \
 	    'ipaddr = *' 'ipaddr = 127.0.0.1' 'port = 1812' "port = $3" \
 	    '&Auth-Type := otp_pam' "&Auth-Type := $m" "${more[@]}"
+}
+
+# rad_one_instance DIR NAME MODULE: the server NAME of rad_conf runs
+# MODULE, a copy of otp_pam, in its first instance only: one login at a
+# time, for a PAM module that is not thread-safe.
+rad_one_instance() {
+	local f=$1/sites-enabled/$2
+	grep -q "^[[:space:]]*${3}_2\$" "$f" || {
+		echo "radius.bash: $f has no instance ${3}_2" >&2
+		return 1
+	}
+	sed -i "/^[[:space:]]*${3}_[0-9][0-9]*\$/d" "$f"
 }
 
 # rad_pam_service DIR: the rlm_pam service, the example's
