@@ -343,7 +343,7 @@ done
 
 # ---- 2. RADIUS through rlm_pam -----------------------------------------
 
-printf '\n== %s\n' "FreeRADIUS rlm_pam: accepts per second ($RN requests, each a user's right code; median of $ROUNDS runs)"
+printf '\n== %s\n' "FreeRADIUS rlm_pam: accepts per second ($RN requests, each a user's right code; median of $ROUNDS rounds)"
 if [ "$(id -u)" != 0 ]; then
 	echo "skipped: needs root (a server account, /etc/pam.d services)"
 	exit 0

@@ -4,12 +4,12 @@
 # pam_otp.so in the server's threads (the example's four instances, four
 # logins at once), and rlm_pam running pam_google_authenticator.so in
 # one instance (it is not thread-safe: one login at a time); each with
-# one request at a time and with 20 in flight (radclient -p).  Every request is a right
-# code of a user of its own (DISALLOW_REUSE, so each accept writes its
-# state file), as a fleet's logins are.  The two otp-utils paths run
-# again with one users file for all N users (--usersfile=FILE,
-# usersfile=FILE), where every accept rewrites the whole file under its
-# lock.  Figures, not assertions.
+# one request at a time and with 20 in flight (radclient -p).  Every
+# request is a right code of a user of its own (DISALLOW_REUSE, so each
+# accept writes its state file), as a fleet's logins are.  The two
+# otp-utils paths run again with one users file for all N users
+# (--usersfile=FILE, usersfile=FILE), where every accept rewrites the
+# whole file under its lock.  Figures, not assertions.
 #
 # As root only (a new /etc/pam.d service each for the two modules, removed
 # on exit); skipped in one line without root or a package.

@@ -163,8 +163,8 @@ rad_module() {
 }
 
 # rad_site DIR NAME PORT MODULE: DIR/sites-enabled/NAME, the example's
-# virtual server as NAME on 127.0.0.1:PORT, every request for MODULE (a
-# copy of otp_pam: for its instances, in turn as otp_pam's).
+# virtual server as NAME on 127.0.0.1:PORT, every request for MODULE (for
+# a copy of otp_pam, its instances, load-balanced as otp_pam's are).
 rad_site() {
 	local d=$1 f=$1/sites-enabled/$2 m=$4
 	local -a more=()
