@@ -148,6 +148,14 @@ tally() {
 	echo "$2: $OK accepted, $NO refused, $LOST no answer" >&3
 }
 
+# hold_row USER: another session holds USER's row for 4 s (SELECT ...
+# FOR UPDATE, then pg_sleep); run it in the background.
+hold_row() {
+	psql -X -q -h 127.0.0.1 -p "$PGPORT" -U postgres -d otp -c \
+	    "BEGIN; SELECT 1 FROM otp_tokens WHERE login = '$1'::bytea FOR UPDATE; SELECT pg_sleep(4); COMMIT" \
+	    >/dev/null 2>&1
+}
+
 # timed_auth PORT USER CODE: rad_auth, its elapsed time in MS.
 timed_auth() {
 	local t0
@@ -283,9 +291,7 @@ $RAD_ACCOUNT 600"
 	done
 	# Another session holds held's row for 4 s: held's login on server
 	# 1 waits in its instance until the deadline.
-	psql -X -q -h 127.0.0.1 -p "$PGPORT" -U postgres -d otp -c \
-	    "BEGIN; SELECT 1 FROM otp_tokens WHERE login = 'held'::bytea FOR UPDATE; SELECT pg_sleep(4); COMMIT" \
-	    >/dev/null 2>&1 3>&- &
+	hold_row held 3>&- &
 	sleep 0.5
 	rad_fleet_burst "$t/held" held "$ch" 1 "$P1" 3>&- &
 	sleep 0.2
@@ -363,9 +369,7 @@ $RAD_ACCOUNT 600"
 	assert_failure 1
 	((MS > base)) || base=$MS
 	# Another session holds the row for 4 s.
-	psql -X -q -h 127.0.0.1 -p "$PGPORT" -U postgres -d otp -c \
-	    "BEGIN; SELECT 1 FROM otp_tokens WHERE login = 'slow'::bytea FOR UPDATE; SELECT pg_sleep(4); COMMIT" \
-	    >/dev/null 2>&1 3>&- &
+	hold_row slow 3>&- &
 	lock=$!
 	sleep 0.5
 	timed_auth "$P1" slow "$c"
