@@ -5,8 +5,9 @@
 # (refused and logged with the reason, within the deadline), and one
 # threaded host with 40 logins at once on one code with the real clock:
 # one accept, connections kept across logins; long-lived hosts that keep
-# the row they wrote, prepare their statements, and run them unnamed
-# behind PgBouncer in transaction mode or when a plan goes stale.
+# the row they wrote and pam_otp.so loaded, prepare their statements, and
+# run them unnamed behind PgBouncer in transaction mode or when a plan
+# goes stale.
 
 bats_require_minimum_version 1.5.0
 
@@ -329,6 +330,32 @@ host_stop() {
 	[[ $(psql -X -A -t -d "$DB" -c "SELECT uses FROM otp_tokens") == 8 ]]
 	f1=$(locked)
 	[[ $f1 == "$f0" ]] || fail "$((f1 - f0)) logins went the locked way"
+}
+
+@test "a long-lived host keeps pam_otp.so loaded between logins: the file replaced under it, as an upgrade does, changes nothing there until it restarts" {
+	# The module is linked -z nodelete: pam_end leaves it mapped, and
+	# the next pam_start finds it by its path without reading the file.
+	hosts_setup
+	cp "$OTP_SO" "$D/pam_otp.so"
+	printf 'auth required %s %s\n' "$D/pam_otp.so" "$OPTS" >"$D/conf/t"
+	host_start a
+	[[ $(host_login a "$(hotp 1)") == accepted ]] || fail "first login refused"
+	# Between logins, after pam_end: still mapped.
+	grep -q " $D/pam_otp.so\$" "/proc/$a_pid/maps" ||
+	    fail "pam_otp.so unmapped after pam_end"
+	# Replaced by a file that is no module at all, by rename as dpkg
+	# does: the host runs the module it has, and the store it loaded.
+	echo 'not a module' >"$D/pam_otp.so.new"
+	mv "$D/pam_otp.so.new" "$D/pam_otp.so"
+	[[ $(host_login a "$(hotp 2)") == accepted ]] ||
+	    fail "the host read the replaced module"
+	# A host started now loads the file as it is.
+	host_start b
+	[[ $(host_login b "$(hotp 3)") == refused* ]] ||
+	    fail "a new host ran the old module"
+	[[ $(host_login a "$(hotp 3)") == accepted ]] || fail "third login refused"
+	host_stop a
+	host_stop b
 }
 
 @test "a long-lived host prepares its statements on a connection an earlier login made; a process a login prepares none" {

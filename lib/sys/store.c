@@ -65,8 +65,9 @@ sys_store_is_url(const char *url)
 }
 
 /* The PostgreSQL store's row from its object.  RTLD_NODELETE keeps the
- * object (and the connections it pools) mapped after the dlclose here
- * and after libpam drops the module that loaded it. */
+ * object (and the connections it pools) mapped after the dlclose here,
+ * and in any program that links this library and is itself unloaded
+ * (pam_otp.so stays: it is linked -z nodelete). */
 static const struct sys_store_ops *
 pg_load(const struct sys_store_cfg *c)
 {

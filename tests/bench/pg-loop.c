@@ -8,7 +8,8 @@
  * with the service file CONFDIR/SERVICE (pam_start_confdir),
  * pam_authenticate answering every prompt with CODE, pam_end, as a host
  * such as FreeRADIUS's rlm_pam does for each request.  libpam drops the
- * modules at pam_end; the PostgreSQL store's object stays (RTLD_NODELETE),
+ * modules at pam_end, but pam_otp.so stays mapped (it is linked
+ * -z nodelete), and so does the PostgreSQL store's object (RTLD_NODELETE)
  * and with it its pool of open connections.  Lines of several services
  * may alternate, so that load that comes and goes on the machine falls
  * on all of them alike.
