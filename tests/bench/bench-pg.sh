@@ -433,14 +433,14 @@ done
 declare -A rctr=([pg]=1 [pam]=1 [upam]=1)
 took=0
 rad_run() {
-	local c=${CODE[${rctr[$1]}]} n=$(($4 - $3 + 1)) n0 out acc
+	local c=${CODE[${rctr[$1]}]} n=$(($4 - $3 + 1)) n0 acc
 	awk -v f="$3" -v l="$4" -v c="$c" \
 	    'BEGIN { for (i = f; i <= l; i++) printf "r%d %s\n", i, c }' \
 	    >"$tmp/reqs"
 	n0=$(conns)
 	python3 "$here/radload.py" 127.0.0.1 "${rport[$1]}" "$RAD_SECRET" \
 	    "$2" <"$tmp/reqs" >"$tmp/rout" 2>&1 || true
-	read -r _ acc _ _ _ _ _ out <"$tmp/rout" || true
+	read -r _ acc _ _ _ _ _ took <"$tmp/rout" || true
 	if [ "${acc:-0}" != "$n" ]; then
 		{
 			echo "bench: FAILED: $1, $2 in flight: ${acc:-0} of $n accepted"
@@ -448,7 +448,6 @@ rad_run() {
 		} >&2
 		exit 1
 	fi
-	took=$out
 	[ "$1" != pg ] || echo $(($(conns) - n0)) >>"$tmp/c.${5:-$2}"
 }
 # conns: connections the server has accepted to the RADIUS database

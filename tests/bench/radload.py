@@ -63,7 +63,7 @@ def main(argv):
         return 2
     s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     s.connect((host, port))
-    free = list(range(min(parallel, 255)))
+    free = list(range(parallel))
     sent = {}                   # id -> when sent
     counts = {2: 0, 3: 0}
     lost, nxt = 0, 0
