@@ -2,9 +2,12 @@
 # bench-radius.sh - RADIUS accepts per second through FreeRADIUS: rlm_exec
 # running otp-verify --radius (a process per request), rlm_pam running
 # pam_otp.so in the server's threads (the example's four instances, four
-# logins at once), and rlm_pam running pam_google_authenticator.so in
+# logins at once; once more in one instance, to show what the four
+# bring), and rlm_pam running pam_google_authenticator.so in
 # one instance (it is not thread-safe: one login at a time); each with
-# one request at a time and with 20 in flight (radclient -p).  Every
+# one request at a time and with 20 in flight, sent by radload.py (timed
+# from its first request to its last answer, as bench-pg.sh's are:
+# radclient's own start and pace would be part of the figure).  Every
 # request is a right code of a user of its own (DISALLOW_REUSE, so each
 # accept writes its state file), as a fleet's logins are.  The two
 # otp-utils paths run again with one users file for all N users
@@ -14,10 +17,11 @@
 # As root only (a new /etc/pam.d service each for the two modules, removed
 # on exit); skipped in one line without root or a package.
 set -eu
+here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck disable=SC1091
-. "$(dirname "$0")/lib.sh"
+. "$here/lib.sh"
 # shellcheck disable=SC1091
-. "$(dirname "$0")/../e2e/radius.bash"
+. "$here/../e2e/radius.bash"
 
 N=${BENCH_RADIUS_N:-200}
 OTP_LIBDIR=${OTP_LIBDIR:-$OTP_BIN/../lib}
@@ -78,6 +82,12 @@ rad_pam_service "$R" >"/etc/pam.d/$RAD_PAM_SVC"
 rad_upam_service "$R" >"/etc/pam.d/$RAD_UPAM_SVC"
 rad_ga_service "$R" >"/etc/pam.d/$RAD_GA_SVC"
 rad_conf "$R" "$pe" "$pp" "$pg" "$pue" "$pup"
+# The state-file path once more in one instance of rlm_pam, to show what
+# the example's four instances bring.
+pp1=$(free_port)
+rad_site "$R" pam1 "$pp1" otp_pam
+rad_one_instance "$R" pam1 otp_pam
+chown "$RAD_ACCOUNT:$RAD_ACCOUNT" "$R/sites-enabled/pam1"
 # pam_google_authenticator.so is not thread-safe: one login at a time,
 # where pam_otp.so runs in the example's four instances at once.
 rad_one_instance "$R" ga gapam
@@ -86,17 +96,17 @@ rad_check "$R" >/dev/null
 setpriv --reuid="$RAD_ACCOUNT" --regid="$RAD_ACCOUNT" --clear-groups -- \
     "$RAD_SBIN" -f -d "$R" -n radiusd </dev/null >"$tmp/server.out" 2>&1 &
 server=$!
-for p in "$pe" "$pp" "$pg" "$pue" "$pup"; do
+for p in "$pe" "$pp" "$pp1" "$pg" "$pue" "$pup"; do
 	for ((i = 0; i < 200; i++)); do
 		ss -Hlnu "sport = :$p" | grep -q . && break
 		sleep 0.05
 	done
 done
 
-# run KIND PORT PARALLEL: enrol N users, send each its code, print
-# "ACCEPTED SECONDS".
+# run KIND PORT PARALLEL RUN: enrol N users, send each its code, print
+# "ACCEPTED MICROSECONDS".
 run() {
-	local kind=$1 port=$2 par=$3 run_id=$4 i u keys=() t0 t1 acc
+	local kind=$1 port=$2 par=$3 run_id=$4 i u keys=() acc ns
 	: >"$tmp/reqs"
 	# A users file of the run's N users only.
 	rm -f "$R/$kind/users.oath"
@@ -115,15 +125,13 @@ run() {
 	fi
 	for ((i = 1; i <= N; i++)); do
 		u=b$run_id-$i
-		printf 'User-Name = "%s"\nUser-Password = "%s"\n\n' "$u" \
-		    "$(rad_code "${keys[$((i - 1))]}")" >>"$tmp/reqs"
+		printf '%s %s\n' "$u" "$(rad_code "${keys[$((i - 1))]}")" \
+		    >>"$tmp/reqs"
 	done
-	t0=$(now_ns)
-	radclient -s -q -p "$par" -r 1 -t 20 -f "$tmp/reqs" \
-	    "127.0.0.1:$port" auth "$RAD_SECRET" >"$tmp/out" 2>&1 || true
-	t1=$(now_ns)
-	acc=$(sed -n 's/.*Accepted *: *\([0-9]*\).*/\1/p' "$tmp/out" | head -n 1)
-	echo "${acc:-0} $(((t1 - t0) / 1000))"
+	python3 "$here/radload.py" 127.0.0.1 "$port" "$RAD_SECRET" "$par" \
+	    <"$tmp/reqs" >"$tmp/out" 2>&1 || true
+	read -r _ acc _ _ _ _ _ ns <"$tmp/out" || true
+	echo "${acc:-0} $((${ns:-0} / 1000))"
 }
 
 printf '%-50s %14s %14s\n' "path" "1 at a time" "20 in flight"
@@ -131,6 +139,7 @@ id=0
 for spec in "rlm_exec: otp-verify --radius --state-dir|exec|$pe" \
     "rlm_exec: otp-verify --radius --usersfile|uexec|$pue" \
     "rlm_pam: pam_otp.so secret=DIR/\${USER}|pam|$pp" \
+    "rlm_pam: the same, one instance|pam|$pp1" \
     "rlm_pam: pam_otp.so usersfile=FILE|upam|$pup" \
     "rlm_pam: pam_google_authenticator.so|ga|$pg"; do
 	name=${spec%%|*}
@@ -144,7 +153,7 @@ for spec in "rlm_exec: otp-verify --radius --state-dir|exec|$pe" \
 		# None accepted is a path that does not work, not a figure.
 		if [ "${acc:-0}" = 0 ]; then
 			echo "bench: FAILED: $name accepted no request of $N" \
-			    "(radclient: $(tail -n 1 "$tmp/out"); server log:" \
+			    "(radload.py: $(tail -n 1 "$tmp/out"); server log:" \
 			    "$tmp/server.out, kept with BENCH_RADIUS_KEEP=1)" >&2
 			exit 1
 		fi

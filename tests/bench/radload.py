@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """radload.py - RADIUS Access-Requests with a number in flight, for
-tests/bench/bench-pg.sh:
+tests/bench/bench-pg.sh and bench-radius.sh:
 
     radload.py HOST PORT SECRET PARALLEL < REQUESTS
 
