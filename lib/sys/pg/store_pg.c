@@ -49,7 +49,20 @@ struct pg_store {
 	struct otp_seal_keys	 keys;
 };
 
-/* One login's buffers (they hold secrets: wiped at the end). */
+/* How far each buffer of a pg_login was ever written. */
+struct pg_used {
+	size_t	img, out, body, sealed, scratch, codes;
+};
+
+/*
+ * One login's buffers (they hold secrets: wiped at the end).  ~450 KiB
+ * for the largest image, where a row's image is some hundred bytes: a
+ * login wipes only as far as each buffer was written (used), as the
+ * state file's does (statefile.c), not the whole of it at every login.
+ * A call that fails counts as having written all of its buffer; one that
+ * succeeds wrote its output's length (the engine zeroes what an edit
+ * frees: state.c's splice).
+ */
 struct pg_login {
 	char	img[OTP_STATE_OUTMAX];		/* opened state + scratch */
 	char	out[OTP_STATE_OUTMAX];		/* the engine's new image */
@@ -57,7 +70,16 @@ struct pg_login {
 	uint8_t	sealed[SEALED_MAX];
 	uint8_t	scratch[SCRATCH_MAX * OTP_SEAL_HASHLEN];
 	uint32_t codes[SCRATCH_MAX];
+	struct pg_used used;
 };
+
+/* *at = max(*at, n): how far a buffer has been written. */
+static void
+used(size_t *at, size_t n)
+{
+	if (n > *at)
+		*at = n;
+}
 
 /* ---- store key ------------------------------------------------------ */
 
@@ -408,8 +430,10 @@ seal_body(const struct pg_store *ps, struct pg_login *pl, const char *user,
 
 	if ((rc = sys_random_bytes(nonce, sizeof(nonce))) != 0)
 		return rc;
-	return otp_seal(&ps->keys, nonce, ad, adlen, pl->body, bodylen,
+	rc = otp_seal(&ps->keys, nonce, ad, adlen, pl->body, bodylen,
 	    pl->sealed, sizeof(pl->sealed), sealedlen);
+	used(&pl->used.sealed, rc == 0 ? *sealedlen : sizeof(pl->sealed));
+	return rc;
 }
 
 /* A new token: r->img is a whole state file image. */
@@ -636,11 +660,14 @@ pg_login_open(struct sys_login *l)
 {
 	struct pg_impl *pi;
 
+	/* Not calloc: zeroing the buffers would cost what the wipe saves
+	 * (pg_login); nothing is read past what was written. */
 	if ((pi = calloc(1, sizeof(*pi))) == NULL ||
-	    (pi->buf = calloc(1, sizeof(*pi->buf))) == NULL) {
+	    (pi->buf = malloc(sizeof(*pi->buf))) == NULL) {
 		free(pi);
 		return OTP_ENOMEM;
 	}
+	memset(&pi->buf->used, 0, sizeof(pi->buf->used));
 	pi->serial = pgc_new_login();
 	l->impl = pi;
 	return 0;
@@ -657,6 +684,21 @@ login_pgc(struct sys_login *l)
 	pi->p.login = pi->serial;
 }
 
+/* Wipe b as far as it was written. */
+static void
+wipe_used(struct pg_login *b)
+{
+	const struct pg_used *u = &b->used;
+
+	otp_wipe(b->img, u->img);
+	otp_wipe(b->out, u->out);
+	otp_wipe(b->body, u->body);
+	otp_wipe(b->sealed, u->sealed);
+	otp_wipe(b->scratch, u->scratch);
+	otp_wipe(b->codes, u->codes * sizeof(b->codes[0]));
+	otp_wipe(&b->used, sizeof(b->used));
+}
+
 static void
 pg_login_free(struct sys_login *l)
 {
@@ -668,7 +710,7 @@ pg_login_free(struct sys_login *l)
 	if (pi->p.c != NULL)
 		pgc_put(&pi->p);
 	pg_row_clear(&pi->pre);
-	otp_wipe(pi->buf, sizeof(*pi->buf));
+	wipe_used(pi->buf);
 	free(pi->buf);
 	free(pi);
 	l->impl = NULL;
@@ -837,10 +879,14 @@ scratch_in(struct sys_login *l, const uint8_t *hashes, size_t nh,
 		otp_wipe(h, sizeof(h));
 		if (!hit || *added == SCRATCH_MAX)
 			continue;
-		if ((rc = otp_state_add_scratch(pi->buf->img, imglen,
-		    sizeof(pi->buf->img), code)) != 0)
+		rc = otp_state_add_scratch(pi->buf->img, imglen,
+		    sizeof(pi->buf->img), code);
+		used(&pi->buf->used.img, rc == 0 ? *imglen :
+		    sizeof(pi->buf->img));
+		if (rc != 0)
 			return rc;
 		pi->buf->codes[(*added)++] = code;
+		used(&pi->buf->used.codes, *added);
 	}
 	return 0;
 }
@@ -893,6 +939,7 @@ open_row(struct sys_login *l, const struct pg_row *row, size_t *imglen,
 	rc = row->statelen > sizeof(b->sealed) ? OTP_ESTOREROW :
 	    otp_unseal(&ps->keys, ad, adlen, row->state, row->statelen,
 	    (uint8_t *)b->img, OTP_STATE_MAX, imglen);
+	used(&b->used.img, rc == 0 ? *imglen : OTP_STATE_MAX);
 	if (rc != 0)
 		return rc;
 	if (row->scratchlen > sizeof(b->scratch) ||
@@ -903,6 +950,7 @@ open_row(struct sys_login *l, const struct pg_row *row, size_t *imglen,
 	}
 	if (row->scratchlen > 0)
 		memcpy(b->scratch, row->scratch, row->scratchlen);
+	used(&b->used.scratch, row->scratchlen);
 	*nh = row->scratchlen / OTP_SEAL_HASHLEN;
 	return 0;
 }
@@ -945,6 +993,7 @@ decide(struct sys_login *l, const struct otp_answer *a, size_t n,
 	rc = otp_state_login(b->img, imglen, OTP_LOGIN_OPEN |
 	    OTP_LOGIN_SETTLE, a, n, now, &l->s->cfg.ga, &res, b->out,
 	    sizeof(b->out), &outlen);
+	used(&b->used.out, rc == 0 ? outlen : sizeof(b->out));
 	if (rc != 0) {
 		(void)snprintf(l->reason, sizeof(l->reason), "the stored "
 		    "state: %s", otp_strerror(rc));
@@ -965,6 +1014,7 @@ decide(struct sys_login *l, const struct otp_answer *a, size_t n,
 	}
 	rc = otp_state_unscratch(b->out, outlen, b->body, sizeof(b->body),
 	    &bodylen, left, SCRATCH_MAX, &nleft);
+	used(&b->used.body, rc == 0 ? bodylen : sizeof(b->body));
 	if (rc == 0) {
 		*nh = scratch_out(l, b->scratch, *nh, left, nleft, added);
 		rc = seal_body(ps, b, l->user, strlen(l->user), kind, bodylen,
@@ -1254,6 +1304,10 @@ pg_resync(struct sys_store *s, const char *user, const char *const *codes,
 		return rc;
 	pi = l->impl;
 	b = pi->buf;
+	/* Not a login: wiped whole, rather than tracked call by call. */
+	b->used = (struct pg_used){ sizeof(b->img), sizeof(b->out),
+	    sizeof(b->body), sizeof(b->sealed), sizeof(b->scratch),
+	    SCRATCH_MAX };
 	ulen = strlen(l->user);
 	if (ulen == 0 || ulen > USER_MAX) {
 		sys_login_free(l);
