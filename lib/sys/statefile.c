@@ -198,7 +198,7 @@ cycle(struct sys_ga *l, unsigned phases, const struct otp_answer *a,
 {
 	struct stat st;
 	struct seen seen;
-	size_t inlen, outlen = 0;
+	size_t inlen, outlen = 0, len;
 	int64_t now;
 	int fd, ret, e;
 
@@ -246,9 +246,14 @@ cycle(struct sys_ga *l, unsigned phases, const struct otp_answer *a,
 		r->recorded = 1;
 	}
 keep:
-	/* What a later peek looks at: the file as this cycle left it. */
-	l->seenlen = r->recorded ? outlen : inlen;
-	memcpy(l->seen, r->recorded ? l->out : l->in, l->seenlen);
+	/* What a later peek looks at: the file as this cycle left it.  A
+	 * shorter one leaves no tail of the last (sys_ga_free wipes only
+	 * seenlen). */
+	len = r->recorded ? outlen : inlen;
+	if (l->seenlen > len)
+		otp_wipe(l->seen + len, l->seenlen - len);
+	l->seenlen = len;
+	memcpy(l->seen, r->recorded ? l->out : l->in, len);
 out:
 	e = errno;
 	otp_wipe(l->in, inlen);
@@ -287,8 +292,12 @@ sys_ga_new(const char *path, const struct otp_state_opts *o, int64_t now)
 	struct sys_ga *l;
 	int e;
 
-	if ((l = calloc(1, sizeof(*l))) == NULL)
+	/* Not calloc: zeroing seen, in and out (256 KiB, for an image of
+	 * some hundred bytes) was most of a login's instructions; nothing
+	 * reads them past what a cycle wrote. */
+	if ((l = malloc(sizeof(*l))) == NULL)
 		return NULL;
+	memset(l, 0, offsetof(struct sys_ga, seen));
 	l->o = *o;
 	if (l->o.uid == OTP_STATE_UID_SELF)
 		l->o.uid = (unsigned long)geteuid();
@@ -391,7 +400,7 @@ sys_ga_free(struct sys_ga *l)
 	if (l->dirfd >= 0)
 		(void)close(l->dirfd);
 	/* in and out were wiped as far as each cycle used them; wiping all
-	 * 256 KiB would fault in pages calloc never touched. */
+	 * 256 KiB at every login would cost what not zeroing them saves. */
 	otp_wipe(l->seen, l->seenlen);
 	otp_wipe(l, offsetof(struct sys_ga, seen));
 	free(l);
