@@ -1304,10 +1304,6 @@ pg_resync(struct sys_store *s, const char *user, const char *const *codes,
 		return rc;
 	pi = l->impl;
 	b = pi->buf;
-	/* Not a login: wiped whole, rather than tracked call by call. */
-	b->used = (struct pg_used){ sizeof(b->img), sizeof(b->out),
-	    sizeof(b->body), sizeof(b->sealed), sizeof(b->scratch),
-	    SCRATCH_MAX };
 	ulen = strlen(l->user);
 	if (ulen == 0 || ulen > USER_MAX) {
 		sys_login_free(l);
@@ -1326,19 +1322,25 @@ pg_resync(struct sys_store *s, const char *user, const char *const *codes,
 	}
 	(void)snprintf(kind, sizeof(kind), "%s", PQgetvalue(r, 0, 0));
 	m = bytea_in(PQgetvalue(r, 0, 1), b->sealed, sizeof(b->sealed));
+	used(&b->used.sealed, m < 0 ? sizeof(b->sealed) : (size_t)m);
 	adlen = assoc(ad, l->user, ulen, kind);
 	rc = m < 0 ? OTP_ESTOREROW : otp_unseal(&ps->keys, ad, adlen,
 	    b->sealed, (size_t)m, (uint8_t *)b->img, OTP_STATE_MAX, &imglen);
+	used(&b->used.img, rc == 0 ? imglen : OTP_STATE_MAX);
 	PQclear(r);
 	r = NULL;
 	if (rc != 0)
 		goto out;
-	if ((rc = otp_state_resync(b->img, imglen, codes, n, now, b->out,
-	    sizeof(b->out), &outlen, moved)) != 0)
+	rc = otp_state_resync(b->img, imglen, codes, n, now, b->out,
+	    sizeof(b->out), &outlen, moved);
+	used(&b->used.out, rc == 0 ? outlen : sizeof(b->out));
+	if (rc != 0)
 		goto out;
 	/* The image holds no scratch code; the split keeps it so. */
-	if ((rc = otp_state_unscratch(b->out, outlen, b->body, sizeof(b->body),
-	    &bodylen, left, SCRATCH_MAX, &nc)) != 0)
+	rc = otp_state_unscratch(b->out, outlen, b->body, sizeof(b->body),
+	    &bodylen, left, SCRATCH_MAX, &nc);
+	used(&b->used.body, rc == 0 ? bodylen : sizeof(b->body));
+	if (rc != 0)
 		goto out;
 	if ((rc = seal_body(ps, b, l->user, ulen, kind, bodylen,
 	    &sealedlen)) != 0)
