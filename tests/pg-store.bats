@@ -155,25 +155,56 @@ code_at() {
 	done
 }
 
-@test "HOTP: the counter moves once per accept, a look-ahead within WINDOW_SIZE" {
+@test "HOTP: the counter moves only on an accept (RFC 4226), a look-ahead within WINDOW_SIZE; a state file keeps its module's rule" {
 	init
 	ga_file "$T/h" '" HOTP_COUNTER 1' '" WINDOW_SIZE 3'
 	run -0 otp-store "${SK[@]}" copy --user=h "ga:$T/h" "$URL"
 	run -0 otp-verify --store="$URL" --user=h "${SK[@]}" \
 	    "$(otp-gen -c 2 "$RFC_HEX")"
-	# A miss moves the counter too (3 to 4), as the state file's rules say.
-	run -1 otp-verify --store="$URL" --user=h "${SK[@]}" \
-	    "$(otp-gen -c 2 "$RFC_HEX")"
-	run -1 otp-verify --store="$URL" --user=h "${SK[@]}" \
+	# Wrong codes (used, behind, out of reach, none) move nothing: the
+	# next right code still logs in.
+	for c in 2 2 1 0 30 31 32 33; do
+		run -1 otp-verify --store="$URL" --user=h "${SK[@]}" \
+		    "$(otp-gen -c "$c" "$RFC_HEX")"
+	done
+	run -1 otp-verify --store="$URL" --user=h "${SK[@]}" 000000
+	run -0 otp-verify --store="$URL" --user=h "${SK[@]}" \
 	    "$(otp-gen -c 3 "$RFC_HEX")"
 	run -0 otp-verify --store="$URL" --user=h "${SK[@]}" \
 	    "$(otp-gen -c 6 "$RFC_HEX")"
 	run -1 otp-verify --store="$URL" --user=h "${SK[@]}" \
 	    "$(otp-gen -c 30 "$RFC_HEX")"
-	# Back to a file: the state came along (7 after 6, then 8 after the miss).
+	# Back to a file: the state came along (7 after 6, the miss none).
 	run -0 otp-store "${SK[@]}" copy --user=h "$URL" "ga:$T/back"
+	assert_equal "$(grep '^" HOTP_COUNTER ' "$T/back")" '" HOTP_COUNTER 7'
+	# There pam_google_authenticator's rule holds: a miss moves it on.
+	chmod 0600 "$T/back"
+	run -1 otp-verify --state "$T/back" "$(otp-gen -c 30 "$RFC_HEX")"
 	assert_equal "$(grep '^" HOTP_COUNTER ' "$T/back")" '" HOTP_COUNTER 8'
 	run -0 otp-verify --state "$T/back" "$(otp-gen -c 8 "$RFC_HEX")"
+}
+
+@test "an HOTP burst: 40 processes with the next code, 40 with wrong ones; one accept, no lock-out" {
+	init
+	ga_file "$T/h" '" HOTP_COUNTER 1' '" WINDOW_SIZE 3'
+	run -0 otp-store "${SK[@]}" copy --user=hb "ga:$T/h" "$URL"
+	c=$(otp-gen -c 1 "$RFC_HEX")
+	mkdir "$T/rc"
+	for ((i = 0; i < 80; i++)); do
+		w=$c
+		((i % 2 == 0)) || w=$(printf '%06d' $(((10#$c + i) % 1000000)))
+		(rc=0; otp-verify --store="$URL" --user=hb "${SK[@]}" \
+		    "$w" >/dev/null 2>&1 || rc=$?; echo $rc >"$T/rc/$i") &
+	done
+	wait
+	ok=$(grep -lx 0 "$T"/rc/* | wc -l)
+	bad=$(grep -lvx '[01]' "$T"/rc/* | wc -l)
+	[[ $ok == 1 && $bad == 0 ]] || fail "$ok accepts, $bad errors"
+	[[ $(sql "SELECT uses FROM otp_tokens") == 1 ]]
+	# 79 refusals moved nothing: the token's next code logs in.
+	run -0 otp-verify --store="$URL" --user=hb "${SK[@]}" \
+	    "$(otp-gen -c 2 "$RFC_HEX")"
+	assert_output 0
 }
 
 @test "disable, enable, remove; list shows it" {

@@ -173,8 +173,9 @@ int sys_store_remove(struct sys_store *s, const char *user);
 int sys_store_enable(struct sys_store *s, const char *user, int on);
 /* An administrator's resync from codes[0..n) (2 or 3 in a row) under the
  * store's lock: TOTP, the clock skew found within a day; HOTP, the counter
- * within 10000 (otp_state_resync); *moved the new skew or the counters
- * skipped; OTP_ERESYNC when the codes fit no place or more than one. */
+ * within 10000 either side (otp_state_resync); *moved the new skew or how
+ * far the counter moved (< 0: back); OTP_ERESYNC when the codes fit no
+ * place or more than one. */
 int sys_store_resync(struct sys_store *s, const char *user,
     const char *const *codes, size_t n, int64_t *moved);
 /* user's token with its state as a state file image (its scratch codes
