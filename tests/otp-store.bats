@@ -86,7 +86,11 @@ ga_file() {
 	run -2 otp-store copy "otpw:$T/u" "ga:$T/b"
 	assert_output --partial "OTPW lists are printed, not copied"
 	run -2 otp-store copy "oath:$T/u" "ga:$T/b"
-	assert_output --partial "name the users of oath:$T/u"
+	assert_output --partial "$T/u: read: No such file"
+	printf '%s\n' "HOTP	a	-	$RFC_HEX" "HOTP	b	-	$RFC_HEX" >"$T/u"
+	chmod 0600 "$T/u"
+	run -2 otp-store copy "oath:$T/u" "ga:$T/b"
+	assert_output --partial "holds one token: copy one --user"
 	run -2 otp-store --bogus list "ga:$T/a"
 	run -0 otp-store --help
 	assert_output --partial "usage: otp-store"
@@ -95,7 +99,7 @@ ga_file() {
 }
 
 @test "copy between a users file and state files, with the HOTP counter; what a line cannot hold is refused or named" {
-	printf '%s\n' "HOTP	alice	-	$RFC_HEX	41	123456" \
+	printf '%s\n' "HOTP	alice	-	$RFC_HEX	41	471723" \
 	    "HOTP/T60	bob	-	$RFC_HEX" "HOTP/T30/8	carol	-	$RFC_HEX" \
 	    "HOTP/T30	dave	1234	$RFC_HEX" \
 	    "MOTP	mo	1234	e3152afee62599c8" >"$T/users"
@@ -134,4 +138,35 @@ ga_file() {
 	chmod 0400 "$T/t45"
 	run -2 otp-store copy --user=gil "ga:$T/t45" "oath:$T/users"
 	assert_output --partial "30 or 60"
+}
+
+@test "list a users file: each token line's user and kind, in its order; none is said" {
+	printf '%s\n' "# comment" "HOTP/T30	bob	-	$RFC_HEX" \
+	    "HOTP	alice	-	$RFC_HEX	3" "MOTP	mo	1234	e3152afee62599c8" \
+	    "HOTP	bob	-	$RFC_HEX" >"$T/users"
+	chmod 0600 "$T/users"
+	run -0 --separate-stderr otp-store list "oath:$T/users"
+	assert_output $'bob\ttotp\nalice\thotp\nmo\tmotp\nbob\thotp'
+	[[ -z $stderr ]]
+	printf '# no tokens yet\n' >"$T/users"
+	run -0 --separate-stderr otp-store list "oath:$T/users"
+	assert_output ""
+	assert_equal "$stderr" "otp-store: $T/users: no tokens"
+}
+
+@test "a users-file line never used, into a state file: counter 1 there, said; into a users file, the same line" {
+	printf '%s\n' "HOTP	alice	-	$RFC_HEX" >"$T/users"
+	chmod 0600 "$T/users"
+	run -0 --separate-stderr otp-store copy --user=alice "oath:$T/users" \
+	    "ga:$T/a"
+	[[ $stderr == *"'alice': a state file's HOTP starts at counter 1: the token's first code (counter 0) is not taken there"* ]] ||
+	    fail "$stderr"
+	grep -qx '" HOTP_COUNTER 1' "$T/a"
+	! grep -q HOTP_ZERO "$T/a" || fail "HOTP_ZERO left in a state file"
+	run -0 otp-verify --state "$T/a" "$(otp-gen -c 1 "$RFC_HEX")"
+	# Between users files the line stays one never used: code 0.
+	run -0 otp-store copy "oath:$T/users" "oath:$T/u2"
+	grep -qx "HOTP	alice	-	$RFC_HEX" "$T/u2"
+	run -0 otp-verify --usersfile "$T/u2" --user=alice \
+	    "$(otp-gen -c 0 "$RFC_HEX")"
 }

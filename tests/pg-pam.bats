@@ -76,6 +76,62 @@ setup() {
 	no_secret_logged 9x
 }
 
+@test "a users file moved into the database: a never-used, a used, a PIN and a TOTP line each take the codes pam_oath takes, the next one first" {
+	local oath=/lib/x86_64-linux-gnu/security/pam_oath.so
+	local hex=3132333435363738393031323334353637383930 u c k o d first pin
+	[[ -f $oath ]] || fail "$oath missing (libpam-oath)"
+	h() { oathtool --hotp -c "$1" "$hex"; }
+	printf '%s\n' "HOTP	hn	-	$hex" \
+	    "HOTP	hu	-	$hex	7	$(h 7)	2026-12-01T10:00:00L" \
+	    "HOTP	hp	4321	$hex	2	$(h 2)	2026-12-01T10:00:00L" \
+	    "HOTP/T30	ht	-	$hex" >"$D/users"
+	chmod 0600 "$D/users"
+	run -0 otp-store --store-key="$K" copy "oath:$D/users" "$URL"
+	printf 'auth required %s usersfile=%s/u.oath digits=6\n' "$oath" "$D" \
+	    >"$D/svc/oath"
+	service db "auth required @MOD@ $OPTS"
+	# takes USER ANSWER: pam_oath's verdict on the file as it was, and
+	# pam_otp.so's on the database token as the copy made it: the same.
+	takes() {
+		cp "$D/users" "$D/u.oath"
+		PAM_RUN_USER=$1 pam_run oath "$2"
+		o=$status
+		run -0 otp-store -f --store-key="$K" copy --user="$1" \
+		    "oath:$D/users" "$URL"
+		PAM_RUN_USER=$1 pam_run db "$2"
+		d=$status
+		echo "# $1: pam_oath $o, database $d"
+		[[ $o == "$d" ]] || fail "$1 '$2': pam_oath $o, the database $d"
+		return "$o"
+	}
+	# HOTP: counters around the next one and the window's end (5).
+	while read -r u pin first k; do
+		[[ $pin != - ]] || pin=
+		for c in $k; do
+			if takes "$u" "$pin$(h "$c")"; then
+				[[ $c -ge $first ]] || fail "$u: $c before $first"
+			else
+				[[ $c -lt $first || $c -gt $((first + 4 + (first == 0))) ]] ||
+				    fail "$u: code $c refused"
+			fi
+		done
+	done <<-EOF
+		hn - 0 0 1 5 6
+		hu - 8 7 8 12 13
+		hp 4321 3 2 3 7 8
+	EOF
+	takes hp "$(h 3)" && fail "hp: no PIN, let in"
+	# TOTP: the steps either side of now (5).
+	for k in -6 -5 0 5 6; do
+		c=$(oathtool --totp -N "@$((T0 + 30 * k))" "$hex")
+		if takes ht "$c"; then
+			((k >= -5 && k <= 5)) || fail "ht: step $k let in"
+		else
+			((k < -5 || k > 5)) || fail "ht: step $k refused"
+		fi
+	done
+}
+
 # drive CMD: one login through tests/pam/pam-drive with the real clock,
 # each prompt answered by what CMD prints (run while the module waits):
 # what another server does between the prompt and the answer.

@@ -60,13 +60,23 @@ code_at() {
 @test "init: a store key of mode 0600 and the schema; again, nothing changes; another key is refused" {
 	run -0 otp-store "${SK[@]}" init "$URL"
 	assert_output --partial "store key $K written"
+	assert_output --partial "$URL: initialised"
 	[[ $(stat -c %a "$K") == 600 ]]
 	grep -Eqx '[0-9a-f]{64}' "$K"
 	[[ $(sql "SELECT version FROM otp_schema") == 1 ]]
 	cp "$K" "$T/k1"
+	run -0 --separate-stderr otp-store "${SK[@]}" list "$URL"
+	assert_output ""
+	assert_equal "$stderr" "otp-store: $URL: no tokens"
 	run -0 otp-store "${SK[@]}" init "$URL"
 	refute_output --partial written
+	assert_output "otp-store: $URL: already initialised with this store key (0 tokens): nothing changed"
 	cmp "$K" "$T/k1"
+	ga_file "$T/ga" '" TOTP_AUTH'
+	run -0 otp-store "${SK[@]}" copy --user=a "ga:$T/ga" "$URL"
+	assert_output "otp-store: $URL: copied 1 token"
+	run -0 otp-store "${SK[@]}" init "$URL"
+	assert_output --partial "(1 token): nothing changed"
 	run -2 otp-store --store-key="$T/other" init "$URL"
 	assert_output --partial "not the one the database was initialised with"
 	# The schema DBAs get is the one init runs.
@@ -403,6 +413,57 @@ code_at() {
 	assert_output --partial "give codes in a row"
 	run -1 otp-store "${SK[@]}" resync "$URL" nobody "$a" "$b"
 	assert_output --partial "no token"
+}
+
+@test "a whole users file into the database: never used, used, PIN and TOTP lines each log in with pam_oath's next code; its window kept" {
+	init
+	h() { otp-gen -c "$1" "$RFC_HEX"; }
+	printf '%s\n' "# a site's users" "HOTP	hn	-	$RFC_HEX" \
+	    "HOTP	hu	-	$RFC_HEX	7	$(h 7)	2026-12-01T10:00:00L" \
+	    "HOTP	hp	4321	$RFC_HEX	2	$(h 2)" \
+	    "HOTP/T30	ht	-	$RFC_HEX" "HOTP	hu	-	$RFC_HEX	40" >"$T/users"
+	chmod 0600 "$T/users"
+	# No --user: every token of the file (a user's first line).
+	run -0 --separate-stderr otp-store "${SK[@]}" copy "oath:$T/users" "$URL"
+	assert_equal "$stderr" "otp-store: $URL: copied 4 tokens"
+	run -0 otp-store "${SK[@]}" list "$URL"
+	assert_line --index 0 --partial $'hn\thotp'
+	assert_line --index 1 --partial $'hp\thotp'
+	assert_line --index 2 --partial $'ht\ttotp'
+	assert_line --index 3 --partial $'hu\thotp'
+	V=(otp-verify --store="$URL" "${SK[@]}" -N "$NOW")
+	# Never used: its first code, counter 0.
+	run -0 "${V[@]}" --user=hn "$(h 0)"
+	# Used at 7: 7 again is refused, 8 is next.
+	run -1 "${V[@]}" --user=hu "$(h 7)"
+	run -0 "${V[@]}" --user=hu "$(h 8)"
+	# The PIN first, then the code after its last (2).
+	run -1 "${V[@]}" --user=hp "$(h 3)"
+	run -0 "${V[@]}" --user=hp "4321$(h 3)"
+	run -0 "${V[@]}" --user=ht "$(code_at "$NOW")"
+	# pam_oath's window=5: 5 codes past the last one, 5 steps either
+	# side; --window=2 keeps 2.
+	run -0 otp-store -f "${SK[@]}" copy "oath:$T/users" "$URL"
+	run -0 "${V[@]}" --user=hn "$(h 5)"
+	run -1 "${V[@]}" --user=hu "$(h 13)"
+	run -0 "${V[@]}" --user=hu "$(h 12)"
+	run -0 "${V[@]}" --user=ht "$(code_at @$((1234567890 - 150)))"
+	run -0 otp-store -f "${SK[@]}" --window=2 copy "oath:$T/users" "$URL"
+	run -1 "${V[@]}" --user=hn "$(h 3)"
+	run -0 "${V[@]}" --user=hn "$(h 2)"
+	run -1 "${V[@]}" --user=hu "$(h 10)"
+	run -0 "${V[@]}" --user=hu "$(h 9)"
+	run -1 "${V[@]}" --user=ht "$(code_at @$((1234567890 - 90)))"
+	run -0 "${V[@]}" --user=ht "$(code_at @$((1234567890 - 60)))"
+	run -2 otp-store "${SK[@]}" --window=50 copy "oath:$T/users" "$URL"
+	assert_output --partial "from 0 to 49"
+	run -2 otp-store "${SK[@]}" --window=2 copy --user=x "ga:$T/h" "$URL"
+	assert_output --partial "--window is a users file's"
+	# A token the database cannot hold is named; the rest are copied.
+	printf 'MOTP\tmo\t1234\te3152afee62599c8\n' >>"$T/users"
+	run -2 --separate-stderr otp-store -f "${SK[@]}" copy "oath:$T/users" "$URL"
+	[[ $stderr == *"mo: "*"Mobile-OTP"*"copied 4 tokens, 1 not copied (above)" ]] ||
+	    fail "$stderr"
 }
 
 @test "copy a users file into the database and back: counters kept, lines as pam_oath writes them" {

@@ -164,7 +164,8 @@ typedef int sys_store_each_fn(void *arg, const struct sys_store_entry *e);
 /* Make the store ready: the schema, the store key file (created, mode
  * 0600, when missing: *made says so). */
 int sys_store_init(struct sys_store *s, int *made);
-/* fn for each token in s, in order of user, until fn returns non-zero
+/* fn for each token in s, in order of user (a users file: in its order,
+ * a user with several tokens several times), until fn returns non-zero
  * (returned); never a secret. */
 int sys_store_list(struct sys_store *s, sys_store_each_fn *fn, void *arg);
 /* Remove user's token; OTP_EUSERSUNKNOWN when there is none. */
