@@ -86,6 +86,8 @@ usage(void)
 	    "(those codes are\n"
 	    "                         used); HOTP, the counter found within "
 	    "10000\n"
+	    "                         either side, moved on or set back to "
+	    "it\n"
 	    "  -f, --force            copy: replace a token TO has "
 	    "already\n"
 	    "      --store-key=FILE   the key file, default " SYS_STORE_KEY "\n"
@@ -290,6 +292,38 @@ do_user(const struct opts *o, const char *verb, const char *url,
 	return 0;
 }
 
+/* Where the token was and what a resync did, read back from the store:
+ * HOTP, its codes' counters against the one the store expected; TOTP,
+ * the skew. */
+static void
+resync_said(struct sys_store *s, const char *user, const char *name,
+    size_t ncodes, int64_t moved)
+{
+	uint64_t next, first;
+	int64_t off;
+
+	if (sys_store_load_state(s, user, &sec.st) != 0 ||
+	    sec.st.mode != OTP_STATE_HOTP) {
+		if (sec.st.mode == OTP_STATE_TOTP)
+			warnx("%s: '%s': the token's clock is %" PRId64 " "
+			    "step%s %s ours: TIME_SKEW set to it, the codes "
+			    "given used", sys_store_path(s), name, moved < 0 ?
+			    -moved : moved, moved == 1 || moved == -1 ? "" :
+			    "s", moved < 0 ? "behind" : "ahead of");
+		otp_wipe(&sec.st, sizeof(sec.st));
+		return;
+	}
+	next = sec.st.hotp_counter;
+	otp_wipe(&sec.st, sizeof(sec.st));
+	first = next - ncodes;
+	off = (int64_t)first - ((int64_t)next - moved);
+	warnx("%s: '%s': the codes given are counters %" PRIu64 " to %" PRIu64
+	    ", %" PRId64 " %s the counter the store expected: it %s %" PRIu64,
+	    sys_store_path(s), name, first, next - 1, off < 0 ? -off : off,
+	    off < 0 ? "behind" : "ahead of", moved < 0 ? "is set back to" :
+	    moved == 0 ? "stays at" : "moves on to", next);
+}
+
 static int
 do_resync(const struct opts *o, const char *url, const char *user,
     int ncodes, char **codes)
@@ -317,6 +351,8 @@ do_resync(const struct opts *o, const char *url, const char *user,
 	if (rc != 0)
 		fail(s, "resync", rc);
 	printf("%" PRId64 "\n", moved);
+	resync_said(s, caps & SYS_STORE_MANY ? user : NULL, user,
+	    (size_t)ncodes, moved);
 	sys_store_close(s);
 	return 0;
 }

@@ -37,8 +37,10 @@ ga_file() {
 	now=$(date +%s)
 	a=$(otp-gen --totp -N "@$((now - 3000))" "$RFC_HEX")
 	b=$(otp-gen --totp -N "@$((now - 2970))" "$RFC_HEX")
-	run -0 otp-store resync "ga:$T/s" me "$a" "$b"
+	run -0 --separate-stderr otp-store resync "ga:$T/s" me "$a" "$b"
 	later=$(date +%s)
+	[[ $stderr == *"'me': the token's clock is ${output#-} steps behind ours: TIME_SKEW set to it, the codes given used" ]] ||
+	    fail "$stderr"
 	e1=$(((now - 2970) / 30 - now / 30))
 	e2=$(((now - 2970) / 30 - later / 30))
 	[[ $output == "$e1" || $output == "$e2" ]] ||
@@ -55,9 +57,12 @@ ga_file() {
 @test "resync: HOTP from three codes; not in a row, or one code, is a clean no" {
 	ga_file "$T/h" '" HOTP_COUNTER 1'
 	chmod 0600 "$T/h"
-	run -0 otp-store resync "ga:$T/h" me "$(otp-gen -c 700 "$RFC_HEX")" \
-	    "$(otp-gen -c 701 "$RFC_HEX")" "$(otp-gen -c 702 "$RFC_HEX")"
+	run -0 --separate-stderr otp-store resync "ga:$T/h" me \
+	    "$(otp-gen -c 700 "$RFC_HEX")" "$(otp-gen -c 701 "$RFC_HEX")" \
+	    "$(otp-gen -c 702 "$RFC_HEX")"
 	assert_output 702
+	[[ $stderr == *"counters 700 to 702, 699 ahead of the counter the store expected: it moves on to 703" ]] ||
+	    fail "$stderr"
 	grep -qx '" HOTP_COUNTER 703' "$T/h"
 	cp "$T/h" "$T/h0"
 	run -1 otp-store resync "ga:$T/h" me "$(otp-gen -c 800 "$RFC_HEX")" \
@@ -169,4 +174,27 @@ ga_file() {
 	grep -qx "HOTP	alice	-	$RFC_HEX" "$T/u2"
 	run -0 otp-verify --usersfile "$T/u2" --user=alice \
 	    "$(otp-gen -c 0 "$RFC_HEX")"
+}
+
+@test "a state file's HOTP counter that wrong codes moved past the token: --find-skew says it is behind, resync sets it back" {
+	ga_file "$T/h" '" HOTP_COUNTER 1'
+	chmod 0600 "$T/h"
+	# Under the original module's rule each wrong code moves it on.
+	for i in 1 2 3 4 5; do
+		run -1 otp-verify --state "$T/h" 000000
+	done
+	grep -qx '" HOTP_COUNTER 6' "$T/h"
+	run -1 otp-verify --state "$T/h" "$(otp-gen -c 2 "$RFC_HEX")"
+	grep -qx '" HOTP_COUNTER 7' "$T/h"
+	run -0 --separate-stderr otp-verify --find-skew --state "$T/h" \
+	    "$(otp-gen -c 2 "$RFC_HEX")" "$(otp-gen -c 3 "$RFC_HEX")"
+	assert_output "-5 counters: the token is at counter 2; next expect -c 4"
+	[[ $stderr == *"the store expects counter 7 next: the token is 5 behind"* ]] ||
+	    fail "$stderr"
+	run -0 --separate-stderr otp-store resync "ga:$T/h" me \
+	    "$(otp-gen -c 2 "$RFC_HEX")" "$(otp-gen -c 3 "$RFC_HEX")"
+	assert_output -- -3
+	[[ $stderr == *"counters 2 to 3, 5 behind the counter the store expected: it is set back to 4" ]] ||
+	    fail "$stderr"
+	run -0 otp-verify --state "$T/h" "$(otp-gen -c 4 "$RFC_HEX")"
 }

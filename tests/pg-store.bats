@@ -217,6 +217,40 @@ code_at() {
 	assert_output 0
 }
 
+@test "--find-skew and resync: an HOTP token behind the database's counter, and ahead of it" {
+	init
+	# A counter out of the token's reach (wrong codes under the old
+	# rule, a bad copy): the database expects 37, the token is at 3.
+	ga_file "$T/h" '" HOTP_COUNTER 37' '" WINDOW_SIZE 3'
+	run -0 otp-store "${SK[@]}" copy --user=z "ga:$T/h" "$URL"
+	h() { otp-gen -c "$1" "$RFC_HEX"; }
+	run -1 otp-verify --store="$URL" --user=z "${SK[@]}" "$(h 3)"
+	run -0 --separate-stderr otp-verify --find-skew --store="$URL" \
+	    --user=z "${SK[@]}" "$(h 3)" "$(h 4)" "$(h 5)"
+	assert_output "-34 counters: the token is at counter 3; next expect -c 6"
+	[[ $stderr == *"the store expects counter 37 next: the token is 34 behind"*"otp-store resync sets the store's counter back"* ]] ||
+	    fail "$stderr"
+	run -0 --separate-stderr otp-store "${SK[@]}" resync "$URL" z \
+	    "$(h 3)" "$(h 4)" "$(h 5)"
+	assert_output -- -31
+	[[ $stderr == *"'z': the codes given are counters 3 to 5, 34 behind the counter the store expected: it is set back to 6" ]] ||
+	    fail "$stderr"
+	run -1 otp-verify --store="$URL" --user=z "${SK[@]}" "$(h 5)"
+	run -0 otp-verify --store="$URL" --user=z "${SK[@]}" "$(h 6)"
+	# Ahead, beyond the window: found and moved on.
+	run -1 otp-verify --store="$URL" --user=z "${SK[@]}" "$(h 60)"
+	run -0 --separate-stderr otp-verify --find-skew --store="$URL" \
+	    --user=z "${SK[@]}" "$(h 60)" "$(h 61)"
+	assert_output "+53 counters: the token is at counter 60; next expect -c 62"
+	[[ $stderr == *"the token is 53 ahead"* ]] || fail "$stderr"
+	run -0 --separate-stderr otp-store "${SK[@]}" resync "$URL" z \
+	    "$(h 60)" "$(h 61)"
+	assert_output 55
+	[[ $stderr == *"counters 60 to 61, 53 ahead of the counter the store expected: it moves on to 62" ]] ||
+	    fail "$stderr"
+	run -0 otp-verify --store="$URL" --user=z "${SK[@]}" "$(h 62)"
+}
+
 @test "disable, enable, remove; list shows it" {
 	init
 	ga_file "$T/ga" '" TOTP_AUTH'
@@ -401,8 +435,10 @@ code_at() {
 	now=$(date +%s)
 	a=$(otp-gen --totp -N "@$((now + 1500))" "$RFC_HEX")
 	b=$(otp-gen --totp -N "@$((now + 1530))" "$RFC_HEX")
-	run -0 otp-store "${SK[@]}" resync "$URL" kim "$a" "$b"
+	run -0 --separate-stderr otp-store "${SK[@]}" resync "$URL" kim "$a" "$b"
 	((output >= 50 && output <= 52)) || fail "skew $output"
+	[[ $stderr == *"'kim': the token's clock is $output steps ahead of ours"* ]] ||
+	    fail "$stderr"
 	# The phone's next code works, the ones given are used, the
 	# scratch code is still there.
 	run -0 otp-verify --store="$URL" --user=kim "${SK[@]}" \
