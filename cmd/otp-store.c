@@ -205,10 +205,16 @@ do_init(const struct opts *o, const char *url)
 		fprintf(stderr, "otp-store: store key %s written (mode 0600): "
 		    "keep a copy where the database's backups are not\n",
 		    o->store_key != NULL ? o->store_key : SYS_STORE_KEY);
-	if (was)
-		warnx("%s: already initialised with this store key (%zu "
-		    "token%s): nothing changed", sys_store_path(s), n,
+	/* Tables there and a new key: made by hand (schema.sql), now
+	 * keyed; else a second init, which writes nothing. */
+	if (was && made)
+		warnx("%s: its tables were there (%zu token%s): the new store "
+		    "key is recorded in it", sys_store_path(s), n,
 		    n == 1 ? "" : "s");
+	else if (was)
+		warnx("%s: already initialised (%zu token%s): its tables "
+		    "were there, and this store key is theirs",
+		    sys_store_path(s), n, n == 1 ? "" : "s");
 	else
 		warnx("%s: initialised", sys_store_path(s));
 	sys_store_close(s);

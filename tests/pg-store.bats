@@ -70,18 +70,24 @@ code_at() {
 	assert_equal "$stderr" "otp-store: $URL: no tokens"
 	run -0 otp-store "${SK[@]}" init "$URL"
 	refute_output --partial written
-	assert_output "otp-store: $URL: already initialised with this store key (0 tokens): nothing changed"
+	assert_output "otp-store: $URL: already initialised (0 tokens): its tables were there, and this store key is theirs"
 	cmp "$K" "$T/k1"
 	ga_file "$T/ga" '" TOTP_AUTH'
 	run -0 otp-store "${SK[@]}" copy --user=a "ga:$T/ga" "$URL"
 	assert_output "otp-store: $URL: copied 1 token"
 	run -0 otp-store "${SK[@]}" init "$URL"
-	assert_output --partial "(1 token): nothing changed"
+	assert_output --partial "already initialised (1 token)"
 	run -2 otp-store --store-key="$T/other" init "$URL"
 	assert_output --partial "not the one the database was initialised with"
 	# The schema DBAs get is the one init runs.
 	run -0 psql -X -q -v ON_ERROR_STOP=1 -d "$DB" \
 	    -f "$BATS_TEST_DIRNAME/../lib/sys/pg/schema.sql"
+	# Tables a DBA made by hand, then init with a new key: it says so.
+	psql -q -X -v ON_ERROR_STOP=1 -d postgres -c "CREATE DATABASE ${DB}b"
+	psql -X -q -v ON_ERROR_STOP=1 -d "${DB}b" \
+	    -f "$BATS_TEST_DIRNAME/../lib/sys/pg/schema.sql"
+	run -0 otp-store --store-key="$T/k3" init "${URL}b"
+	assert_output --partial "${URL}b: its tables were there (0 tokens): the new store key is recorded in it"
 }
 
 @test "a store key readable by others, or not 64 hex digits, is refused" {
