@@ -162,7 +162,7 @@ open_url(const struct opts *o, const char *url, const char *key, int source)
 }
 
 /* A failed call on s: its error and what the store knows more, as a
- * warning (what == NULL: the store's path alone). */
+ * warning. */
 static void
 warn_fail(const struct sys_store *s, const char *what, int rc)
 {
