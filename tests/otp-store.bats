@@ -174,6 +174,11 @@ ga_file() {
 	grep -qx "HOTP	alice	-	$RFC_HEX" "$T/u2"
 	run -0 otp-verify --usersfile "$T/u2" --user=alice \
 	    "$(otp-gen -c 0 "$RFC_HEX")"
+	# The debugger reads such a line at counter 0, whatever its -w.
+	run -0 --separate-stderr otp-verify --find-skew -w 100 \
+	    --usersfile "$T/users" --user=alice "$(otp-gen -c 0 "$RFC_HEX")" \
+	    "$(otp-gen -c 1 "$RFC_HEX")"
+	assert_output "+0 counters: the token is at counter 0; next expect -c 2"
 }
 
 @test "a state file's HOTP counter that wrong codes moved past the token: --find-skew says it is behind, resync sets it back" {

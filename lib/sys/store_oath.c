@@ -181,8 +181,11 @@ oath_export(struct sys_store *s, const char *user, char *img, size_t imgsz,
 	if (rc == 0)
 		rc = OTP_EUSERSUNKNOWN;
 	if (rc == 1) {
-		rc = otp_users_to_state(&t, s->cfg.window, img, imgsz,
-		    len);
+		/* A window wider than an image holds is a debugger's -w
+		 * (otp-store copy refuses one): the image's widest. */
+		rc = otp_users_to_state(&t, s->cfg.window <
+		    OTP_USERS_STATE_WINDOW_MAX ? s->cfg.window :
+		    OTP_USERS_STATE_WINDOW_MAX, img, imgsz, len);
 		if (rc == OTP_ECONVERT)
 			(void)snprintf(s->reason, sizeof(s->reason), "'%s' "
 			    "has a Mobile-OTP token or a PIN of more than %d "
