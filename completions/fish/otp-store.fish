@@ -12,7 +12,7 @@ function __otp_store_operands
             echo $w
         else if test "x$w" = x--
             set dashdash 1
-        else if contains -- $w --store-key --from-key --store-timeout --user
+        else if contains -- $w --store-key --from-key --store-timeout --user --window
             set skip 1
         else if not string match -q -- '-*' $w
             echo $w
@@ -59,5 +59,6 @@ complete -c otp-store -l store-key -r -F -d "The database's store key (default /
 complete -c otp-store -l from-key -r -F -d "Copy: the source database's key, if another"
 complete -c otp-store -l store-timeout -x -a '500ms 1s 3s 10s' -d 'The deadline of each database call (default 3s)'
 complete -c otp-store -l user -x -a '(__fish_complete_users)' -d "Copy: this user's token (a file store's: its name in TO)"
+complete -c otp-store -l window -x -a '1 3 5 8 10' -d "Copy from a users file: pam_oath's window= (default 5)"
 complete -c otp-store -s h -l help -d 'Show help'
 complete -c otp-store -s V -l version -d 'Show version'

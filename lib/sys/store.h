@@ -164,7 +164,8 @@ typedef int sys_store_each_fn(void *arg, const struct sys_store_entry *e);
 /* Make the store ready: the schema, the store key file (created, mode
  * 0600, when missing: *made says so). */
 int sys_store_init(struct sys_store *s, int *made);
-/* fn for each token in s, in order of user, until fn returns non-zero
+/* fn for each token in s, in order of user (a users file: in its order,
+ * a user with several tokens several times), until fn returns non-zero
  * (returned); never a secret. */
 int sys_store_list(struct sys_store *s, sys_store_each_fn *fn, void *arg);
 /* Remove user's token; OTP_EUSERSUNKNOWN when there is none. */
@@ -173,8 +174,9 @@ int sys_store_remove(struct sys_store *s, const char *user);
 int sys_store_enable(struct sys_store *s, const char *user, int on);
 /* An administrator's resync from codes[0..n) (2 or 3 in a row) under the
  * store's lock: TOTP, the clock skew found within a day; HOTP, the counter
- * within 10000 (otp_state_resync); *moved the new skew or the counters
- * skipped; OTP_ERESYNC when the codes fit no place or more than one. */
+ * within 10000 either side (otp_state_resync); *moved the new skew or how
+ * far the counter moved (< 0: back); OTP_ERESYNC when the codes fit no
+ * place or more than one. */
 int sys_store_resync(struct sys_store *s, const char *user,
     const char *const *codes, size_t n, int64_t *moved);
 /* user's token with its state as a state file image (its scratch codes
