@@ -1,7 +1,8 @@
 #!/bin/sh
 # man-examples.sh BUILD - compile and run the EXAMPLES of the library's
 # man 3 pages against the built <otputils.h> and libotputils.so, and
-# check what each prints.
+# check what each prints.  CC, CFLAGS and LDFLAGS as the build's (a
+# sanitizer build's library needs its runtime linked in).
 set -eu
 build=${1:?usage: man-examples.sh BUILD}
 cc=${CC:-cc}
@@ -18,9 +19,10 @@ example() {
 
 build_one() {
 	example "man/$1.3" > "$tmp/$1.c"
-	if ! $cc -std=c11 -Wall -Wextra -Werror -I"$build/include" \
-	    -o "$tmp/$1" "$tmp/$1.c" -L"$build/lib" -lotputils \
-	    -Wl,-rpath,"$build/lib"; then
+	# shellcheck disable=SC2086  # the flags are words
+	if ! $cc -std=c11 -Wall -Wextra -Werror ${CFLAGS:-} \
+	    -I"$build/include" ${LDFLAGS:-} -o "$tmp/$1" "$tmp/$1.c" \
+	    -L"$build/lib" -lotputils -Wl,-rpath,"$build/lib"; then
 		echo "man-examples: $1(3): the example does not compile" >&2
 		fail=1
 		return 1
