@@ -11,6 +11,7 @@ import os
 import random
 import shutil
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -200,12 +201,45 @@ class StoreLogin(unittest.TestCase):
     def test_one_scratch_code_once(self):
         self.assertEqual(self.race("87654321", True), 1)
 
+    def test_gil_released_during_login(self):
+        # A login waits on the state file's lock, held here: the main
+        # thread must run meanwhile.  Were the GIL kept, the child would
+        # hang (killed after a minute: a failure, never a false alarm).
+        child = r"""
+import fcntl, sys, threading, time
+import otputils
+path = sys.argv[1]
+store = otputils.Store("ga:" + path)
+f = open(path)
+fcntl.flock(f, fcntl.LOCK_EX)
+started, ran = threading.Event(), []
+def login():
+    started.set()
+    store.check("nobody", "000000")
+    print("main ran during the login" if ran else "login first")
+t = threading.Thread(target=login)
+t.start()
+started.wait()
+time.sleep(0.2)
+ran.append(1)
+fcntl.flock(f, fcntl.LOCK_UN)
+t.join()
+"""
+        out = subprocess.run([sys.executable, "-c", child, self.path],
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(out.stdout.strip(), "main ran during the login",
+                         out.stderr)
+
     def test_unanswerable_store_raises(self):
         store = otputils.Store("ga:" + os.path.join(self.dir, "none"))
         self.assertFalse(store.check("nobody", "123456"))
         os.chmod(self.path, 0o644)
         with self.assertRaises(otputils.Error):
             otputils.Store("ga:" + self.path).check("nobody", "123456")
+        # pam_otp.so's option, honoured: the mode is allowed.
+        store = otputils.Store("ga:" + self.path, allowed_perm="0644")
+        self.assertFalse(store.check("nobody", "000000x"))
+        self.assertTrue(store.check("nobody", "87654321"))
 
 
 if __name__ == "__main__":
