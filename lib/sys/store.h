@@ -83,6 +83,21 @@ struct sys_store_cfg {
  * of 5, the effective uid as owner), the real clock. */
 void sys_store_cfg_init(struct sys_store_cfg *c);
 
+/* Whose rules an option of sys_store_option() sets. */
+enum sys_opt_kind {
+	SYS_OPT_NONE,		/* not a store option */
+	SYS_OPT_GA,		/* the state file's (and a database's) */
+	SYS_OPT_OATH,		/* the users file's */
+	SYS_OPT_OTPW,		/* the OTPW list's */
+};
+
+/* Read one option as pam_otp.so takes it ("window=3", "nolock",
+ * "store_key=/PATH": the values point into a) into c: its SYS_OPT_* kind,
+ * SYS_OPT_NONE when a sets no store rule, or OTP_EINVAL with *why saying
+ * what the value must be (c is then unchanged but for that field). */
+int sys_store_option(struct sys_store_cfg *c, const char *a,
+    const char **why);
+
 /* What a store is like (sys_store_caps()): what its peer's login
  * module does, which pam_otp.so follows for each. */
 #define SYS_STORE_MANY		0x01	/* holds many users' tokens */
