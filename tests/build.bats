@@ -190,6 +190,8 @@ installed() {
 	# empty outputs (the demo above builds for real).
 	cat >"$T/fake/cc" <<'EOF'
 #!/bin/sh
+# The preprocessor runs for real: a header is made from its output.
+for a; do [ "$a" != -E ] || exec cc "$@"; done
 while [ $# -gt 0 ]; do
 	[ "$1" != -o ] || { out=$2; shift; }
 	shift
