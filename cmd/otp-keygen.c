@@ -146,18 +146,18 @@ usage(void)
 	printf("usage: otp-keygen [-bfVx] [--bytes=N] [--scratch=N] "
 	    "[--scratch-out=FILE|-]\n"
 	    "                  [--confirm]\n"
-	    "                  [--uri [-i ISSUER] [-A ACCOUNT] [--totp[=ALG] | "
-	    "--hotp]\n"
-	    "                   [-a ALG] [-d DIGITS] [-p DURATION] "
-	    "[-c COUNTER]]\n"
+	    "                  [--uri [-i ISSUER] [-A ACCOUNT] [--user=NAME]\n"
+	    "                   [--totp[=ALG] | --hotp] [-a ALG] [-d DIGITS] "
+	    "[-p DURATION]\n"
+	    "                   [-c COUNTER]]\n"
 	    "                  [--state=FILE [--totp | --hotp] "
 	    "[--window-size=N]\n"
 	    "                   [--step-size=SECONDS] "
 	    "[--rate-limit=N/SECONDS]\n"
 	    "                   [--disallow-reuse]]\n"
-	    "       otp-keygen [-fx] [--uri [-i ISSUER] [-A ACCOUNT]] "
-	    "[--scratch-out=FILE|-]\n"
-	    "                  --print-state=FILE\n"
+	    "       otp-keygen [-fx] [--uri [-i ISSUER] [-A ACCOUNT] "
+	    "[--user=NAME]]\n"
+	    "                  [--scratch-out=FILE|-] --print-state=FILE\n"
 	    "       otp-keygen [-bfx] [--bytes=N] [--totp[=30|60] | --motp] "
 	    "[-d DIGITS]\n"
 	    "                  [--pin=PIN|@FILE] --usersfile=FILE "
@@ -219,7 +219,9 @@ usage(void)
 	    "users file (-f:\n"
 	    "                         replace NAME's tokens); HOTP unless "
 	    "--totp=30|60\n"
-	    "      --user=NAME        usersfile, postgresql: the user name\n"
+	    "      --user=NAME        usersfile, postgresql: the user name; "
+	    "--uri without -A:\n"
+	    "                         the account NAME@HOST\n"
 	    "      --pin=PIN|@FILE    usersfile: the PIN typed before the "
 	    "code (mOTP: the\n"
 	    "                         app's PIN); @FILE reads it from FILE\n"
@@ -285,6 +287,24 @@ check_label(const char *name, const char *s)
 		    OTP_LABEL_MAX - 1);
 }
 
+/* --uri --user=NAME without -A: the account NAME@HOST, the host's name as
+ * gethostname(2) gives it, as google-authenticator labels its keys. */
+static const char *
+user_at_host(const char *user)
+{
+	static char account[OTP_LABEL_MAX];
+	char host[256];
+
+	if (gethostname(host, sizeof(host)) != 0)
+		err(CLI_EXIT_ERR, "--user: the host's name");
+	host[sizeof(host) - 1] = '\0';
+	if ((size_t)snprintf(account, sizeof(account), "%s@%s", user, host) >=
+	    sizeof(account))
+		errx(CLI_EXIT_ERR, "--user: NAME@HOST is longer than %d "
+		    "bytes: give -A", OTP_LABEL_MAX - 1);
+	return account;
+}
+
 /* Refuse what contradicts itself or means nothing here: better an error
  * than a file or a URI that is not what was asked for. */
 static void
@@ -315,9 +335,11 @@ check_options(struct keygen *k)
 		    "--period and --counter need --uri");
 	if (!k->uri && !statemode && k->o.have_type)
 		cli_usage_error("--totp and --hotp need --uri or --state");
+	if (k->uri && k->account == NULL && k->user != NULL)
+		k->account = user_at_host(k->user);
 	if (k->uri && k->account == NULL)
-		cli_usage_error("--uri needs an account name (-A NAME): apps "
-		    "list keys by it");
+		cli_usage_error("--uri needs an account name (-A NAME, or "
+		    "--user=NAME for NAME@HOST): apps list keys by it");
 	if (k->uri && k->o.enc == OTP_KEYENC_HEX)
 		cli_usage_error("--uri writes the secret in Base32; --hex "
 		    "does not apply");
@@ -1355,10 +1377,11 @@ main(int argc, char *argv[])
 		errx(CLI_EXIT_ERR, "--user: 1 to 255 bytes");
 	if (k.store_key != NULL && !k.db)
 		cli_usage_error("--store-key needs --store=postgresql://...");
-	if ((k.user != NULL && !k.db) || k.users_period != 0 || k.o.motp ||
-	    (k.o.pin != NULL && !k.db))
+	if ((k.user != NULL && !k.db && !k.uri) || k.users_period != 0 ||
+	    k.o.motp || (k.o.pin != NULL && !k.db))
 		cli_usage_error("--user, --totp=30|60, --motp and --pin need "
-		    "--usersfile (--user and --pin: or --store=postgresql://)");
+		    "--usersfile (--user and --pin: or --store=postgresql://; "
+		    "--user: or --uri, for the account NAME@HOST)");
 	if (k.otpw || k.prefix != NULL || k.entries != 0) {
 		otpw_options(&k);
 		otpw_generate(&k);

@@ -487,6 +487,32 @@ print(type(t).__name__, t.issuer, t.name, t.digits, t.interval, t.digest().name,
 	assert_output --partial "digits=7"
 }
 
+@test "--uri --user=NAME without -A: the account is NAME@HOST, as google-authenticator's" {
+	local host
+	host=$(uname -n)
+	run -0 otp-keygen --uri --user=alice -i Example
+	assert_output --regexp "^otpauth://totp/Example:alice%40${host//./\\.}\\?secret=[A-Z2-7]{32}&issuer=Example\$"
+	run -0 "$PY" -c 'import pyotp, sys
+print(pyotp.parse_uri(sys.argv[1]).name)' "$output"
+	assert_output "alice@$host"
+	# -A still names it
+	run -0 otp-keygen --uri --user=alice -A bob
+	assert_output --regexp '^otpauth://totp/bob\?secret='
+	# with --state and --print-state too
+	run -0 otp-keygen --uri --user=carol --state "$T/state" --scratch=0
+	assert_output --partial "otpauth://totp/carol%40$host?"
+	run -0 otp-keygen --uri --user=carol --print-state "$T/state"
+	assert_output --partial "otpauth://totp/carol%40$host?"
+	# no account at all, --user without --uri, a label too long: errors
+	usage_error --uri
+	[[ $stderr == *"-A NAME, or --user=NAME for NAME@HOST"* ]] || fail "$stderr"
+	usage_error --user=alice
+	run --separate-stderr otp-keygen --uri --user="$(printf 'a%.0s' {1..2000})"
+	assert_failure 2
+	[[ $stderr == *"give -A"* ]] || fail "$stderr"
+	[[ -z $output ]]
+}
+
 @test "-p/--period is a duration, as in otp-uri" {
 	local p
 	for p in 90 90s 1m30s; do
