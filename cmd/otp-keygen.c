@@ -9,6 +9,8 @@
  */
 #include <sys/stat.h>
 
+#include <ctype.h>
+#include <dirent.h>
 #include <err.h>
 #include <pwd.h>
 #include <readpassphrase.h>
@@ -36,6 +38,8 @@
 
 #define CONFIRM_TRIES		3	/* wrong codes before --confirm gives up */
 #define CONFIRM_EXIT_NO		1	/* not confirmed: a clean "no" */
+#define CONFIRM_WAIT_MS		3000	/* for the pipe's reader to finish */
+#define ANCESTORS_MAX		64
 
 enum {
 	OPT_BYTES = CLI_OPT_TOOL_BASE,
@@ -582,6 +586,83 @@ show_key_scratch(const char *text, size_t len)
 	return 0;
 }
 
+/* Process pid's parent and process group from /proc/PID/stat, and
+ * whether it still runs (not a zombie); -1 if it cannot be read. */
+static int
+proc_stat(long pid, long *ppid, long *pgrp)
+{
+	char path[64], buf[512], *p;
+	char state;
+	ssize_t n;
+	int fd;
+
+	(void)snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "PID (COMM) STATE PPID PGRP ...": COMM may hold ')' and blanks. */
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 1, " %c %ld %ld", &state, ppid, pgrp) != 3)
+		return -1;
+	return state != 'Z' && state != 'X';
+}
+
+/* Whether a process of our job other than us and our ancestors runs. */
+static int
+job_busy(void)
+{
+	long anc[ANCESTORS_MAX], ppid, pgrp, pid, me = (long)getpid();
+	size_t nanc = 0, i;
+	struct dirent *d;
+	DIR *proc;
+	int busy = 0;
+
+	for (pid = (long)getppid(); pid > 1 && nanc < ANCESTORS_MAX;
+	    pid = ppid) {
+		anc[nanc++] = pid;
+		if (proc_stat(pid, &ppid, &pgrp) == -1)
+			break;
+	}
+	if ((proc = opendir("/proc")) == NULL)
+		return 0;
+	while (!busy && (d = readdir(proc)) != NULL) {
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		pid = strtol(d->d_name, NULL, 10);
+		for (i = 0; i < nanc && anc[i] != pid; i++)
+			;
+		if (pid == me || i < nanc)
+			continue;
+		busy = proc_stat(pid, &ppid, &pgrp) == 1 &&
+		    pgrp == (long)getpgrp();
+	}
+	(void)closedir(proc);
+	return busy;
+}
+
+/*
+ * --confirm with standard output a pipe, closed now: the reader (otp-uri
+ * --qr) draws the key on the terminal once it sees the end.  Ask only
+ * when it is done, so that the prompt comes under the QR code, where the
+ * user is looking: wait until no other process of our job (the
+ * pipeline; not the shell above us) runs, CONFIRM_WAIT_MS at most, for a
+ * reader that waits for more than us.  The reader's /proc/PID/fd is
+ * closed to us (the tools are not dumpable), its process group is not.
+ */
+static void
+wait_reader(void)
+{
+	struct timespec nap = { 0, 10 * 1000 * 1000 };
+	int ms;
+
+	for (ms = 0; ms < CONFIRM_WAIT_MS && job_busy(); ms += 10)
+		(void)nanosleep(&nap, NULL);
+}
+
 /*
  * --confirm: once the key is out, ask on the terminal for a code from the
  * app that took it, and check it as a login would, one step either way
@@ -589,7 +670,7 @@ show_key_scratch(const char *text, size_t len)
  * tried again, CONFIRM_TRIES in all; then, or at the end of input, exit
  * CONFIRM_EXIT_NO before anything is written.  When nothing else is to
  * go to standard output, it is closed after the key, so that a reader
- * (otp-uri --qr) sees the end and shows the key while we wait.
+ * (otp-uri --qr) sees the end and shows the key before we ask.
  */
 static void
 confirm(const struct otp_uri *u, int more)
@@ -597,17 +678,21 @@ confirm(const struct otp_uri *u, int more)
 	struct otp_match m;
 	uint64_t counter;
 	enum otp_window shape = OTP_WINDOW_AHEAD;
-	int fd, rc, tries = 0, null;
+	struct stat sb;
+	int fd, rc, tries = 0, null, piped;
 
 	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1)
 		err(CLI_EXIT_ERR, "--confirm: /dev/tty");
 	if (show_key() != 0)
 		errx(CLI_EXIT_ERR, "write error");
 	if (!more) {
+		piped = fstat(STDOUT_FILENO, &sb) == 0 && S_ISFIFO(sb.st_mode);
 		if ((null = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1 ||
 		    dup2(null, STDOUT_FILENO) == -1)
 			err(CLI_EXIT_ERR, "/dev/null");
 		(void)close(null);
+		if (piped)
+			wait_reader();
 	}
 	if ((rc = otp_hmac_init(&sec.h, u->alg, u->key.buf, u->key.len)) != 0)
 		errx(CLI_EXIT_ERR, "--confirm: %s", otp_strerror(rc));

@@ -1079,6 +1079,35 @@ state_skeleton() {
 	[[ $(head -n 1 "$T/out") =~ ^[A-Z2-7]{32}$ ]]
 }
 
+@test "--confirm through a pipe asks after the reader is done: the prompt under the QR code" {
+	export T
+	# a reader slower than the prompt would be: it shows its line first
+	run drive "$PROMPT" '=otp-gen --totp -b "$(cat "$T/K")"' -- \
+	    sh -c 'cd "$1" && otp-keygen --confirm --state state |
+		{ cat >K; sleep 1; echo "the reader is done"; }' - "$T"
+	assert_success
+	[[ ${lines[0]} == "the reader is done" ]] || fail "$output"
+	[[ ${lines[1]} == "Enter the 6-digit code your app shows: "* ]] ||
+	    fail "$output"
+	# otp-uri --qr as the README has it: every line of the code first
+	run drive "$PROMPT" '=otp-gen --totp -b "$(cat "$T/K")"' -- \
+	    sh -c 'cd "$1" && otp-keygen --confirm --state state2 | tee K |
+		otp-uri -i Example -A alice --qr' - "$T"
+	assert_success
+	local i qr=-1 ask=-1
+	for i in "${!lines[@]}"; do
+		[[ ${lines[i]} != *[▀▄█]* ]] || qr=$i
+		[[ ${lines[i]} != *"$PROMPT"* ]] || ask=$i
+	done
+	((qr > 10 && ask == qr + 1)) || fail "QR to line $qr, prompt at $ask: $output"
+	# a reader that waits for another writer: asked all the same
+	run drive "$PROMPT" '=otp-gen --totp -b "$(head -n 1 "$T/K3")"' -- \
+	    sh -c 'cd "$1" && { otp-keygen --confirm --state state3; echo end; } |
+		cat >K3' - "$T"
+	assert_success
+	[[ $(tail -n 1 "$T/K3") == end ]]
+}
+
 # --- the usual -------------------------------------------------------
 
 @test "-h and --help print the usage on stdout; -V the version" {
