@@ -438,6 +438,44 @@ readme_examples() {
 	    skip "needs root: freeradius -C of the tree as shipped (user = freerad, its log under /var/log/freeradius); checked with this account"
 }
 
+@test "the examples agree: every file is named and used, every PAM service the module runs is a file there" {
+	local x=$ROOT/examples/freeradius f table names svc used declared n
+	table=$(awk '/^\*\*A whole configuration, both ways/ { on = 1 }
+	    on && /^\| `/ { print }
+	    /^\*\*In the server.s threads/ { on = 0 }' "$README")
+	while read -r f; do
+		f=${f#./}
+		grep -qF "| \`$f\` |" <<<"$table" || fail "the README's table lacks $f"
+		grep -qE "^#[[:space:]]+$f[[:space:]]" "$x/radiusd.conf" ||
+		    fail "radiusd.conf's list lacks $f"
+	done < <(cd "$x" && find . -type f | sort)
+	# The services the module runs; each pam.d file is one of them, as
+	# its first line says where it goes.
+	names=$(sed -n 's/^[[:space:]]*pam_auth = \([^[:space:]]*\)$/\1/p' \
+	    "$x"/mods-enabled/* | sort -u)
+	[ -n "$names" ]
+	for f in "$x"/pam.d/*; do
+		svc=$(head -n 1 "$f" | sed -n 's|^# /etc/pam.d/\([a-z-]*\).*|\1|p')
+		grep -qxF "$svc" <<<"$names" ||
+		    fail "${f#"$x"/} is for /etc/pam.d/$svc, which no module runs ($names)"
+		grep -qE "^auth[[:space:]]+required[[:space:]]+pam_otp\.so " "$f"
+	done
+	for svc in $names; do
+		[ -f "$x/pam.d/$svc" ] || fail "no pam.d/$svc for pam_auth = $svc"
+	done
+	# Every module instance is in the server, and the server's are there.
+	declared=$(sed -n 's/^\(pam\|exec\) \([a-z_0-9]*\) {$/\2/p' \
+	    "$x"/mods-enabled/* | sort)
+	used=$(sed -n '/authenticate {/,$p' "$x/sites-enabled/otp" |
+	    sed -n 's/^[[:space:]]*\([a-z_0-9]*\)$/\1/p' | sort -u)
+	n=$(wc -l <<<"$declared")
+	[ "$n" -ge 5 ]
+	[ "$declared" = "$used" ] ||
+	    fail "modules declared: $declared; used by sites-enabled/otp: $used"
+	# The README's fleet installs radius-otp-pg under the name otp_pam runs.
+	grep -q 'installed as `/etc/pam.d/radius-otp`' "$README"
+}
+
 @test "pam_otp(8) and otp-verify(1) point at examples/freeradius and copy no radiusd.conf of their own" {
 	local m
 	for m in pam_otp.8 otp-verify.1; do
