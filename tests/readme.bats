@@ -51,6 +51,12 @@ dpkg-buildpackage -us -uc -b             # runs the test suite; DEB_BUILD_OPTION
 sudo apt-get install ../otp-utils_*.deb	needs root; installs the package (make check-deb installs and purges it)
 sudo pam-auth-update --enable otp-utils     # auth required pam_otp.so nullok	needs root; changes the system's PAM configuration
 sudo pam-auth-update --disable otp-utils	needs root; changes the system's PAM configuration
+(umask 077; echo 'db1.example.org:*:otp:otp_admin:the-password-of-otp_admin' >>~/.pgpass)	the fleet's set-up: tests/pg-readme.bats runs it against a cluster of its own
+otp-store init postgresql://otp_admin@db1.example.org/otp    # tables, /etc/otp-utils/store.key	the fleet's set-up: tests/pg-readme.bats runs it against a cluster of its own
+otp-keygen --store=postgresql://otp_admin@db1.example.org/otp --user=alice --totp	the fleet's set-up: tests/pg-readme.bats runs it against a cluster of its own
+otp-store list postgresql://otp_admin@db1.example.org/otp    # users, kinds, last use; no secret	the fleet's set-up: tests/pg-readme.bats runs it against a cluster of its own
+install -o freerad -g freerad -m 0600 /dev/null /etc/freeradius/.pgpass	needs root and the freerad account; changes /etc (tests/pg-readme.bats runs it in its own directory)
+echo '*:*:otp:otp:the-password-of-otp' >>/etc/freeradius/.pgpass	needs root; changes /etc (tests/pg-readme.bats runs it in its own directory)
 EOF
 }
 
@@ -473,7 +479,9 @@ readme_examples() {
 	[ "$declared" = "$used" ] ||
 	    fail "modules declared: $declared; used by sites-enabled/otp: $used"
 	# The README's fleet installs radius-otp-pg under the name otp_pam runs.
-	grep -q 'installed as `/etc/pam.d/radius-otp`' "$README"
+	awk '/^### A fleet/ { on = 1; next } /^### / { on = 0 } on' "$README" |
+	    tr -s ' \n' '  ' |
+	    grep -qF 'pam.d/radius-otp-pg` installed as `/etc/pam.d/radius-otp`'
 }
 
 @test "pam_otp(8) and otp-verify(1) point at examples/freeradius and copy no radiusd.conf of their own" {
