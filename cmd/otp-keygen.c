@@ -7,6 +7,7 @@
  * stays clean; scratch codes go to standard error, to --scratch-out FILE,
  * or after the key with --scratch-out=-.
  */
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
 #include <ctype.h>
@@ -645,21 +646,34 @@ job_busy(void)
 }
 
 /*
- * --confirm with standard output a pipe, closed now: the reader (otp-uri
- * --qr) draws the key on the terminal once it sees the end.  Ask only
- * when it is done, so that the prompt comes under the QR code, where the
- * user is looking: wait until no other process of our job (the
- * pipeline; not the shell above us) runs, CONFIRM_WAIT_MS at most, for a
- * reader that waits for more than us.  The reader's /proc/PID/fd is
- * closed to us (the tools are not dumpable), its process group is not.
+ * --confirm with standard output a pipe: the reader (otp-uri --qr) draws
+ * the key on the terminal once it sees the end.  Ask only when it is
+ * done, so that the prompt comes under the QR code, where the user is
+ * looking: wait until the reader has taken the key from the pipe (so it
+ * runs: the shell may start it after us), then close our end and wait
+ * until no other process of our job (the pipeline; not the shell above
+ * us) runs; CONFIRM_WAIT_MS in all at most, for a reader that waits for
+ * more than us.  The reader's /proc/PID/fd is closed to us (the tools are
+ * not dumpable), its process group is not.
  */
 static void
-wait_reader(void)
+close_wait_reader(void)
 {
 	struct timespec nap = { 0, 10 * 1000 * 1000 };
-	int ms;
+	struct stat sb;
+	int ms = 0, null, piped, queued;
 
-	for (ms = 0; ms < CONFIRM_WAIT_MS && job_busy(); ms += 10)
+	piped = fstat(STDOUT_FILENO, &sb) == 0 && S_ISFIFO(sb.st_mode);
+	while (piped && ms < CONFIRM_WAIT_MS &&
+	    ioctl(STDOUT_FILENO, FIONREAD, &queued) == 0 && queued > 0) {
+		(void)nanosleep(&nap, NULL);
+		ms += 10;
+	}
+	if ((null = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1 ||
+	    dup2(null, STDOUT_FILENO) == -1)
+		err(CLI_EXIT_ERR, "/dev/null");
+	(void)close(null);
+	for (; piped && ms < CONFIRM_WAIT_MS && job_busy(); ms += 10)
 		(void)nanosleep(&nap, NULL);
 }
 
@@ -678,22 +692,14 @@ confirm(const struct otp_uri *u, int more)
 	struct otp_match m;
 	uint64_t counter;
 	enum otp_window shape = OTP_WINDOW_AHEAD;
-	struct stat sb;
-	int fd, rc, tries = 0, null, piped;
+	int fd, rc, tries = 0;
 
 	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1)
 		err(CLI_EXIT_ERR, "--confirm: /dev/tty");
 	if (show_key() != 0)
 		errx(CLI_EXIT_ERR, "write error");
-	if (!more) {
-		piped = fstat(STDOUT_FILENO, &sb) == 0 && S_ISFIFO(sb.st_mode);
-		if ((null = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1 ||
-		    dup2(null, STDOUT_FILENO) == -1)
-			err(CLI_EXIT_ERR, "/dev/null");
-		(void)close(null);
-		if (piped)
-			wait_reader();
-	}
+	if (!more)
+		close_wait_reader();
 	if ((rc = otp_hmac_init(&sec.h, u->alg, u->key.buf, u->key.len)) != 0)
 		errx(CLI_EXIT_ERR, "--confirm: %s", otp_strerror(rc));
 	counter = u->counter;
