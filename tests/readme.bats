@@ -136,6 +136,10 @@ step_start() {
 	while [ $(($(date +%s) % 30)) -ge 27 ]; do sleep 1; done
 }
 
+# A command that writes under a system directory: a redirection there, or
+# a tool that changes files naming one.
+SYSTEM_WRITE='(>|(^|[[:space:];|&(])(tee|install|cp|mv|rm|chmod|chown|chgrp|ln|mkdir|touch)[[:space:]][^|;&]*)[[:space:]]*/(etc|usr|var|lib|boot|root|opt)/'
+
 # run_block N: run the commands of block N (CMDS, WANT) in a fresh sandbox,
 # under the umask most users have (022); then no file the block wrote may
 # be readable by others: examples write keys, PINs and lists, and a reader
@@ -152,6 +156,14 @@ run_block() {
 	step_start
 	for i in "${!CMDS[@]}"; do
 		[ "${BLOCK[i]}" = "$n" ] || continue
+		# Never the system's files, as root least of all: a new
+		# example that writes there belongs in not_run().
+		if [[ ${CMDS[i]} =~ $SYSTEM_WRITE ]]; then
+			printf 'not run, it writes the system'"'"'s files: %s\n' \
+			    "${CMDS[i]}"
+			fails=$((fails + 1))
+			continue
+		fi
 		runs=$((runs + 1))
 		# A transcript shows what the terminal shows: standard error
 		# with standard output (the tools write their warnings first).
@@ -253,11 +265,17 @@ readme_examples() {
 	    $ otp-uri -A a JBSWY3DPEHPK3PXP
 	    otpauth://totp/a?secret=JBSWY3DPEHPK3PXP
 
-	Plain commands print what they like:
+	Plain commands print what they like, but never write the system's
+	files:
 
 	    otp-gen 3132333435363738393031323334353637383930
+	    echo x >>/etc/nothing-of-ours
+	    install -m 0600 /dev/null /etc/nothing-of-ours
 	EOF
 	run readme_examples
+	[ ! -e /etc/nothing-of-ours ]
+	assert_output --partial "not run, it writes the system's files: echo x >>/etc/nothing-of-ours"
+	assert_output --partial "not run, it writes the system's files: install -m 0600"
 	assert_output --partial $'output of: otp-gen 3132333435363738393031323334353637383930\n'
 	assert_output --partial '+755224'
 	assert_output --partial '+otp-uri: warning: the secret is 80 bits'
@@ -267,6 +285,7 @@ readme_examples() {
 	sed -i -e 's/^    \$ otp-gen 3132.*/&\n    755224/' \
 	    -e 's|^    \$ otp-uri -A a .*|&\n    otp-uri: warning: the secret is 80 bits; RFC 4226 asks for at least 128|' \
 	    "$README"
+	sed -i '/nothing-of-ours/d' "$README"
 	rm -rf "$T"/b[0-9]*
 	readme_examples
 	[ "$fails" -eq 0 ]
