@@ -7,8 +7,11 @@
  * stays clean; scratch codes go to standard error, to --scratch-out FILE,
  * or after the key with --scratch-out=-.
  */
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 
+#include <ctype.h>
+#include <dirent.h>
 #include <err.h>
 #include <pwd.h>
 #include <readpassphrase.h>
@@ -36,6 +39,8 @@
 
 #define CONFIRM_TRIES		3	/* wrong codes before --confirm gives up */
 #define CONFIRM_EXIT_NO		1	/* not confirmed: a clean "no" */
+#define CONFIRM_WAIT_MS		3000	/* for the pipe's reader to finish */
+#define ANCESTORS_MAX		64
 
 enum {
 	OPT_BYTES = CLI_OPT_TOOL_BASE,
@@ -146,18 +151,18 @@ usage(void)
 	printf("usage: otp-keygen [-bfVx] [--bytes=N] [--scratch=N] "
 	    "[--scratch-out=FILE|-]\n"
 	    "                  [--confirm]\n"
-	    "                  [--uri [-i ISSUER] [-A ACCOUNT] [--totp[=ALG] | "
-	    "--hotp]\n"
-	    "                   [-a ALG] [-d DIGITS] [-p DURATION] "
-	    "[-c COUNTER]]\n"
+	    "                  [--uri [-i ISSUER] [-A ACCOUNT] [--user=NAME]\n"
+	    "                   [--totp[=ALG] | --hotp] [-a ALG] [-d DIGITS] "
+	    "[-p DURATION]\n"
+	    "                   [-c COUNTER]]\n"
 	    "                  [--state=FILE [--totp | --hotp] "
 	    "[--window-size=N]\n"
 	    "                   [--step-size=SECONDS] "
 	    "[--rate-limit=N/SECONDS]\n"
 	    "                   [--disallow-reuse]]\n"
-	    "       otp-keygen [-fx] [--uri [-i ISSUER] [-A ACCOUNT]] "
-	    "[--scratch-out=FILE|-]\n"
-	    "                  --print-state=FILE\n"
+	    "       otp-keygen [-fx] [--uri [-i ISSUER] [-A ACCOUNT] "
+	    "[--user=NAME]]\n"
+	    "                  [--scratch-out=FILE|-] --print-state=FILE\n"
 	    "       otp-keygen [-bfx] [--bytes=N] [--totp[=30|60] | --motp] "
 	    "[-d DIGITS]\n"
 	    "                  [--pin=PIN|@FILE] --usersfile=FILE "
@@ -219,7 +224,9 @@ usage(void)
 	    "users file (-f:\n"
 	    "                         replace NAME's tokens); HOTP unless "
 	    "--totp=30|60\n"
-	    "      --user=NAME        usersfile, postgresql: the user name\n"
+	    "      --user=NAME        usersfile, postgresql: the user name; "
+	    "--uri without -A:\n"
+	    "                         the account NAME@HOST\n"
 	    "      --pin=PIN|@FILE    usersfile: the PIN typed before the "
 	    "code (mOTP: the\n"
 	    "                         app's PIN); @FILE reads it from FILE\n"
@@ -285,6 +292,24 @@ check_label(const char *name, const char *s)
 		    OTP_LABEL_MAX - 1);
 }
 
+/* --uri --user=NAME without -A: the account NAME@HOST, the host's name as
+ * gethostname(2) gives it, as google-authenticator labels its keys. */
+static const char *
+user_at_host(const char *user)
+{
+	static char account[OTP_LABEL_MAX];
+	char host[256];
+
+	if (gethostname(host, sizeof(host)) != 0)
+		err(CLI_EXIT_ERR, "--user: the host's name");
+	host[sizeof(host) - 1] = '\0';
+	if ((size_t)snprintf(account, sizeof(account), "%s@%s", user, host) >=
+	    sizeof(account))
+		errx(CLI_EXIT_ERR, "--user: NAME@HOST is longer than %d "
+		    "bytes: give -A", OTP_LABEL_MAX - 1);
+	return account;
+}
+
 /* Refuse what contradicts itself or means nothing here: better an error
  * than a file or a URI that is not what was asked for. */
 static void
@@ -315,9 +340,11 @@ check_options(struct keygen *k)
 		    "--period and --counter need --uri");
 	if (!k->uri && !statemode && k->o.have_type)
 		cli_usage_error("--totp and --hotp need --uri or --state");
+	if (k->uri && k->account == NULL && k->user != NULL)
+		k->account = user_at_host(k->user);
 	if (k->uri && k->account == NULL)
-		cli_usage_error("--uri needs an account name (-A NAME): apps "
-		    "list keys by it");
+		cli_usage_error("--uri needs an account name (-A NAME, or "
+		    "--user=NAME for NAME@HOST): apps list keys by it");
 	if (k->uri && k->o.enc == OTP_KEYENC_HEX)
 		cli_usage_error("--uri writes the secret in Base32; --hex "
 		    "does not apply");
@@ -560,6 +587,96 @@ show_key_scratch(const char *text, size_t len)
 	return 0;
 }
 
+/* Process pid's parent and process group from /proc/PID/stat, and
+ * whether it still runs (not a zombie); -1 if it cannot be read. */
+static int
+proc_stat(long pid, long *ppid, long *pgrp)
+{
+	char path[64], buf[512], *p;
+	char state;
+	ssize_t n;
+	int fd;
+
+	(void)snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "PID (COMM) STATE PPID PGRP ...": COMM may hold ')' and blanks. */
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 1, " %c %ld %ld", &state, ppid, pgrp) != 3)
+		return -1;
+	return state != 'Z' && state != 'X';
+}
+
+/* Whether a process of our job other than us and our ancestors runs. */
+static int
+job_busy(void)
+{
+	long anc[ANCESTORS_MAX], ppid, pgrp, pid, me = (long)getpid();
+	size_t nanc = 0, i;
+	struct dirent *d;
+	DIR *proc;
+	int busy = 0;
+
+	for (pid = (long)getppid(); pid > 1 && nanc < ANCESTORS_MAX;
+	    pid = ppid) {
+		anc[nanc++] = pid;
+		if (proc_stat(pid, &ppid, &pgrp) == -1)
+			break;
+	}
+	if ((proc = opendir("/proc")) == NULL)
+		return 0;
+	while (!busy && (d = readdir(proc)) != NULL) {
+		if (!isdigit((unsigned char)d->d_name[0]))
+			continue;
+		pid = strtol(d->d_name, NULL, 10);
+		for (i = 0; i < nanc && anc[i] != pid; i++)
+			;
+		if (pid == me || i < nanc)
+			continue;
+		busy = proc_stat(pid, &ppid, &pgrp) == 1 &&
+		    pgrp == (long)getpgrp();
+	}
+	(void)closedir(proc);
+	return busy;
+}
+
+/*
+ * --confirm with standard output a pipe: the reader (otp-uri --qr) draws
+ * the key on the terminal once it sees the end.  Ask only when it is
+ * done, so that the prompt comes under the QR code, where the user is
+ * looking: wait until the reader has taken the key from the pipe (so it
+ * runs: the shell may start it after us), then close our end and wait
+ * until no other process of our job (the pipeline; not the shell above
+ * us) runs; CONFIRM_WAIT_MS in all at most, for a reader that waits for
+ * more than us.  The reader's /proc/PID/fd is closed to us (the tools are
+ * not dumpable), its process group is not.
+ */
+static void
+close_wait_reader(void)
+{
+	struct timespec nap = { 0, 10 * 1000 * 1000 };
+	struct stat sb;
+	int ms = 0, null, piped, queued;
+
+	piped = fstat(STDOUT_FILENO, &sb) == 0 && S_ISFIFO(sb.st_mode);
+	while (piped && ms < CONFIRM_WAIT_MS &&
+	    ioctl(STDOUT_FILENO, FIONREAD, &queued) == 0 && queued > 0) {
+		(void)nanosleep(&nap, NULL);
+		ms += 10;
+	}
+	if ((null = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1 ||
+	    dup2(null, STDOUT_FILENO) == -1)
+		err(CLI_EXIT_ERR, "/dev/null");
+	(void)close(null);
+	for (; piped && ms < CONFIRM_WAIT_MS && job_busy(); ms += 10)
+		(void)nanosleep(&nap, NULL);
+}
+
 /*
  * --confirm: once the key is out, ask on the terminal for a code from the
  * app that took it, and check it as a login would, one step either way
@@ -567,7 +684,7 @@ show_key_scratch(const char *text, size_t len)
  * tried again, CONFIRM_TRIES in all; then, or at the end of input, exit
  * CONFIRM_EXIT_NO before anything is written.  When nothing else is to
  * go to standard output, it is closed after the key, so that a reader
- * (otp-uri --qr) sees the end and shows the key while we wait.
+ * (otp-uri --qr) sees the end and shows the key before we ask.
  */
 static void
 confirm(const struct otp_uri *u, int more)
@@ -575,18 +692,14 @@ confirm(const struct otp_uri *u, int more)
 	struct otp_match m;
 	uint64_t counter;
 	enum otp_window shape = OTP_WINDOW_AHEAD;
-	int fd, rc, tries = 0, null;
+	int fd, rc, tries = 0;
 
 	if ((fd = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1)
 		err(CLI_EXIT_ERR, "--confirm: /dev/tty");
 	if (show_key() != 0)
 		errx(CLI_EXIT_ERR, "write error");
-	if (!more) {
-		if ((null = open("/dev/null", O_WRONLY | O_CLOEXEC)) == -1 ||
-		    dup2(null, STDOUT_FILENO) == -1)
-			err(CLI_EXIT_ERR, "/dev/null");
-		(void)close(null);
-	}
+	if (!more)
+		close_wait_reader();
 	if ((rc = otp_hmac_init(&sec.h, u->alg, u->key.buf, u->key.len)) != 0)
 		errx(CLI_EXIT_ERR, "--confirm: %s", otp_strerror(rc));
 	counter = u->counter;
@@ -1355,10 +1468,11 @@ main(int argc, char *argv[])
 		errx(CLI_EXIT_ERR, "--user: 1 to 255 bytes");
 	if (k.store_key != NULL && !k.db)
 		cli_usage_error("--store-key needs --store=postgresql://...");
-	if ((k.user != NULL && !k.db) || k.users_period != 0 || k.o.motp ||
-	    (k.o.pin != NULL && !k.db))
+	if ((k.user != NULL && !k.db && !k.uri) || k.users_period != 0 ||
+	    k.o.motp || (k.o.pin != NULL && !k.db))
 		cli_usage_error("--user, --totp=30|60, --motp and --pin need "
-		    "--usersfile (--user and --pin: or --store=postgresql://)");
+		    "--usersfile (--user and --pin: or --store=postgresql://; "
+		    "--user: or --uri, for the account NAME@HOST)");
 	if (k.otpw || k.prefix != NULL || k.entries != 0) {
 		otpw_options(&k);
 		otpw_generate(&k);

@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
-# install.bats - `make install` never writes over a file a Debian package
-# owns, unless forced.  Nothing of the system's is touched: dpkg (and,
+# install.bats - `make install` puts the examples and the schema where the
+# README says, and never writes over a file a Debian package owns,
+# unless forced.  Nothing of the system's is touched: dpkg (and,
 # where the target is the system's own PAM directory, install(1)) are
 # fakes on PATH, and every other directory is under $BATS_TEST_TMPDIR.
 
@@ -63,4 +64,33 @@ inst() {
 @test "make install: a staged install (DESTDIR) is not checked; nobody's file is there" {
 	run -0 inst PAMDIR="$T/pam" DESTDIR="$T/stage"
 	[[ -f $T/stage$T/pam/pam_otp.so ]]
+}
+
+@test "make install: the examples and the schema where the README says, byte for byte; uninstall takes them away" {
+	local ex=share/doc/otp-utils/examples p
+	run -0 inst PAMDIR="$T/pam" DESTDIR="$T/stage"
+	diff -r "$ROOT/examples" "$T/stage$T/pfx/$ex"
+	cmp "$ROOT/lib/sys/pg/schema.sql" "$T/stage$T/pfx/share/otp-utils/schema.sql"
+	run -0 find "$T/stage$T/pfx/$ex" "$T/stage$T/pfx/share/otp-utils" \
+	    -type f ! -perm 644
+	assert_output ""
+	run -0 make -s -C "$ROOT" --no-print-directory BUILD="$BUILDDIR" \
+	    PREFIX="$T/pfx" PAMDIR="$T/pam" DESTDIR="$T/stage" uninstall
+	run -0 find "$T/stage" -path '*otp-utils*'
+	assert_output ""
+	# EXAMPLESDIR puts them elsewhere.
+	run -0 inst PAMDIR="$T/pam" DESTDIR="$T/o" EXAMPLESDIR=/opt/ex
+	[[ -f $T/o/opt/ex/freeradius/radiusd.conf && ! -e $T/o$T/pfx/$ex ]]
+	# With PREFIX=/usr, the paths the README names for the package: the
+	# same for both.
+	run -0 inst PAMDIR="$T/pam" DESTDIR="$T/u" PREFIX=/usr
+	for p in $(grep -oE '/usr/share/(doc/otp-utils/examples/freeradius|otp-utils/schema\.sql)' \
+	    "$ROOT/README.md" | sort -u); do
+		[[ -e $T/u$p ]] || fail "the README names $p; make install PREFIX=/usr has not it"
+	done
+	[[ -n $p ]]
+	grep -q '/usr/local/share/otp-utils/schema.sql` after `make install`' \
+	    "$ROOT/README.md"
+	grep -qx 'examples/freeradius' "$ROOT/debian/otp-utils.examples"
+	grep -qx 'usr/share/otp-utils/schema.sql' "$ROOT/debian/otp-utils-pg.install"
 }

@@ -487,6 +487,32 @@ print(type(t).__name__, t.issuer, t.name, t.digits, t.interval, t.digest().name,
 	assert_output --partial "digits=7"
 }
 
+@test "--uri --user=NAME without -A: the account is NAME@HOST, as google-authenticator's" {
+	local host
+	host=$(uname -n)
+	run -0 otp-keygen --uri --user=alice -i Example
+	assert_output --regexp "^otpauth://totp/Example:alice%40${host//./\\.}\\?secret=[A-Z2-7]{32}&issuer=Example\$"
+	run -0 "$PY" -c 'import pyotp, sys
+print(pyotp.parse_uri(sys.argv[1]).name)' "$output"
+	assert_output "alice@$host"
+	# -A still names it
+	run -0 otp-keygen --uri --user=alice -A bob
+	assert_output --regexp '^otpauth://totp/bob\?secret='
+	# with --state and --print-state too
+	run -0 otp-keygen --uri --user=carol --state "$T/state" --scratch=0
+	assert_output --partial "otpauth://totp/carol%40$host?"
+	run -0 otp-keygen --uri --user=carol --print-state "$T/state"
+	assert_output --partial "otpauth://totp/carol%40$host?"
+	# no account at all, --user without --uri, a label too long: errors
+	usage_error --uri
+	[[ $stderr == *"-A NAME, or --user=NAME for NAME@HOST"* ]] || fail "$stderr"
+	usage_error --user=alice
+	run --separate-stderr otp-keygen --uri --user="$(printf 'a%.0s' {1..2000})"
+	assert_failure 2
+	[[ $stderr == *"give -A"* ]] || fail "$stderr"
+	[[ -z $output ]]
+}
+
 @test "-p/--period is a duration, as in otp-uri" {
 	local p
 	for p in 90 90s 1m30s; do
@@ -1051,6 +1077,35 @@ state_skeleton() {
 	assert_success
 	[[ $(wc -l <"$T/out") == 3 ]]
 	[[ $(head -n 1 "$T/out") =~ ^[A-Z2-7]{32}$ ]]
+}
+
+@test "--confirm through a pipe asks after the reader is done: the prompt under the QR code" {
+	export T
+	# a reader slower than the prompt would be: it shows its line first
+	run drive "$PROMPT" '=otp-gen --totp -b "$(cat "$T/K")"' -- \
+	    sh -c 'cd "$1" && otp-keygen --confirm --state state |
+		{ cat >K; sleep 1; echo "the reader is done"; }' - "$T"
+	assert_success
+	[[ ${lines[0]} == "the reader is done" ]] || fail "$output"
+	[[ ${lines[1]} == "Enter the 6-digit code your app shows: "* ]] ||
+	    fail "$output"
+	# otp-uri --qr as the README has it: every line of the code first
+	run drive "$PROMPT" '=otp-gen --totp -b "$(cat "$T/K")"' -- \
+	    sh -c 'cd "$1" && otp-keygen --confirm --state state2 | tee K |
+		otp-uri -i Example -A alice --qr' - "$T"
+	assert_success
+	local i qr=-1 ask=-1
+	for i in "${!lines[@]}"; do
+		[[ ${lines[i]} != *[▀▄█]* ]] || qr=$i
+		[[ ${lines[i]} != *"$PROMPT"* ]] || ask=$i
+	done
+	((qr > 10 && ask == qr + 1)) || fail "QR to line $qr, prompt at $ask: $output"
+	# a reader that waits for another writer: asked all the same
+	run drive "$PROMPT" '=otp-gen --totp -b "$(head -n 1 "$T/K3")"' -- \
+	    sh -c 'cd "$1" && { otp-keygen --confirm --state state3; echo end; } |
+		cat >K3' - "$T"
+	assert_success
+	[[ $(tail -n 1 "$T/K3") == end ]]
 }
 
 # --- the usual -------------------------------------------------------

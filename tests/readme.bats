@@ -51,12 +51,21 @@ dpkg-buildpackage -us -uc -b             # runs the test suite; DEB_BUILD_OPTION
 sudo apt-get install ../otp-utils_*.deb	needs root; installs the package (make check-deb installs and purges it)
 sudo pam-auth-update --enable otp-utils     # auth required pam_otp.so nullok	needs root; changes the system's PAM configuration
 sudo pam-auth-update --disable otp-utils	needs root; changes the system's PAM configuration
+(umask 077; echo 'db1.example.org:*:otp:otp_admin:the-password-of-otp_admin' >>~/.pgpass)	the fleet's set-up: tests/pg-readme.bats runs it against a cluster of its own
+otp-store init postgresql://otp_admin@db1.example.org/otp    # tables, /etc/otp-utils/store.key	the fleet's set-up: tests/pg-readme.bats runs it against a cluster of its own
+otp-keygen --store=postgresql://otp_admin@db1.example.org/otp --user=alice --totp	the fleet's set-up: tests/pg-readme.bats runs it against a cluster of its own
+otp-store list postgresql://otp_admin@db1.example.org/otp    # users, kinds, last use; no secret	the fleet's set-up: tests/pg-readme.bats runs it against a cluster of its own
+install -o freerad -g freerad -m 0600 /dev/null /etc/freeradius/.pgpass	needs root and the freerad account; changes /etc (tests/pg-readme.bats runs it in its own directory)
+echo '*:*:otp:otp:the-password-of-otp' >>/etc/freeradius/.pgpass	needs root; changes /etc (tests/pg-readme.bats runs it in its own directory)
 EOF
 }
 
 # examples: the README's code blocks as lines "B" (a block starts),
-# "C<TAB>line" (a command), "+<TAB>line" (its continuation after a
-# trailing \ or |) and "O<TAB>line" (output the README shows for it).
+# "C<TAB>line" (a command), "D<TAB>line" (a command of a transcript, a
+# block of "$ command" lines: what follows it up to the next "$ " is all
+# it prints, nothing if nothing follows), "+<TAB>line" (its continuation
+# after a trailing \ or |) and "O<TAB>line" (output the README shows for
+# it).
 examples() {
 	awk '
 	function code(x) {
@@ -68,7 +77,7 @@ examples() {
 		if (cont)
 			print "+\t" x
 		else if (dollar && x ~ /^\$ /)
-			print "C\t" substr(x, 3)
+			print "D\t" substr(x, 3)
 		else if (dollar)
 			print "O\t" x
 		else if (x !~ /^[ \t]*(#|$)/)
@@ -127,6 +136,10 @@ step_start() {
 	while [ $(($(date +%s) % 30)) -ge 27 ]; do sleep 1; done
 }
 
+# A command that writes under a system directory: a redirection there, or
+# a tool that changes files naming one.
+SYSTEM_WRITE='(>|(^|[[:space:];|&(])(tee|install|cp|mv|rm|chmod|chown|chgrp|ln|mkdir|touch)[[:space:]][^|;&]*)[[:space:]]*/(etc|usr|var|lib|boot|root|opt)/'
+
 # run_block N: run the commands of block N (CMDS, WANT) in a fresh sandbox,
 # under the umask most users have (022); then no file the block wrote may
 # be readable by others: examples write keys, PINs and lists, and a reader
@@ -143,17 +156,32 @@ run_block() {
 	step_start
 	for i in "${!CMDS[@]}"; do
 		[ "${BLOCK[i]}" = "$n" ] || continue
+		# Never the system's files, as root least of all: a new
+		# example that writes there belongs in not_run().
+		if [[ ${CMDS[i]} =~ $SYSTEM_WRITE ]]; then
+			printf 'not run, it writes the system'"'"'s files: %s\n' \
+			    "${CMDS[i]}"
+			fails=$((fails + 1))
+			continue
+		fi
 		runs=$((runs + 1))
-		have=$(umask 022 && cd "$T/b$n/work" && HOME=$T/b$n/home KEY=$RFC_HEX \
-		    code=$(otp-gen --totp -b @secret.txt) \
-		    USER=${USER:-$(id -un)} \
-		    bash -o pipefail -c "${CMDS[i]}" 2> "$T/err" </dev/null) &&
-		    rc=0 || rc=$?
+		# A transcript shows what the terminal shows: standard error
+		# with standard output (the tools write their warnings first).
+		: >"$T/err"
+		have=$(umask 022 && cd "$T/b$n/work" && HOME=$T/b$n/home &&
+		    KEY=$RFC_HEX code=$(otp-gen --totp -b @secret.txt) &&
+		    USER=${USER:-$(id -un)} && export HOME KEY code USER &&
+		    if [ -n "${SHOWN[i]}" ]; then
+			bash -o pipefail -c "${CMDS[i]}" 2>&1
+		    else
+			bash -o pipefail -c "${CMDS[i]}" 2>"$T/err"
+		    fi </dev/null) && rc=0 || rc=$?
 		if [ "$rc" != 0 ]; then
 			printf 'exit %s: %s\n' "$rc" "${CMDS[i]}"
 			cat "$T/err"
+			[ -z "${SHOWN[i]}" ] || printf '%s\n' "$have"
 			fails=$((fails + 1))
-		elif [ -n "${WANT[i]}" ]; then
+		elif [ -n "${SHOWN[i]}" ]; then
 			compared=$((compared + 1))
 			[ "$have" = "${WANT[i]%$'\n'}" ] && continue
 			printf 'output of: %s\n' "${CMDS[i]}"
@@ -170,19 +198,24 @@ run_block() {
 	    comm -23 - "$T/b$n.before")
 }
 
-@test "the README's examples run, print what the README shows and leave no file others can read" {
-	local kind line n=0 runs=0 compared=0 fails=0 entry reason first
-	local -a CMDS=() WANT=() BLOCK=()
+# readme_examples: parse the README's examples into CMDS, WANT, BLOCK,
+# SHOWN and n (the caller's locals), drop what not_run() lists (with
+# NOT_RUN=1), then run every block: runs, compared and fails counted.
+readme_examples() {
+	local kind line entry reason first
 	local -A why=() seen=()
-	while IFS=$'\t' read -r entry reason; do
-		why[$entry]=$reason
-	done < <(not_run)
+	if [ -n "${NOT_RUN:-}" ]; then
+		while IFS=$'\t' read -r entry reason; do
+			why[$entry]=$reason
+		done < <(not_run)
+	fi
 	while IFS= read -r line; do
 		kind=${line%%$'\t'*}
 		line=${line#*$'\t'}
 		case $kind in
 		B)	n=$((n + 1)) ;;
-		C)	CMDS+=("$line") WANT+=("") BLOCK+=("$n") ;;
+		C)	CMDS+=("$line") WANT+=("") BLOCK+=("$n") SHOWN+=("") ;;
+		D)	CMDS+=("$line") WANT+=("") BLOCK+=("$n") SHOWN+=(1) ;;
 		+)	CMDS[-1]+=$'\n'$line ;;
 		O)	WANT[-1]+=$line$'\n' ;;
 		esac
@@ -204,9 +237,90 @@ run_block() {
 		run_block "$i"
 	done
 	echo "$n blocks, $runs commands run, $compared outputs compared"
+}
+
+@test "the README's examples run, print what the README shows and leave no file others can read" {
+	local n=0 runs=0 compared=0 fails=0
+	local -a CMDS=() WANT=() BLOCK=() SHOWN=()
+	NOT_RUN=1 readme_examples
 	# The README was read: a broken parser would pass everything.
 	[ "$n" -ge 15 ] && [ "$runs" -ge 30 ] && [ "$compared" -ge 8 ]
 	[ "$fails" -eq 0 ]
+}
+
+@test "a transcript's output is checked whole: nothing shown is nothing printed, warnings included" {
+	local n=0 runs=0 compared=0 fails=0
+	local -a CMDS=() WANT=() BLOCK=() SHOWN=()
+	# Each of these transcripts misstates what its command prints.
+	README=$T/README.md
+	cat >"$README" <<-'EOF'
+	A code, shown as nothing:
+
+	    $ otp-gen 3132333435363738393031323334353637383930
+	    $ echo done
+	    done
+
+	A warning left out:
+
+	    $ otp-uri -A a JBSWY3DPEHPK3PXP
+	    otpauth://totp/a?secret=JBSWY3DPEHPK3PXP
+
+	Plain commands print what they like, but never write the system's
+	files:
+
+	    otp-gen 3132333435363738393031323334353637383930
+	    echo x >>/etc/nothing-of-ours
+	    install -m 0600 /dev/null /etc/nothing-of-ours
+	EOF
+	run readme_examples
+	[ ! -e /etc/nothing-of-ours ]
+	assert_output --partial "not run, it writes the system's files: echo x >>/etc/nothing-of-ours"
+	assert_output --partial "not run, it writes the system's files: install -m 0600"
+	assert_output --partial $'output of: otp-gen 3132333435363738393031323334353637383930\n'
+	assert_output --partial '+755224'
+	assert_output --partial '+otp-uri: warning: the secret is 80 bits'
+	[[ $output != *"output of: echo done"* ]] || fail "$output"
+	assert_output --partial "3 blocks, 4 commands run, 3 outputs compared"
+	# Shown right, they pass.
+	sed -i -e 's/^    \$ otp-gen 3132.*/&\n    755224/' \
+	    -e 's|^    \$ otp-uri -A a .*|&\n    otp-uri: warning: the secret is 80 bits; RFC 4226 asks for at least 128|' \
+	    "$README"
+	sed -i '/nothing-of-ours/d' "$README"
+	rm -rf "$T"/b[0-9]*
+	readme_examples
+	[ "$fails" -eq 0 ]
+}
+
+@test "the README's tool table names every tool, and its build needs every build package" {
+	local tool table p deps
+	table=$(awk '/^\| tool \| job \|/ { on = 1 } on && /^\|/ { print } on && !/^\|/ { exit }' "$README")
+	for tool in "$ROOT"/cmd/*.c; do
+		tool=${tool##*/}
+		tool=${tool%.c}
+		case $tool in cli | pam_* | *-live) continue ;; esac
+		grep -qF "| \`$tool\` |" <<<"$table" || fail "the tool table lacks $tool"
+	done
+	grep -qF '| `pam_otp.so` |' <<<"$table"
+	# Debian's packages the GNUmakefile's DEPS_BUILD installs, but the
+	# compiler and the tools the sentence names in words.
+	deps=$(make -s -C "$ROOT" --no-print-directory -pn 2>/dev/null |
+	    sed -n 's/^DEPS_BUILD = //p' | head -n 1)
+	[ -n "$deps" ]
+	local sentence
+	sentence=$(awk '/^The build needs a C11 compiler/ { on = 1 } on { print } on && /^$/ { exit }' "$README")
+	for p in $deps; do
+		case $p in gcc | make | pkg-config) continue ;; esac
+		grep -qF "\`$p\`" <<<"$sentence" || fail "the build needs $p; the README does not say so"
+	done
+}
+
+@test "the README's pskctool note: its reader warns on any encrypted file, RFC 6030's own too" {
+	command -v pskctool >/dev/null || skip "pskctool is not installed"
+	grep -q 'so it says "parse error" for every encrypted file' "$README"
+	run -0 pskctool -q -e "$ROOT/tests/vectors/pskc/rfc6030-figure6.pskcxml"
+	assert_output "warning: parse error (use -d to diagnose), output may be incomplete"
+	run -0 pskctool -d -q -e "$ROOT/tests/vectors/pskc/rfc6030-figure6.pskcxml"
+	assert_line "debug: unknown <Secret> element <EncryptedValue>"
 }
 
 @test "@~/FILE reads FILE in \$HOME, in every tool that takes a key" {
@@ -347,6 +461,46 @@ run_block() {
 	assert_failure
 	[ "$uid" = 0 ] ||
 	    skip "needs root: freeradius -C of the tree as shipped (user = freerad, its log under /var/log/freeradius); checked with this account"
+}
+
+@test "the examples agree: every file is named and used, every PAM service the module runs is a file there" {
+	local x=$ROOT/examples/freeradius f table names svc used declared n
+	table=$(awk '/^\*\*A whole configuration, both ways/ { on = 1 }
+	    on && /^\| `/ { print }
+	    /^\*\*In the server.s threads/ { on = 0 }' "$README")
+	while read -r f; do
+		f=${f#./}
+		grep -qF "| \`$f\` |" <<<"$table" || fail "the README's table lacks $f"
+		grep -qE "^#[[:space:]]+$f[[:space:]]" "$x/radiusd.conf" ||
+		    fail "radiusd.conf's list lacks $f"
+	done < <(cd "$x" && find . -type f | sort)
+	# The services the module runs; each pam.d file is one of them, as
+	# its first line says where it goes.
+	names=$(sed -n 's/^[[:space:]]*pam_auth = \([^[:space:]]*\)$/\1/p' \
+	    "$x"/mods-enabled/* | sort -u)
+	[ -n "$names" ]
+	for f in "$x"/pam.d/*; do
+		svc=$(head -n 1 "$f" | sed -n 's|^# /etc/pam.d/\([a-z-]*\).*|\1|p')
+		grep -qxF "$svc" <<<"$names" ||
+		    fail "${f#"$x"/} is for /etc/pam.d/$svc, which no module runs ($names)"
+		grep -qE "^auth[[:space:]]+required[[:space:]]+pam_otp\.so " "$f"
+	done
+	for svc in $names; do
+		[ -f "$x/pam.d/$svc" ] || fail "no pam.d/$svc for pam_auth = $svc"
+	done
+	# Every module instance is in the server, and the server's are there.
+	declared=$(sed -n 's/^\(pam\|exec\) \([a-z_0-9]*\) {$/\2/p' \
+	    "$x"/mods-enabled/* | sort)
+	used=$(sed -n '/authenticate {/,$p' "$x/sites-enabled/otp" |
+	    sed -n 's/^[[:space:]]*\([a-z_0-9]*\)$/\1/p' | sort -u)
+	n=$(wc -l <<<"$declared")
+	[ "$n" -ge 5 ]
+	[ "$declared" = "$used" ] ||
+	    fail "modules declared: $declared; used by sites-enabled/otp: $used"
+	# The README's fleet installs radius-otp-pg under the name otp_pam runs.
+	awk '/^### A fleet/ { on = 1; next } /^### / { on = 0 } on' "$README" |
+	    tr -s ' \n' '  ' |
+	    grep -qF 'pam.d/radius-otp-pg` installed as `/etc/pam.d/radius-otp`'
 }
 
 @test "pam_otp(8) and otp-verify(1) point at examples/freeradius and copy no radiusd.conf of their own" {
