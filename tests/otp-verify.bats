@@ -927,3 +927,28 @@ EOF
 	assert_failure 1
 	[ $(( ($(date +%s%N) - start) / 1000000 )) -lt 1000 ]
 }
+
+@test "--store=oath: a refusal says why once; an HOTP offset counts from the next code, as a state file's" {
+	printf 'HOTP alice - %s\n' "$RFC_HEX" > "$T/users"
+	chmod 600 "$T/users"
+	run --separate-stderr otp-verify --store="oath:$T/users" --user=alice 000000
+	assert_failure 1
+	[ "$stderr" = "otp-verify: code not accepted: wrong code" ]
+	# A never-used line: counter 0 is the next code.
+	run --separate-stderr otp-verify --store="oath:$T/users" --user=alice "$(hotp 0)"
+	assert_success
+	assert_output 0
+	# Counter 0 used: counter 1 is the next one; then 3 is one ahead.
+	run --separate-stderr otp-verify --store="oath:$T/users" --user=alice "$(hotp 1)"
+	assert_output 0
+	run --separate-stderr otp-verify --store="oath:$T/users" --user=alice "$(hotp 3)"
+	assert_output +1
+	# The same codes against a state file at counter 0.
+	local f
+	f=$(state_file '" HOTP_COUNTER 1')
+	chmod 600 "$f"
+	run otp-verify --store="ga:$f" "$(hotp 1)"
+	assert_output 0
+	run otp-verify --store="ga:$f" "$(hotp 3)"
+	assert_output +1
+}
