@@ -48,6 +48,15 @@ state_file() {
 	    --allowed-perm --allow-readonly --dry-run --help --version; do
 		assert_output --partial -- "$o"
 	done
+	# Every store URL scheme the tool takes, as the man page and the
+	# completions list them.
+	for o in ga: oath: otpw: postgresql://; do
+		assert_output --partial -- "$o"
+		grep -q "Li $o" "$ROOT/man/otp-verify.1"
+		grep -q "$o" "$ROOT/completions/bash/otp-verify"
+		grep -q "$o" "$ROOT/completions/zsh/_otp-verify"
+		grep -q "$o" "$ROOT/completions/fish/otp-verify.fish"
+	done
 }
 
 @test "the usage matches the man page SYNOPSIS" {
