@@ -216,7 +216,7 @@ analyse(const struct live *l, const char *code, int64_t now,
 	p.window = l->window;
 	n = otp_diagnose(&p, code, f, OTP_DIAG_MAX);
 	for (i = 0; i < n && (size_t)i < DIAG_SHOWN; i++)
-		(void)finding_text(&p, &f[i], strlen(code), r->diag[i],
+		(void)otp_diag_text(&p, &f[i], strlen(code), r->diag[i],
 		    sizeof(r->diag[i]));
 	r->ndiag = n > 0 ? (size_t)(n < DIAG_SHOWN ? n : DIAG_SHOWN) : 0;
 }

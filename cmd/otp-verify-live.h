@@ -1,6 +1,7 @@
 /*
  * otp-verify-live.h - otp-verify --interactive, the clock debugger
- * (cmd/otp-verify-live.c), and what it borrows from cmd/otp-verify.c.
+ * (cmd/otp-verify-live.c), as cmd/otp-verify.c calls it.  It calls
+ * nothing of otp-verify.c: what both need is lib/'s.
  */
 #ifndef OTP_VERIFY_LIVE_H
 #define OTP_VERIFY_LIVE_H
@@ -35,10 +36,5 @@ struct live {
  * terminals, else one answer line per line of standard input.  Returns
  * the exit status. */
 int	live_run(const struct live *l);
-
-/* otp-verify.c: one --diagnose finding in words into out (then NUL);
- * len is the code's length.  Returns the length written. */
-size_t	finding_text(const struct otp_diag_params *p,
-	    const struct otp_finding *f, size_t len, char *out, size_t outsz);
 
 #endif /* OTP_VERIFY_LIVE_H */

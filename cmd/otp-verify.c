@@ -275,26 +275,7 @@ usage(void)
 static const char *
 human(uint64_t s, char *buf, size_t size)
 {
-	static const struct {
-		uint64_t	 secs;
-		const char	*unit;
-	} units[] = {
-		{ 86400, "d" }, { 3600, "h" }, { 60, "min" }, { 1, "s" },
-	};
-	size_t i, n = 0;
-
-	buf[0] = '\0';
-	if (s == 0) {
-		snprintf(buf, size, "0 s");
-		return buf;
-	}
-	for (i = 0; i < 4 && n < size; i++) {
-		if (s / units[i].secs == 0)
-			continue;
-		n += (size_t)snprintf(buf + n, size - n, "%s%" PRIu64 " %s",
-		    n > 0 ? " " : "", s / units[i].secs, units[i].unit);
-		s %= units[i].secs;
-	}
+	(void)otp_duration_text(s, buf, size);
 	return buf;
 }
 
@@ -692,103 +673,13 @@ do_find_skew(const struct verify *v, int argc, char *argv[])
 	return 0;
 }
 
-static const char *
-alg_short(enum otp_alg a)
-{
-	return otp_alg_name(a);
-}
-
-/* printf into out at n, never past size; the new length. */
-static size_t __attribute__((format(printf, 4, 5)))
-appendf(char *out, size_t size, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-	int w;
-
-	if (n >= size)
-		return n;
-	va_start(ap, fmt);
-	w = vsnprintf(out + n, size - n, fmt, ap);
-	va_end(ap);
-	if (w < 0)
-		return n;
-	return (size_t)w >= size - n ? size - 1 : n + (size_t)w;
-}
-
-/* One line for a finding: what differs, then where it matched (also the
- * clock debugger's, cmd/otp-verify-live.c). */
-size_t
-finding_text(const struct otp_diag_params *p, const struct otp_finding *f,
-    size_t len, char *out, size_t outsz)
-{
-	char t1[64], t2[64], h[64];
-	const char *sep = "";
-	uint64_t d;
-	size_t n = 0;
-
-	if (outsz == 0)
-		return 0;
-	out[0] = '\0';
-#define PART(...) do { n = appendf(out, outsz, n, "%s", sep); \
-	n = appendf(out, outsz, n, __VA_ARGS__); sep = "; "; } while (0)
-	if (f->differs == 0)
-		PART("verifies with the given parameters");
-	if (f->differs & OTP_DIFF_ENC)
-		PART("the key is %s, not %s", f->enc == OTP_KEYENC_BASE32 ?
-		    "Base32 (-b)" : "hex (-x)", f->enc == OTP_KEYENC_BASE32 ?
-		    "hex" : "Base32");
-	if (f->differs & OTP_DIFF_ALG)
-		PART("algorithm %s, not %s", alg_short(f->alg),
-		    alg_short(p->alg));
-	if (f->differs & OTP_DIFF_DIGITS)
-		PART("%u digits, not %u", f->digits, p->digits);
-	if (f->differs & OTP_DIFF_PREFIX)
-		PART("the first %zu of %u digits", len, f->digits);
-	if (f->differs & OTP_DIFF_TYPE)
-		PART("%s, not %s", f->type == OTP_TYPE_TOTP ? "TOTP" : "HOTP",
-		    f->type == OTP_TYPE_TOTP ? "HOTP" : "TOTP");
-	if (f->differs & OTP_DIFF_STEP)
-		PART("%" PRIu64 " s steps, not %" PRIu64 " s", f->step,
-		    p->step);
-	if (f->differs & OTP_DIFF_START) {
-		if (otp_time_format_utc(f->start, t1, sizeof(t1)) != 0)
-			snprintf(t1, sizeof(t1), "?");
-		if (otp_time_format_utc(p->start, t2, sizeof(t2)) != 0)
-			snprintf(t2, sizeof(t2), "?");
-		PART("start time %s, not %s", t1, t2);
-	}
-	if (f->differs & OTP_DIFF_SHIFT) {
-		d = (uint64_t)(f->shift < 0 ? -f->shift : f->shift);
-		PART("the client's clock is %s %s (a time-zone error)",
-		    human(d, h, sizeof(h)), f->shift < 0 ? "behind" : "ahead");
-	}
-	if (f->differs & OTP_DIFF_COUNTER)
-		PART("the token counts from 0, not %" PRIu64, p->counter);
-	if (f->differs & OTP_DIFF_DRIFT) {
-		d = (uint64_t)(f->offset < 0 ? -f->offset : f->offset);
-		if (f->type == OTP_TYPE_HOTP)
-			PART("the token is %" PRIu64 " counter%s ahead, beyond "
-			    "the window", d, d == 1 ? "" : "s");
-		else if (!__builtin_mul_overflow(d, f->step, &d))
-			PART("the client's clock is %s %s, beyond the window",
-			    human(d, h, sizeof(h)), f->offset < 0 ?
-			    "behind" : "ahead");
-		else
-			PART("clock drift beyond the window");
-	}
-#undef PART
-	return appendf(out, outsz, n, " (%s %" PRIu64 ", offset %s%" PRId64
-	    ")", f->type == OTP_TYPE_HOTP ? "counter" : "step", f->counter,
-	    f->offset > 0 ? "+" : "", f->offset);
-}
-
 static void
 print_finding(const struct otp_diag_params *p, const struct otp_finding *f,
     size_t len)
 {
 	char line[512];
 
-	(void)finding_text(p, f, len, line, sizeof(line));
+	(void)otp_diag_text(p, f, len, line, sizeof(line));
 	printf("%s\n", line);
 }
 

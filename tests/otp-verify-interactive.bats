@@ -450,3 +450,16 @@ EOF
 	assert_success
 	assert_output "$want"
 }
+
+@test "the debugger calls nothing of otp-verify.c: what both need is lib/'s" {
+	# Every function otp-verify.c defines, but main, is static (KNF: the
+	# type on the line before the name).
+	run awk 'FNR > 1 && /^[a-z_][a-z0-9_]*\(/ && prev !~ /^static/ &&
+	    $0 !~ /^main\(/ { print FILENAME ":" FNR ": " $0 }
+	    { prev = $0 }' "$ROOT/cmd/otp-verify.c"
+	assert_output ""
+	# The debugger uses the diagnosis's words from lib/.
+	run grep -n 'finding_text' "$ROOT/cmd/otp-verify-live.h" \
+	    "$ROOT/cmd/otp-verify-live.c"
+	assert_failure 1
+}
