@@ -811,10 +811,14 @@ store_fault(struct sys_login *l, const char *path, int rc)
 	if (l != NULL) {
 		sys_login_fault(l, &line, &opt);
 		errno = sys_login_errno(l);
-		/* A database's own words (a key file's included). */
+		/* A database's own words (a key file's included), or
+		 * whose a file is and whose it should be. */
 		if (*sys_login_reason(l) != '\0')
-			errx(CLI_EXIT_ERR, "%s: %s: %s", path,
-			    otp_strerror(rc), sys_login_reason(l));
+			errx(CLI_EXIT_ERR, "%s: %s: %s%s", path,
+			    otp_strerror(rc), sys_login_reason(l),
+			    rc == OTP_ESTATEOWNER ? "; --no-strict-owner "
+			    "allows it" : rc == OTP_EOTPWOWNER ? "; only its "
+			    "owner or root may use it" : "");
 	}
 	if (rc == OTP_EIO || rc == OTP_ELOCK)
 		err(CLI_EXIT_ERR, "%s", path);
@@ -845,6 +849,11 @@ store_cfg(const struct verify *v, struct sys_store_cfg *c)
 	c->now = v->o.have_now ? v->o.now : SYS_NOW_REAL;
 	/* An OTPW list must be ours; root may check anybody's. */
 	c->owner = geteuid() == 0 ? SYS_OWNER_ANY : (unsigned long)geteuid();
+	/* The debuggers only read: a file the kernel lets us read is
+	 * theirs to read, whoever owns it (root on a user's file). */
+	if (v->mode == MODE_FINDSKEW || v->mode == MODE_DIAGNOSE ||
+	    v->mode == MODE_INTERACTIVE)
+		c->ga.flags |= OTP_STATE_NOSTRICTOWNER;
 	c->nolock = 1;	/* one response, no prompt to hold a lock over */
 	c->group_read = v->group_read;
 	c->unshared = v->unshared;

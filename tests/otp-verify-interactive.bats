@@ -255,6 +255,28 @@ $(code 0)"
 	cmp "$T/users" "$T/users.before"
 }
 
+@test "root debugs a user's state file: the debuggers only read, whoever owns it" {
+	[ "$(id -u)" = 0 ] || skip "needs root to make a file of another user's"
+	state_file
+	chown nobody "$T/ga"
+	cp -p "$T/ga" "$T/ga.before"
+	run --separate-stderr otp-verify -i -N "@$NOW" --state "$T/ga" \
+	    <<<"$(code 3)"
+	assert_success
+	assert_output --partial "code 1 +3 yes"
+	run --separate-stderr otp-verify --diagnose -N "@$NOW" --state "$T/ga" \
+	    "$(code 0 --totp=SHA256)"
+	assert_success
+	run --separate-stderr otp-verify --find-skew -N "@$NOW" --state "$T/ga" \
+	    "$(code 3)" "$(code 4)"
+	assert_success
+	cmp "$T/ga" "$T/ga.before"
+	# A login still refuses it, and says why.
+	run --separate-stderr otp-verify -N "@$NOW" --state "$T/ga" "$(code 0)"
+	assert_failure 2
+	[[ $stderr == *"owned by nobody (uid $(id -u nobody)), not root (uid 0); --no-strict-owner allows it" ]]
+}
+
 @test "--diagnose and --find-skew take the key from --state, --usersfile and --store" {
 	state_file
 	users_file
