@@ -232,12 +232,27 @@ admit_text(const struct live *l, const struct reply *r, char *out,
 	    "refused", range, l->rule);
 }
 
+/* The server-side fix, when the phone's clock is off by more than the
+ * verifier admits and cannot be set (a hardware token): the store
+ * learns the skew from codes in a row.  "" for a bare key. */
+static void
+resync_hint(const struct live *l, const struct reply *r, char *out,
+    size_t size)
+{
+	out[0] = '\0';
+	if (l->url == NULL || !r->matched || r->admitted)
+		return;
+	snprintf(out, size, "; if the phone's clock cannot be set, the "
+	    "server learns it: otp-store resync %s %s CODE1 CODE2", l->url,
+	    l->user != NULL && *l->user != '\0' ? l->user : "USER");
+}
+
 /* Record r for the estimate; the verdict in words into out, or "". */
 static enum otp_verdict
 drift_update(const struct live *l, const struct reply *r, enum otp_sync sync,
     const char *pm, struct otp_drift *d, char *out, size_t size)
 {
-	char where[64];
+	char where[64], phone[64], hint[LINE_W];
 	int64_t a;
 
 	if (nobs == OTP_DRIFT_MAX) {
@@ -257,23 +272,30 @@ drift_update(const struct live *l, const struct reply *r, enum otp_sync sync,
 	snprintf(where, sizeof(where), "the phone's clock is %" PRId64 " s %s%"
 	    PRId64 " %s", a, pm, d->error, d->estimate < 0 ? "behind" :
 	    "ahead of");
+	snprintf(phone, sizeof(phone), "the phone is %" PRId64 " s %s%" PRId64
+	    " %s", a, pm, d->error, d->estimate < 0 ? "slow" : "fast");
+	resync_hint(l, r, hint, sizeof(hint));
 	switch (d->verdict) {
 	case OTP_VERDICT_AGREE:
 		snprintf(out, size, "the clocks agree (%+" PRId64 " s %s%"
 		    PRId64 "): nothing to fix", d->estimate, pm, d->error);
 		break;
 	case OTP_VERDICT_SERVER:
-		snprintf(out, size, "%s the server's, and the server's clock "
-		    "is not synchronised: fix the server's clock (NTP)", where);
+		/* Which clock is wrong cannot be told: name both, the
+		 * server's first, as the one that may mislead the rest. */
+		snprintf(out, size, "%s; the server's clock is not "
+		    "synchronised either: check it first (NTP), then the "
+		    "phone's%s", phone, hint);
 		break;
 	case OTP_VERDICT_PHONE:
 		snprintf(out, size, "%s the server's, which is synchronised: "
-		    "fix the phone's clock (automatic date and time)", where);
+		    "fix the phone's clock (automatic date and time)%s", where,
+		    hint);
 		break;
 	case OTP_VERDICT_CLOCK:
 		snprintf(out, size, "%s the server's; whether the server's "
 		    "is synchronised is unknown: check it, else fix the "
-		    "phone's", where);
+		    "phone's%s", where, hint);
 		break;
 	case OTP_VERDICT_PARAMS:
 		snprintf(out, size, "no step near now gives these codes: fix "
@@ -320,7 +342,7 @@ pipe_loop(const struct live *l)
 {
 	char line[OTP_LINE_MAX] = "", code[OTP_CODE_MAX] = "", stamp[40];
 	char adm[256];
-	char verdict[400], sync_text[128];
+	char verdict[LINE_W * 2], sync_text[128];
 	struct otp_drift d;
 	struct reply r;
 	enum otp_sync sync;
@@ -402,14 +424,37 @@ pipe_loop(const struct live *l)
 /* ---- at a terminal: the live view ------------------------------------ */
 
 static struct termios saved;
-static int raw_on;
-static volatile sig_atomic_t got_sig, got_winch;
+static volatile sig_atomic_t raw_on, got_sig, got_winch;
+
+/* Signals whose default action ends the program, but for the faults
+ * below: taken only while ppoll() waits, so the view is never torn
+ * mid-frame and the restore runs outside a handler.  The real-time
+ * signals too (their default ends it as well). */
+static const int ending[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2,
+	SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ,
+#ifdef SIGIO
+	SIGIO,
+#endif
+#ifdef SIGPWR
+	SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+};
+/* Faults, which cannot wait: the terminal is restored in the handler
+ * (write(2) and tcsetattr(3) are async-signal-safe), then the default
+ * action runs. */
+static const int faults[] = {
+	SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGSYS, SIGTRAP,
+};
 
 /* The view's state. */
 static char hist[HIST_MAX][LINE_W];	/* answers, oldest first */
 static size_t nhist;
 static char status_line[LINE_W];
-static char verdict_line[LINE_W];
+static char verdict_line[LINE_W * 2];
 static char typed[OTP_DIGITS_MAX + 1];
 static size_t ntyped;
 static unsigned rows = 24, cols = 80;
@@ -428,6 +473,67 @@ on_winch(int sig)
 	(void)sig;
 	got_winch = 1;
 }
+
+static void term_restore(void);
+
+static void
+on_fault(int sig)
+{
+	term_restore();
+	(void)raise(sig);	/* SA_RESETHAND: the default action now */
+}
+
+/* Whether sig was ignored when we started (nohup's SIGHUP, a shell's
+ * SIGINT for a background job): it stays so. */
+static int
+ignored(int sig)
+{
+	struct sigaction cur;
+
+	return sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == SIG_IGN;
+}
+
+/* Into block: every ending signal but those ignored, and SIGWINCH. */
+static void
+signals_set(sigset_t *block)
+{
+	size_t j;
+	int sig;
+
+	sigemptyset(block);
+	for (j = 0; j < sizeof(ending) / sizeof(ending[0]); j++)
+		if (!ignored(ending[j]))
+			sigaddset(block, ending[j]);
+	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		if (!ignored(sig))
+			sigaddset(block, sig);
+	sigaddset(block, SIGWINCH);
+}
+
+/* Take each signal of block (blocked already) with on_signal, SIGWINCH
+ * with on_winch, and restore the terminal on a fault. */
+static void
+signals_take(const sigset_t *block)
+{
+	struct sigaction sa;
+	size_t j;
+	int sig;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_signal;
+	for (sig = 1; sig <= SIGRTMAX; sig++)
+		if (sig != SIGWINCH && sigismember(block, sig) == 1)
+			(void)sigaction(sig, &sa, NULL);
+	sa.sa_handler = on_winch;
+	(void)sigaction(SIGWINCH, &sa, NULL);
+	sa.sa_handler = on_fault;
+	sa.sa_flags = (int)SA_RESETHAND;
+	for (j = 0; j < sizeof(faults) / sizeof(faults[0]); j++)
+		if (!ignored(faults[j]))
+			(void)sigaction(faults[j], &sa, NULL);
+}
+
 
 static void
 put(const char *s, size_t n)
@@ -470,56 +576,83 @@ term_size(void)
 	}
 }
 
-/* Append one line of the view, cut at the terminal's width (a UTF-8
- * sequence counts once), then clear the rest of the row. */
 static void frame_raw(const char *s);
 
-static void __attribute__((format(printf, 1, 2)))
+/* Append one row to the frame: ind blanks, s[0..n), then clear the rest
+ * of the row. */
+static void
+row_put(unsigned ind, const char *s, size_t n)
+{
+	while (ind-- > 0 && flen + 8 < sizeof(frame))
+		frame[flen++] = ' ';
+	while (n-- > 0 && flen + 8 < sizeof(frame))
+		frame[flen++] = *s++;
+	frame_raw("\033[K\r\n");
+}
+
+/* Lay text out at the terminal's width, broken at blanks only: a word
+ * wider than a whole row is all that is ever cut.  Rows after the
+ * first start under ind columns of blanks (none on a terminal too
+ * narrow for that); a UTF-8 sequence takes one column.  With out, the
+ * rows are appended to the frame.  Returns how many rows it takes. */
+static unsigned
+wrap(const char *text, unsigned ind, int out)
+{
+	unsigned n = 0, w, room, pad;
+	size_t i = 0, j, brk;
+	int have;
+
+	if (cols <= 2 * ind)
+		ind = 0;
+	for (;;) {
+		/* Under the indent; a word too wide for that, at the left
+		 * edge. */
+		for (pad = n > 0 ? ind : 0;; pad = 0) {
+			room = cols - pad;
+			have = 0;
+			brk = i;
+			for (j = i, w = 0; text[j] != '\0'; j++) {
+				/* A blank after a word ends a piece that
+				 * fits. */
+				if (text[j] == ' ' && j > i &&
+				    text[j - 1] != ' ') {
+					brk = j;
+					have = 1;
+				}
+				if (((unsigned char)text[j] & 0xc0) != 0x80 &&
+				    ++w > room)
+					break;
+			}
+			if (text[j] == '\0' || have || pad == 0)
+				break;
+		}
+		if (text[j] == '\0' || !have)
+			brk = j;	/* the rest fits, or one long word */
+		if (out)
+			row_put(pad, text + i, brk - i);
+		n++;
+		for (i = brk; text[i] == ' '; i++)
+			;
+		if (text[i] == '\0')
+			return n;
+	}
+}
+
+/* One line of the view, wrapped (continued under the 7 columns of a
+ * label such as "Clock  "); the rows it took. */
+static unsigned __attribute__((format(printf, 1, 2)))
 vline(const char *fmt, ...)
 {
 	char buf[LINE_W * 2];
-	unsigned width = 0;
-	size_t i;
 	va_list ap;
+
+	unsigned n;
 
 	va_start(ap, fmt);
 	(void)vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	for (i = 0; buf[i] != '\0'; i++) {
-		if (((unsigned char)buf[i] & 0xc0) != 0x80 && ++width > cols)
-			break;
-		if (flen + 8 < sizeof(frame))
-			frame[flen++] = buf[i];
-	}
-	frame_raw("\033[K\r\n");
-}
-
-/* The rows text takes at the terminal's width, continued under an
- * indent; with out, appended to the frame. */
-static unsigned
-wrap(const char *text, int out)
-{
-	static const char indent[] = "               ";
-	unsigned width = cols > 2 * (sizeof(indent) - 1) ?
-	    cols - (unsigned)(sizeof(indent) - 1) : cols, n = 0, w;
-	char piece[LINE_W * 2];
-	size_t i = 0, j;
-
-	do {
-		j = 0;
-		if (n > 0 && width < cols)
-			j = (size_t)snprintf(piece, sizeof(piece), "%s", indent);
-		for (w = 0; text[i] != '\0' && j + 4 < sizeof(piece); i++) {
-			if (((unsigned char)text[i] & 0xc0) != 0x80 &&
-			    ++w > (n == 0 ? cols : width))
-				break;
-			piece[j++] = text[i];
-		}
-		piece[j] = '\0';
-		if (out)
-			vline("%s", piece);
-		n++;
-	} while (text[i] != '\0');
+	n = wrap(buf, 7, 1);
+	otp_wipe(buf, sizeof(buf));	/* a code row is a login */
 	return n;
 }
 
@@ -556,11 +689,10 @@ draw(const struct live *l, const char *pm)
 	char local[64], utc[40], sync_text[128], code[OTP_CODE_MAX], t[16];
 	char range[48], key[OTP_KEY_MAX * 2];
 	unsigned digits = l->digits != 0 ? l->digits : OTP_DEFAULT_DIGITS;
-	unsigned around = l->around, fixed;
-	char drift[LINE_W + 8];
+	unsigned around = l->around, top = 0, room, used, n;
+	char drift[LINE_W * 2 + 8];
 	uint64_t centre, c, left;
 	int64_t now, k;
-	unsigned room, used;
 	size_t i;
 	long ms;
 
@@ -571,27 +703,31 @@ draw(const struct live *l, const char *pm)
 	stamp_utc(now, utc, sizeof(utc));
 	(void)clock_sync(l, sync_text, sizeof(sync_text));
 	range_text(l, range, sizeof(range));
-	vline("otp-verify --interactive: type the phone's code, then Enter; "
-	    "q or Ctrl-D leaves");
-	vline("Local  %s   UTC  %s", local, utc);
-	vline("Clock  %s", sync_text);
-	vline("Token  %s: TOTP %s, %u digits, %" PRIu64 " s steps", l->source,
-	    otp_alg_name(l->u->alg), digits, l->u->period);
-	vline("Admits steps %s (%s)", range, l->rule);
-	fixed = 11 + (l->show_key ? 1 : 0);
+	top += vline("otp-verify --interactive: type the phone's code, then "
+	    "Enter; q or Ctrl-D leaves");
+	top += vline("Local  %s   UTC  %s", local, utc);
+	top += vline("Clock  %s", sync_text);
+	top += vline("Token  %s: TOTP %s, %u digits, %" PRIu64 " s steps",
+	    l->source, otp_alg_name(l->u->alg), digits, l->u->period);
+	top += vline("Admits steps %s (%s)", range, l->rule);
+	/* A screen others may see: the codes below are a login now. */
+	top += vline("Note   the codes shown log %s in now: keep this screen "
+	    "to yourself", l->user != NULL && *l->user != '\0' ? l->user :
+	    "the user");
 	if (l->show_key) {
 		if (otp_b32_encode(l->u->key.buf, l->u->key.len, key,
 		    sizeof(key), OTP_B32_NOPAD) < 0)
 			key[0] = '\0';
-		vline("Key    %s (Base32)", key);
+		top += vline("Key    %s (Base32)", key);
 		otp_wipe(key, sizeof(key));
 	}
-	vline("%s", "");
-	/* Fewer steps on a short terminal: the answers need a row or two. */
-	while (around > 0 && fixed + 2 * around + 1 + 2 > rows)
+	top += vline("%s", "");
+	/* Fewer steps on a short terminal: below them a blank row, two
+	 * answers, the status row and the prompt need room. */
+	while (around > 0 && top + 2 * around + 1 + 5 > rows)
 		around--;
 	if (otp_totp_counter(now, l->start, l->u->period, &centre) != 0) {
-		vline("       (the time is before the start time)");
+		top += vline("       (the time is before the start time)");
 	} else {
 		for (k = -(int64_t)around; k <= (int64_t)around; k++) {
 			if ((k < 0 && centre < (uint64_t)-k) ||
@@ -608,34 +744,39 @@ draw(const struct live *l, const char *pm)
 				    l->start) % (int64_t)l->u->period);
 				if (ms > 0 && left > 0)
 					left--;
-				vline("  * %+3" PRId64 "  %s  %s  %2" PRIu64
-				    " s left%s", k, t, code, left + (ms > 0),
-				    k >= l->lo && k <= l->hi ? "  admitted" :
-				    "");
+				top += vline("  * %+3" PRId64 "  %s  %s  %2"
+				    PRIu64 " s left%s", k, t, code, left +
+				    (ms > 0), k >= l->lo && k <= l->hi ?
+				    "  admitted" : "");
 			} else
-				vline("    %+3" PRId64 "  %s  %s%s", k, t, code,
-				    k >= l->lo && k <= l->hi ?
+				top += vline("    %+3" PRId64 "  %s  %s%s", k, t,
+				    code, k >= l->lo && k <= l->hi ?
 				    "             admitted" : "");
 			otp_wipe(code, sizeof(code));
 		}
 	}
-	vline("%s", "");
-	/* The newest answers that fit, each wrapped to the width. */
-	room = rows > fixed + 2 * around + 1 ? rows - fixed - 2 * around - 1 :
-	    0;
+	top += vline("%s", "");
+	/* The newest answers that fit under the verdict, the status row
+	 * and the prompt, each wrapped to the width. */
+	room = rows > top + 1 ? rows - top - 1 : 0;
+	if (status_line[0] != '\0') {
+		n = wrap(status_line, 7, 0);
+		room -= n < room ? n : room;
+	}
 	if (verdict_line[0] != '\0') {
 		snprintf(drift, sizeof(drift), "Drift  %s", verdict_line);
-		room -= room > 0 ? wrap(drift, 0) - 1 : 0;
+		n = wrap(drift, 7, 0);
+		room -= n < room ? n : room;
 	}
-	for (i = nhist, used = 0; i > 0 && used + wrap(hist[i - 1], 0) <=
+	for (i = nhist, used = 0; i > 0 && used + wrap(hist[i - 1], 15, 0) <=
 	    room; i--)
-		used += wrap(hist[i - 1], 0);
+		used += wrap(hist[i - 1], 15, 0);
 	for (; i < nhist; i++)
-		(void)wrap(hist[i], 1);
+		(void)wrap(hist[i], 15, 1);
 	if (verdict_line[0] != '\0')
-		(void)wrap(drift, 1);
+		(void)wrap(drift, 7, 1);
 	if (status_line[0] != '\0')
-		vline("%s", status_line);
+		(void)vline("%s", status_line);
 	frame_raw("\033[J");
 	snprintf(sync_text, sizeof(sync_text), "Code: %.*s", (int)ntyped,
 	    typed);
@@ -749,10 +890,8 @@ key(const struct live *l, const char *pm, unsigned char ch)
 static int
 tty_loop(const struct live *l)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	static const char enter[] = "\033[?1049h\033[2J";
 	const char *pm = plus_minus();
-	struct sigaction sa;
 	struct termios raw;
 	struct pollfd pfd;
 	struct timespec ts;
@@ -766,21 +905,11 @@ tty_loop(const struct live *l)
 	if (tcgetattr(STDIN_FILENO, &saved) != 0)
 		err(CLI_EXIT_ERR, "standard input");
 	cli_lock(typed, sizeof(typed));
-	/* Signals are taken only while ppoll() waits, so the view is never
-	 * torn mid-frame and the restore runs outside a handler. */
-	sigemptyset(&block);
-	for (j = 0; j < sizeof(sigs) / sizeof(sigs[0]); j++)
-		sigaddset(&block, sigs[j]);
-	sigaddset(&block, SIGWINCH);
+	/* Blocked before the handlers are set: none runs until ppoll(). */
+	signals_set(&block);
 	if (sigprocmask(SIG_BLOCK, &block, &old) != 0)
 		err(CLI_EXIT_ERR, "sigprocmask");
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on_signal;
-	for (j = 0; j < sizeof(sigs) / sizeof(sigs[0]); j++)
-		(void)sigaction(sigs[j], &sa, NULL);
-	sa.sa_handler = on_winch;
-	(void)sigaction(SIGWINCH, &sa, NULL);
+	signals_take(&block);
 	raw = saved;
 	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO | IEXTEN);
 	raw.c_iflag &= ~(tcflag_t)(IXON | ICRNL);

@@ -25,6 +25,9 @@ struct live {
 	int64_t		 lo, hi;	/* steps from now the verifier admits */
 	uint64_t	 window;	/* the window a diagnosis starts from */
 	const char	*source;	/* "the key" or the store, for the view */
+	const char	*url;		/* the store's URL (no password), for
+					 * the resync hint; NULL for a key */
+	const char	*user;		/* its user, or "" */
 	char		 rule[160];	/* where lo..hi comes from */
 	unsigned	 around;	/* steps shown either side of now */
 	int		 fake;		/* --now: a clock of our own */

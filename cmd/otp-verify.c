@@ -142,6 +142,8 @@ struct token {
 	int64_t		 lo, hi;		/* steps admitted (TOTP) */
 	char		 rule[160];		/* where lo..hi come from */
 	char		 source[PATH_MAX + 96];	/* for the view */
+	char		 url[PATH_MAX + 32];	/* the store's, no password */
+	char		 user[OTP_USERS_FIELD_MAX];	/* its user, or "" */
 };
 
 static unsigned store_caps(const struct verify *v);
@@ -1402,6 +1404,13 @@ store_token(const struct verify *v, struct token *t)
 	else
 		snprintf(t->source, sizeof(t->source), "%s:%s",
 		    sys_store_scheme(s), path);
+	/* For the resync hint: a database's path is its URL already. */
+	if (caps & SYS_STORE_SHARED)
+		snprintf(t->url, sizeof(t->url), "%s", path);
+	else
+		snprintf(t->url, sizeof(t->url), "%s:%s", sys_store_scheme(s),
+		    path);
+	snprintf(t->user, sizeof(t->user), "%s", user != NULL ? user : "");
 	otp_wipe(st, sizeof(*st));
 	free(st);
 	sys_store_close(s);
@@ -1472,6 +1481,8 @@ do_interactive(const struct verify *v, int argc, char *argv[])
 	if (l.window > OTP_DIAG_WINDOW_MAX)
 		l.window = OTP_DIAG_WINDOW_MAX;
 	l.source = t.source;
+	l.url = v->store != NULL ? t.url : NULL;
+	l.user = t.user;
 	snprintf(l.rule, sizeof(l.rule), "%s", t.rule);
 	l.around = v->have_around ? v->around : LIVE_AROUND_DEFAULT;
 	l.fake = v->o.have_now;

@@ -418,14 +418,34 @@ EOF
 	assert_line --partial "[pty] status=129 termios=same stty=same"
 }
 
+@test "terminal: every other signal that ends the program restores the terminal first" {
+	local sig num
+	# SIGQUIT and SIGABRT would dump a core.
+	ulimit -c 0
+	for sig in USR1 USR2 ALRM QUIT PIPE VTALRM XCPU RTMIN ABRT SEGV; do
+		num=$("$PY" -c "import signal; print(int(signal.SIG$sig))")
+		drive wait:"s left" send:"12" signal:"$sig" -- -i --totp \
+		    -N "@$NOW" "$RFC_HEX"
+		assert_success
+		assert_line --partial "[pty] status=$((128 + num)) termios=same stty=same"
+		# The alternate screen left, the cursor shown again.
+		[[ $output == *$'\e[?25h\e[?1049l'* ]] || {
+			echo "SIG$sig: the alternate screen was not left"
+			false
+		}
+	done
+}
+
 @test "terminal: a resize redraws at the new size" {
-	drive wait:"s left" mark resize:16x50 signal:WINCH \
-	    wait:$'otp-verify --interactive: type the phone\'s code, t\e[K' \
+	drive wait:"s left" mark resize:20x50 signal:WINCH \
+	    wait:$'otp-verify --interactive: type the phone\'s code,\e[K' \
 	    send:q -- -i --totp -N "@$NOW" "$RFC_HEX"
 	assert_success
-	# 50 columns: each line cut; 16 rows: fewer steps around now.
+	# 50 columns: each line wrapped at a blank; 20 rows: fewer steps
+	# around now.
 	local after=${output##*$'\e[2J'}
-	[[ $after != *" -3  "* && $after == *" -1  "* ]]
+	[[ $after == *$'code,\e[K\r\r\n       then Enter; q or Ctrl-D leaves\e[K'* ]]
+	[[ $after != *" -3  "* && $after == *" -2  "* ]]
 	# The modes as they were (stty -a shows the new size too).
 	assert_line --partial "[pty] status=0 termios=same"
 }
@@ -484,4 +504,125 @@ EOF
 	run grep -n 'finding_text' "$ROOT/cmd/otp-verify-live.h" \
 	    "$ROOT/cmd/otp-verify-live.c"
 	assert_failure 1
+}
+
+# frame_words COLS: the words of the last frame the view drew before it
+# left (standard input: what the terminal showed), one a line, but for
+# numbers and times, which tick; fails when a row is wider than COLS.
+frame_words() {
+	"$PY" -c '
+import re, sys
+cols = int(sys.argv[1])
+out = sys.stdin.read()
+frame = out[:out.rindex("\x1b[?1049l")]
+frame = frame[frame.rindex("\x1b[H") + 3:].split("\x1b[J")[0]
+bad = 0
+rows = re.split(r"\x1b\[K[\r\n]*", frame)
+for row in rows:
+    if len(row) > cols:
+        print("too wide: " + row)
+        bad = 1
+for w in sorted(set(" ".join(rows).split())):
+    if not re.fullmatch(r"[-+0-9:.()]+", w):
+        print(w)
+sys.exit(bad)
+' "$1"
+}
+
+@test "terminal: lines wrap at blanks, never inside a word, at any width" {
+	local cols wide
+	users_file
+	# A short name: a word wider than the terminal is cut, all else is
+	# not.
+	cd "$T"
+	# The words at a width where nothing wraps...
+	run "$PY" "$DRIVE" --size 100x400 wait:"Code: " send:"$(code 3)\r" \
+	    wait:refused mark send:"$(code 2)\r" wait:Drift send:q -- \
+	    "$OTP_BIN/otp-verify" -i -w 1 -N "@$NOW" --store oath:users \
+	    --user alice
+	assert_success
+	wide=$(frame_words 400 <<<"$output")
+	[[ $wide == *yourself* && $wide == *resync* ]]
+	# ...are the words at every narrower one: none cut in two.
+	for cols in 79 61 47 33 24; do
+		run "$PY" "$DRIVE" --size "100x$cols" wait:"Code: " \
+		    send:"$(code 3)\r" wait:refused mark send:"$(code 2)\r" \
+		    wait:Drift send:q -- "$OTP_BIN/otp-verify" -i -w 1 \
+		    -N "@$NOW" --store oath:users --user alice
+		assert_success
+		run frame_words "$cols" <<<"$output"
+		assert_success
+		assert_output "$wide"
+	done
+}
+
+# sync_env: in PRELOAD, what makes the kernel's word on the clock the
+# one SHIM_SYNC says (tests/shim/clocksync.c), after ASan's runtime
+# under make sanitize.
+sync_env() {
+	local so=$BATS_FILE_TMPDIR/clocksync.so asan=
+	[[ -f $so ]] || cc -shared -fPIC -O1 -o "$so" \
+	    "$BATS_TEST_DIRNAME/shim/clocksync.c" || fail "cannot build clocksync"
+	[[ ${OTP_SANITIZE:-0} != 1 ]] || asan="$(gcc -print-file-name=libasan.so) "
+	PRELOAD="$asan$so"
+	export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0
+}
+
+# slow_codes: the codes of a phone about 95 s slow, now and a step on.
+slow_codes() {
+	local now
+	now=$(date +%s)
+	oathtool --totp -N "@$((now - 95))" "$RFC_HEX"
+	oathtool --totp -N "@$((now - 65))" "$RFC_HEX"
+}
+
+@test "the server's clock not synchronised: the verdict names both clocks, the same at a terminal and from a pipe" {
+	local c pipe term
+	sync_env
+	c=$(slow_codes)
+	run --separate-stderr env LD_PRELOAD="$PRELOAD" SHIM_SYNC=no \
+	    "$OTP_BIN/otp-verify" -i --totp "$RFC_HEX" <<<"$c"
+	assert_success
+	assert_line --index 2 --regexp "^[-0-9T:Z]+ drift 2 -[0-9]+ [0-9]+ server the phone is [0-9]+ s \+-[0-9]+ slow; the server's clock is not synchronised either: check it first \(NTP\), then the phone's$"
+	pipe=$(sed -n '3s/^.* server //p' <<<"$output" | sed 's/[0-9]\+/N/g')
+	# Synchronised: the phone's clock it is.
+	run env LD_PRELOAD="$PRELOAD" SHIM_SYNC=yes "$OTP_BIN/otp-verify" -i \
+	    --totp "$RFC_HEX" <<<"$c"
+	assert_line --index 2 --regexp " phone the phone's clock is [0-9]+ s \+-[0-9]+ behind the server's, which is synchronised: fix the phone's clock"
+	# At a terminal: the same words, in the view and left on the screen.
+	mapfile -t c < <(slow_codes)
+	run "$PY" "$DRIVE" wait:"Code: " send:"${c[0]}\r" wait:"behind" \
+	    send:"${c[1]}\r" wait:"Drift" send:q -- env LD_PRELOAD="$PRELOAD" \
+	    SHIM_SYNC=no "$OTP_BIN/otp-verify" -i --totp "$RFC_HEX"
+	assert_success
+	assert_output --partial "Clock  NOT synchronised"
+	term=$(sed -n 's/^Drift  //p' <<<"${output##*$'\e[?1049l'}" | tr -d '\r' |
+	    sed -e 's/±/+-/' -e 's/[0-9]\+/N/g')
+	[ -n "$pipe" ]
+	[ "$term" = "$pipe" ]
+}
+
+@test "the view says its codes log the user in; a verdict points to otp-store resync when the server must learn the skew" {
+	users_file
+	drive wait:"Code: " send:q -- -i -N "@$NOW" --store "oath:$T/users" \
+	    --user alice
+	assert_success
+	assert_output --partial "Note   the codes shown log alice in now: keep this screen to yourself"
+	drive wait:"Code: " send:q -- -i --totp -N "@$NOW" "$RFC_HEX"
+	assert_output --partial "Note   the codes shown log the user in now"
+	# Codes beyond the window: the server can learn the skew.
+	run --separate-stderr otp-verify -i -w 1 -N "@$NOW" \
+	    --store "oath:$T/users" --user alice <<<"$(code 3)
+$(code 2)"
+	assert_success
+	assert_line --index 2 --partial "; if the phone's clock cannot be set, the server learns it: otp-store resync oath:$T/users alice CODE1 CODE2"
+	# Admitted, or a bare key with no store to resync: no such hint.
+	run otp-verify -i -N "@$NOW" --store "oath:$T/users" --user alice \
+	    <<<"$(code 3)
+$(code 2)"
+	assert_line --index 2 --partial "drift 2 +94 5 clock"
+	refute_output --partial resync
+	run otp-verify -i --totp -N "@$NOW" "$RFC_HEX" <<<"$(code 3)
+$(code 2)"
+	refute_output --partial resync
 }

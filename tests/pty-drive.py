@@ -54,6 +54,8 @@ def main():
     before, stty_before = termios.tcgetattr(slave), stty(slave)
     pid = os.fork()
     if pid == 0:
+        # As a shell starts it: Python ignores SIGPIPE, which exec keeps.
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
         os.setsid()
         fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
         for fd in (0, 1, 2):
