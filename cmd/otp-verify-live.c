@@ -36,6 +36,8 @@
 #define LINE_W		512
 #define DIAG_SHOWN	3		/* diagnoses shown per code */
 #define FRAME_MAX	(1 << 17)
+#define HOTP_REACH	10000		/* counters looked at either side of
+					 * the next one (as otp-store resync) */
 
 /* One code's answer. */
 struct reply {
@@ -45,6 +47,7 @@ struct reply {
 	uint64_t	counter;
 	int		admitted;
 	char		place[160];
+	char		hint[LINE_W];	/* what to do about it, or "" */
 	size_t		ndiag;
 	char		diag[DIAG_SHOWN][320];
 };
@@ -159,20 +162,66 @@ range_text(const struct live *l, char *out, size_t size)
 		    l->lo > 0 ? "+" : "", l->lo, l->hi > 0 ? "+" : "", l->hi);
 }
 
+static void diagnose(const struct live *l, const char *code, int64_t now,
+    struct reply *r);
+
+/* An HOTP code: its counter against the next one, within HOTP_REACH;
+ * past the window, how the server catches up with the token. */
+static void
+analyse_hotp(const struct live *l, const char *code, int64_t now,
+    struct reply *r)
+{
+	struct otp_match m = { 0, 0 };
+	uint64_t a;
+
+	if (otp_verify(&hm, code, l->digits, l->u->counter, HOTP_REACH,
+	    OTP_WINDOW_AROUND, &m) != 1) {
+		snprintf(r->place, sizeof(r->place), "no counter within %d of "
+		    "the next one gives it", HOTP_REACH);
+		diagnose(l, code, now, r);
+		return;
+	}
+	r->matched = 1;
+	r->offset = m.offset;
+	r->counter = m.counter;
+	r->admitted = m.offset >= l->lo && m.offset <= l->hi;
+	a = (uint64_t)(m.offset < 0 ? -m.offset : m.offset);
+	if (m.offset == 0)
+		snprintf(r->place, sizeof(r->place), "the next code (counter %"
+		    PRIu64 ")", m.counter);
+	else
+		snprintf(r->place, sizeof(r->place), "%" PRIu64 " counter%s "
+		    "%s (counter %" PRIu64 ")", a, a == 1 ? "" : "s",
+		    m.offset < 0 ? "behind" : "ahead", m.counter);
+	if (m.offset < 0)
+		snprintf(r->hint, sizeof(r->hint), "; used already, or a "
+		    "code the token showed before");
+	else if (m.offset > l->hi && l->url != NULL)
+		snprintf(r->hint, sizeof(r->hint), "; the token is ahead: "
+		    "the server catches up with two codes in a row: otp-store "
+		    "resync %s %s CODE1 CODE2", l->url, l->user != NULL &&
+		    *l->user != '\0' ? l->user : "USER");
+	else if (m.offset > l->hi)
+		snprintf(r->hint, sizeof(r->hint), "; the token is ahead: "
+		    "-c %" PRIu64 " checks the code after it", m.counter + 1);
+}
+
 /* Place code read at now: where it matches within a day, whether the
  * verifier admits it, and the diagnosis when nothing matches. */
 static void
 analyse(const struct live *l, const char *code, int64_t now,
     const char *pm, struct reply *r)
 {
-	struct otp_finding f[OTP_DIAG_MAX];
-	struct otp_diag_params p;
 	struct otp_match m = { 0, 0 };
 	uint64_t centre, day, secs;
-	int rc, n, i;
+	int rc, i;
 
 	memset(r, 0, sizeof(*r));
 	r->when = now;
+	if (l->u->type == OTP_TYPE_HOTP) {
+		analyse_hotp(l, code, now, r);
+		return;
+	}
 	if (otp_totp_counter(now, l->start, l->u->period, &centre) != 0) {
 		snprintf(r->place, sizeof(r->place), "the time is before the "
 		    "start time");
@@ -204,12 +253,26 @@ analyse(const struct live *l, const char *code, int64_t now,
 	}
 	snprintf(r->place, sizeof(r->place), "no step within a day of now "
 	    "gives it");
+	diagnose(l, code, now, r);
+}
+
+/* Which parameter mistake explains a code no step or counter near gives
+ * (up to DIAG_SHOWN of them). */
+static void
+diagnose(const struct live *l, const char *code, int64_t now,
+    struct reply *r)
+{
+	struct otp_finding f[OTP_DIAG_MAX];
+	struct otp_diag_params p;
+	int n, i;
+
 	memset(&p, 0, sizeof(p));
 	p.key = l->keytext;
 	p.enc = l->enc;
-	p.type = OTP_TYPE_TOTP;
+	p.type = l->u->type;
 	p.alg = l->u->alg;
 	p.digits = l->digits;
+	p.counter = l->u->counter;
 	p.step = l->u->period;
 	p.start = l->start;
 	p.now = now;
@@ -391,9 +454,9 @@ pipe_loop(const struct live *l)
 		otp_wipe(code, sizeof(code));
 		if (r.matched) {
 			admit_text(l, &r, adm, sizeof(adm));
-			printf("%s code %zu %s%" PRId64 " %s %s; %s\n", stamp,
-			    lineno, r.offset > 0 ? "+" : "", r.offset,
-			    r.admitted ? "yes" : "no", r.place, adm);
+			printf("%s code %zu %s%" PRId64 " %s %s; %s%s\n",
+			    stamp, lineno, r.offset > 0 ? "+" : "", r.offset,
+			    r.admitted ? "yes" : "no", r.place, adm, r.hint);
 		} else {
 			printf("%s code %zu none no %s", stamp, lineno,
 			    r.place);
@@ -404,8 +467,13 @@ pipe_loop(const struct live *l)
 				printf("; no common mistake explains it");
 			printf("\n");
 		}
-		v = drift_update(l, &r, sync, "+-", &d, verdict,
-		    sizeof(verdict));
+		/* HOTP: no clock to estimate. */
+		if (l->u->type == OTP_TYPE_HOTP) {
+			ncodes++;
+			v = OTP_VERDICT_NONE;
+		} else
+			v = drift_update(l, &r, sync, "+-", &d, verdict,
+			    sizeof(verdict));
 		if (v == OTP_VERDICT_PARAMS)
 			printf("%s drift %zu - - %s %s\n", stamp, lineno,
 			    verdict_word(v), verdict);
@@ -683,15 +751,38 @@ hist_add(const char *fmt, ...)
 	nhist++;
 }
 
+/* One TOTP step's row: its offset, local time and code, the seconds
+ * left in the current one, whether it is admitted; the rows taken. */
+static unsigned
+step_row(const struct live *l, int64_t now, long ms, int64_t k, uint64_t c,
+    const char *code)
+{
+	const char *adm = k >= l->lo && k <= l->hi ? "admitted" : "";
+	uint64_t left;
+	char t[16];
+
+	stamp_local(l->start + (int64_t)(c * l->u->period), 0, t, sizeof(t));
+	if (k != 0)
+		return vline("    %+3" PRId64 "  %s  %s%s%s", k, t, code,
+		    *adm != '\0' ? "             " : "", adm);
+	left = l->u->period - (uint64_t)((now - l->start) %
+	    (int64_t)l->u->period);
+	if (ms > 0 && left > 0)
+		left--;
+	return vline("  * %+3" PRId64 "  %s  %s  %2" PRIu64 " s left%s%s", k,
+	    t, code, left + (ms > 0), *adm != '\0' ? "  " : "", adm);
+}
+
 static void
 draw(const struct live *l, const char *pm)
 {
-	char local[64], utc[40], sync_text[128], code[OTP_CODE_MAX], t[16];
+	char local[64], utc[40], sync_text[128], code[OTP_CODE_MAX];
 	char range[48], key[OTP_KEY_MAX * 2];
 	unsigned digits = l->digits != 0 ? l->digits : OTP_DEFAULT_DIGITS;
 	unsigned around = l->around, top = 0, room, used, n;
+	int hotp = l->u->type == OTP_TYPE_HOTP;
 	char drift[LINE_W * 2 + 8];
-	uint64_t centre, c, left;
+	uint64_t centre = 0, c;
 	int64_t now, k;
 	size_t i;
 	long ms;
@@ -707,9 +798,17 @@ draw(const struct live *l, const char *pm)
 	    "Enter; q or Ctrl-D leaves");
 	top += vline("Local  %s   UTC  %s", local, utc);
 	top += vline("Clock  %s", sync_text);
-	top += vline("Token  %s: TOTP %s, %u digits, %" PRIu64 " s steps",
-	    l->source, otp_alg_name(l->u->alg), digits, l->u->period);
-	top += vline("Admits steps %s (%s)", range, l->rule);
+	if (hotp) {
+		top += vline("Token  %s: HOTP %s, %u digits, counter %" PRIu64
+		    " next", l->source, otp_alg_name(l->u->alg), digits,
+		    l->u->counter);
+		top += vline("Admits counters %s (%s)", range, l->rule);
+	} else {
+		top += vline("Token  %s: TOTP %s, %u digits, %" PRIu64
+		    " s steps", l->source, otp_alg_name(l->u->alg), digits,
+		    l->u->period);
+		top += vline("Admits steps %s (%s)", range, l->rule);
+	}
 	/* A screen others may see: the codes below are a login now. */
 	top += vline("Note   the codes shown log %s in now: keep this screen "
 	    "to yourself", l->user != NULL && *l->user != '\0' ? l->user :
@@ -726,7 +825,10 @@ draw(const struct live *l, const char *pm)
 	 * answers, the status row and the prompt need room. */
 	while (around > 0 && top + 2 * around + 1 + 5 > rows)
 		around--;
-	if (otp_totp_counter(now, l->start, l->u->period, &centre) != 0) {
+	if (hotp)
+		centre = l->u->counter;
+	if (!hotp && otp_totp_counter(now, l->start, l->u->period,
+	    &centre) != 0) {
 		top += vline("       (the time is before the start time)");
 	} else {
 		for (k = -(int64_t)around; k <= (int64_t)around; k++) {
@@ -737,21 +839,13 @@ draw(const struct live *l, const char *pm)
 			if (otp_code_decimal(otp_hotp_value(&hm, c), digits,
 			    code, sizeof(code)) != 0)
 				snprintf(code, sizeof(code), "?");
-			stamp_local(l->start + (int64_t)(c * l->u->period),
-			    0, t, sizeof(t));
-			if (k == 0) {
-				left = l->u->period - (uint64_t)((now -
-				    l->start) % (int64_t)l->u->period);
-				if (ms > 0 && left > 0)
-					left--;
-				top += vline("  * %+3" PRId64 "  %s  %s  %2"
-				    PRIu64 " s left%s", k, t, code, left +
-				    (ms > 0), k >= l->lo && k <= l->hi ?
-				    "  admitted" : "");
-			} else
-				top += vline("    %+3" PRId64 "  %s  %s%s", k, t,
-				    code, k >= l->lo && k <= l->hi ?
-				    "             admitted" : "");
+			if (hotp)
+				top += vline("  %s %+3" PRId64 "  counter %"
+				    PRIu64 "  %s%s%s", k == 0 ? "*" : " ", k,
+				    c, code, k == 0 ? "  next" : "", k >= l->lo
+				    && k <= l->hi ? "  admitted" : "");
+			else
+				top += step_row(l, now, ms, k, c, code);
 			otp_wipe(code, sizeof(code));
 		}
 	}
@@ -815,7 +909,8 @@ submit(const struct live *l, const char *pm)
 	stamp_local(now, 0, stamp, sizeof(stamp));
 	if (r.matched) {
 		admit_text(l, &r, adm, sizeof(adm));
-		hist_add("%3zu  %s  %s: %s", ncodes + 1, stamp, r.place, adm);
+		hist_add("%3zu  %s  %s: %s%s", ncodes + 1, stamp, r.place, adm,
+		    r.hint);
 	} else {
 		hist_add("%3zu  %s  %s", ncodes + 1, stamp, r.place);
 		for (i = 0; i < r.ndiag; i++)
@@ -825,8 +920,11 @@ submit(const struct live *l, const char *pm)
 			hist_add("               no common mistake explains "
 			    "it");
 	}
-	(void)drift_update(l, &r, sync, pm, &d, verdict_line,
-	    sizeof(verdict_line));
+	if (l->u->type == OTP_TYPE_HOTP)
+		ncodes++;
+	else
+		(void)drift_update(l, &r, sync, pm, &d, verdict_line,
+		    sizeof(verdict_line));
 }
 
 /* One byte typed; 1 when it asks to leave. */

@@ -203,11 +203,13 @@ usage(void)
 	    "code\n"
 	    "  -i, --interactive      the clock debugger: at a terminal the "
 	    "codes around now\n"
-	    "                         ticking, each code typed placed and "
-	    "explained; else\n"
-	    "                         one answer line per code read from "
-	    "standard input.\n"
-	    "                         Never writes the store\n"
+	    "                         ticking (HOTP: the counters around the "
+	    "next one), each\n"
+	    "                         code typed placed and explained; else "
+	    "one answer line\n"
+	    "                         per code read from standard input.  "
+	    "Never writes the\n"
+	    "                         store\n"
 	    "      --around=N         -i: the codes of N steps either side "
 	    "of now (default 3)\n"
 	    "      --show-key         -i: show the key (Base32) in the "
@@ -1384,12 +1386,20 @@ store_token(const struct verify *v, struct token *t)
 	t->enc = OTP_KEYENC_BASE32;
 	if ((caps & SYS_STORE_MANY) && !(caps & SYS_STORE_SHARED)) {
 		/* A users file's window is the verifier's (pam_oath's
-		 * window=, -w here), either side. */
+		 * window=, -w here), either side; HOTP: ahead only, from
+		 * the next counter. */
 		w = users_window(v);
-		t->lo = -(int64_t)w;
+		t->lo = st->mode == OTP_STATE_HOTP ? 0 : -(int64_t)w;
 		t->hi = w;
 		snprintf(t->rule, sizeof(t->rule), "the users file's window "
 		    "%u%s", w, v->o.have_window ? " (-w)" : "");
+	} else if (st->mode == OTP_STATE_HOTP) {
+		/* As the state file engine: WINDOW_SIZE counters from
+		 * HOTP_COUNTER on. */
+		t->lo = 0;
+		t->hi = st->window > 0 ? (int64_t)st->window - 1 : 0;
+		snprintf(t->rule, sizeof(t->rule), "WINDOW_SIZE %u",
+		    st->window);
 	} else {
 		/* As the state file engine: WINDOW_SIZE codes around the
 		 * step now plus TIME_SKEW. */
@@ -1432,7 +1442,8 @@ key_token(const struct verify *v, const char *arg, struct token *t)
 	check_combination(v, &t->u);
 	t->enc = v->o.enc;
 	t->digits = digits_in_force(v, &t->u);
-	t->lo = -(int64_t)v->o.window;
+	/* HOTP: counters c..c+N, as a check; TOTP: steps either side. */
+	t->lo = t->u.type == OTP_TYPE_HOTP ? 0 : -(int64_t)v->o.window;
 	t->hi = (int64_t)v->o.window;
 	snprintf(t->rule, sizeof(t->rule), "-w %" PRIu64 "%s", v->o.window,
 	    v->o.have_window ? "" : ", the default");
@@ -1462,11 +1473,10 @@ do_interactive(const struct verify *v, int argc, char *argv[])
 			    "@FILE");
 		key_token(v, argv[0], &t);
 	}
-	if (t.u.type != OTP_TYPE_TOTP || t.u.steam) {
+	if (t.u.steam) {
 		otp_wipe(&t, sizeof(t));
-		errx(CLI_EXIT_ERR, "--interactive debugs TOTP codes%s",
-		    v->store != NULL ? "; this token is HOTP (try "
-		    "--find-skew)" : "; give --totp, or a totp URI");
+		errx(CLI_EXIT_ERR, "--interactive debugs TOTP and HOTP codes, "
+		    "not Steam Guard ones");
 	}
 	(void)centre_of(v, &t.u);	/* refuses --now before --start-time */
 	memset(&l, 0, sizeof(l));

@@ -231,11 +231,7 @@ $(code 6)"
 	cmp "$T/users" "$T/users.before"
 	[ "$(ls -A "$T" | grep -v '^separate-stderr' | tr '\n' ' ')" = \
 	    "users users.before " ]
-	# An HOTP line is not for the clock debugger; an unknown user.
-	run --separate-stderr otp-verify -i --usersfile "$T/users" --user bob \
-	    </dev/null
-	assert_failure 2
-	[[ $stderr == *"debugs TOTP codes; this token is HOTP"* ]]
+	# An unknown user.
 	run --separate-stderr otp-verify -i --usersfile "$T/users" --user carol \
 	    </dev/null
 	assert_failure 2
@@ -318,7 +314,6 @@ $(code 0)"
 		[ -n "$stderr" ]
 		[[ $stderr != *"$RFC_HEX"* && $stderr != *"$RFC_B32"* ]]
 	done <<EOF
--i $RFC_HEX
 -i --totp -
 -i --totp @-
 -i --totp $RFC_HEX 123456
@@ -625,4 +620,70 @@ $(code 2)"
 	run otp-verify -i --totp -N "@$NOW" "$RFC_HEX" <<<"$(code 3)
 $(code 2)"
 	refute_output --partial resync
+}
+
+# hotp N: RFC 4226's code of counter N.
+hotp() {
+	oathtool -c "$1" "$RFC_HEX"
+}
+
+@test "HOTP: each code placed by counter against the next one, with what to do when the token is ahead or behind" {
+	run --separate-stderr otp-verify -i -c 1 -w 2 "$RFC_HEX" <<<"$(hotp 0)
+$(hotp 1)
+$(hotp 3)
+$(hotp 4)"
+	assert_success
+	assert_equal "${#lines[@]}" 4
+	assert_line --index 0 --regexp ' code 1 -1 no 1 counter behind \(counter 0\); refused \(window 0\.\.\+2: -w 2\); used already, or a code the token showed before$'
+	assert_line --index 1 --regexp ' code 2 0 yes the next code \(counter 1\); admitted \(window 0\.\.\+2: -w 2\)$'
+	assert_line --index 2 --regexp ' code 3 \+2 yes 2 counters ahead \(counter 3\); admitted'
+	assert_line --index 3 --regexp ' code 4 \+3 no 3 counters ahead \(counter 4\); refused \(window 0\.\.\+2: -w 2\); the token is ahead: -c 5 checks the code after it$'
+	# No clock: no drift line.
+	refute_output --partial drift
+	# A state file's HOTP_COUNTER and WINDOW_SIZE; ahead, the store
+	# catches up by otp-store resync.  The file is left as it was.
+	printf '%s\n' "$RFC_B32" '" HOTP_COUNTER 2' '" WINDOW_SIZE 3' > "$T/ga"
+	chmod 600 "$T/ga"
+	cp -p "$T/ga" "$T/ga.before"
+	run --separate-stderr otp-verify -i -N "@$NOW" --state "$T/ga" <<<"$(hotp 2)
+$(hotp 7)
+$(otp-gen --totp -N "@$NOW" "$RFC_HEX")"
+	assert_success
+	assert_line --index 0 --partial "code 1 0 yes the next code (counter 2); admitted (window 0..+2: WINDOW_SIZE 3)"
+	assert_line --index 1 --partial "code 2 +5 no 5 counters ahead (counter 7); refused (window 0..+2: WINDOW_SIZE 3); the token is ahead: the server catches up with two codes in a row: otp-store resync ga:$T/ga USER CODE1 CODE2"
+	# Far from every counter: the diagnosis says what it is.
+	assert_line --index 2 --partial "code 3 none no no counter within 10000 of the next one gives it; diagnosis: TOTP, not HOTP"
+	cmp "$T/ga" "$T/ga.before"
+}
+
+@test "HOTP at a terminal: the counters around the next one, a typed code placed" {
+	drive wait:"Code: " send:"$(hotp 6)\r" wait:"counters ahead" send:q -- \
+	    -i --around=2 -c 4 -w 1 "$RFC_HEX"
+	assert_success
+	assert_output --partial "Token  the key: HOTP SHA1, 6 digits, counter 4 next"
+	assert_output --partial "Admits counters 0..+1 (-w 1)"
+	assert_output --partial "    -2  counter 2  $(hotp 2)"
+	assert_output --partial "  *  +0  counter 4  $(hotp 4)  next  admitted"
+	assert_output --partial "    +1  counter 5  $(hotp 5)  admitted"
+	assert_output --partial "    +2  counter 6  $(hotp 6)"
+	refute_output --partial "counter 7"
+	assert_output --partial "2 counters ahead (counter 6): refused (window 0..+1: -w 1); the token is ahead: -c 7 checks the code after it"
+	assert_line --partial "[pty] status=0 termios=same stty=same"
+}
+
+@test "man page: the HOTP pipe example prints what the page shows" {
+	local want
+	# The lines of the example after it: stamped, in counters.
+	want=$(sed -n '/^2009.* code [0-9] .* (counter [0-9])/s/^[^ ]* //p' \
+	    "$ROOT/man/otp-verify.1")
+	[ "$(wc -l <<<"$want")" -eq 3 ]
+	run otp-verify -i -c 1 -w 2 3132333435363738393031323334353637383930 \
+	    <<<'755224
+969429
+338314'
+	assert_success
+	assert_output --regexp '^[0-9]{4}-'
+	[ "$(sed 's/^[^ ]* //' <<<"$output")" = "$want" ]
+	run otp-verify --help
+	assert_output --partial "(HOTP: the counters around the"
 }
