@@ -803,6 +803,17 @@ users_window(const struct verify *v)
 
 /* ---- --store: a code against a store (ga:, oath:, otpw:) ------------ */
 
+/* After an owner refusal's reason: what allows the file, or "". */
+static const char *
+owner_option(int rc)
+{
+	if (rc == OTP_ESTATEOWNER)
+		return "; --no-strict-owner allows it";
+	if (rc == OTP_EOTPWOWNER)
+		return "; only its owner or root may use it";
+	return "";
+}
+
 /* A store that cannot be used, in the words of the option that named it:
  * errno's text for I/O, the line and option of a malformed file, never a
  * byte of it. */
@@ -820,9 +831,7 @@ store_fault(struct sys_login *l, const char *path, int rc)
 		if (*sys_login_reason(l) != '\0')
 			errx(CLI_EXIT_ERR, "%s: %s: %s%s", path,
 			    otp_strerror(rc), sys_login_reason(l),
-			    rc == OTP_ESTATEOWNER ? "; --no-strict-owner "
-			    "allows it" : rc == OTP_EOTPWOWNER ? "; only its "
-			    "owner or root may use it" : "");
+			    owner_option(rc));
 	}
 	if (rc == OTP_EIO || rc == OTP_ELOCK)
 		err(CLI_EXIT_ERR, "%s", path);
@@ -1250,8 +1259,8 @@ radius_check(const struct verify *v, const char *user, char *code,
 		    otp_strerror(rc), opt != NULL ? ": \" " : "",
 		    opt != NULL ? opt : "");
 	if (rc != 0 && *reason != '\0')
-		radius_fail(0, "%s: %s: %s: %s", user, path, otp_strerror(rc),
-		    reason);
+		radius_fail(0, "%s: %s: %s: %s%s", user, path, otp_strerror(rc),
+		    reason, owner_option(rc));
 	if (rc != 0)
 		radius_fail(0, "%s: %s: %s", user, path, otp_strerror(rc));
 	if (r.accepted && !r.recorded && r.changed && !v->dry_run)

@@ -488,3 +488,14 @@ OUT
 	grep -q -- 'radius' <(grep -- 'usersfile' "$ROOT/completions/zsh/_otp-verify")
 	grep -q -- 'radius' <(grep -- 'usersfile' "$ROOT/completions/fish/otp-verify.fish")
 }
+
+@test "--radius: a state file of another owner is refused, both owners and the option named" {
+	[ "$(id -u)" = 0 ] || skip "needs root to make a file of another user's"
+	enrol alice '" TOTP_AUTH'
+	chown nobody "$S/alice"
+	req alice 287082
+	assert_failure 2
+	assert_line --index 1 "Module-Failure-Message := \"alice: $S/alice: state file has the wrong owner: owned by nobody (uid $(id -u nobody)), not root (uid 0); --no-strict-owner allows it\""
+	req alice 287082 --no-strict-owner
+	assert_success
+}
