@@ -36,6 +36,8 @@
 #define LINE_W		512
 #define DIAG_SHOWN	3		/* diagnoses shown per code */
 #define FRAME_MAX	(1 << 17)
+#define HOTP_REACH	10000		/* counters looked at either side of
+					 * the next one (as otp-store resync) */
 
 /* One code's answer. */
 struct reply {
@@ -45,6 +47,7 @@ struct reply {
 	uint64_t	counter;
 	int		admitted;
 	char		place[160];
+	char		hint[LINE_W];	/* what to do about it, or "" */
 	size_t		ndiag;
 	char		diag[DIAG_SHOWN][320];
 };
@@ -159,20 +162,66 @@ range_text(const struct live *l, char *out, size_t size)
 		    l->lo > 0 ? "+" : "", l->lo, l->hi > 0 ? "+" : "", l->hi);
 }
 
+static void diagnose(const struct live *l, const char *code, int64_t now,
+    struct reply *r);
+
+/* An HOTP code: its counter against the next one, within HOTP_REACH;
+ * past the window, how the server catches up with the token. */
+static void
+analyse_hotp(const struct live *l, const char *code, int64_t now,
+    struct reply *r)
+{
+	struct otp_match m = { 0, 0 };
+	uint64_t a;
+
+	if (otp_verify(&hm, code, l->digits, l->u->counter, HOTP_REACH,
+	    OTP_WINDOW_AROUND, &m) != 1) {
+		snprintf(r->place, sizeof(r->place), "no counter within %d of "
+		    "the next one gives it", HOTP_REACH);
+		diagnose(l, code, now, r);
+		return;
+	}
+	r->matched = 1;
+	r->offset = m.offset;
+	r->counter = m.counter;
+	r->admitted = m.offset >= l->lo && m.offset <= l->hi;
+	a = (uint64_t)(m.offset < 0 ? -m.offset : m.offset);
+	if (m.offset == 0)
+		snprintf(r->place, sizeof(r->place), "the next code (counter %"
+		    PRIu64 ")", m.counter);
+	else
+		snprintf(r->place, sizeof(r->place), "%" PRIu64 " counter%s "
+		    "%s (counter %" PRIu64 ")", a, a == 1 ? "" : "s",
+		    m.offset < 0 ? "behind" : "ahead", m.counter);
+	if (m.offset < 0)
+		snprintf(r->hint, sizeof(r->hint), "; used already, or a "
+		    "code the token showed before");
+	else if (m.offset > l->hi && l->url != NULL)
+		snprintf(r->hint, sizeof(r->hint), "; the token is ahead: "
+		    "the server catches up with two codes in a row: otp-store "
+		    "resync %s %s CODE1 CODE2", l->url, l->user != NULL &&
+		    *l->user != '\0' ? l->user : "USER");
+	else if (m.offset > l->hi)
+		snprintf(r->hint, sizeof(r->hint), "; the token is ahead: "
+		    "-c %" PRIu64 " checks the code after it", m.counter + 1);
+}
+
 /* Place code read at now: where it matches within a day, whether the
  * verifier admits it, and the diagnosis when nothing matches. */
 static void
 analyse(const struct live *l, const char *code, int64_t now,
     const char *pm, struct reply *r)
 {
-	struct otp_finding f[OTP_DIAG_MAX];
-	struct otp_diag_params p;
 	struct otp_match m = { 0, 0 };
 	uint64_t centre, day, secs;
-	int rc, n, i;
+	int rc, i;
 
 	memset(r, 0, sizeof(*r));
 	r->when = now;
+	if (l->u->type == OTP_TYPE_HOTP) {
+		analyse_hotp(l, code, now, r);
+		return;
+	}
 	if (otp_totp_counter(now, l->start, l->u->period, &centre) != 0) {
 		snprintf(r->place, sizeof(r->place), "the time is before the "
 		    "start time");
@@ -204,19 +253,33 @@ analyse(const struct live *l, const char *code, int64_t now,
 	}
 	snprintf(r->place, sizeof(r->place), "no step within a day of now "
 	    "gives it");
+	diagnose(l, code, now, r);
+}
+
+/* Which parameter mistake explains a code no step or counter near gives
+ * (up to DIAG_SHOWN of them). */
+static void
+diagnose(const struct live *l, const char *code, int64_t now,
+    struct reply *r)
+{
+	struct otp_finding f[OTP_DIAG_MAX];
+	struct otp_diag_params p;
+	int n, i;
+
 	memset(&p, 0, sizeof(p));
 	p.key = l->keytext;
 	p.enc = l->enc;
-	p.type = OTP_TYPE_TOTP;
+	p.type = l->u->type;
 	p.alg = l->u->alg;
 	p.digits = l->digits;
+	p.counter = l->u->counter;
 	p.step = l->u->period;
 	p.start = l->start;
 	p.now = now;
 	p.window = l->window;
 	n = otp_diagnose(&p, code, f, OTP_DIAG_MAX);
 	for (i = 0; i < n && (size_t)i < DIAG_SHOWN; i++)
-		(void)finding_text(&p, &f[i], strlen(code), r->diag[i],
+		(void)otp_diag_text(&p, &f[i], strlen(code), r->diag[i],
 		    sizeof(r->diag[i]));
 	r->ndiag = n > 0 ? (size_t)(n < DIAG_SHOWN ? n : DIAG_SHOWN) : 0;
 }
@@ -232,12 +295,27 @@ admit_text(const struct live *l, const struct reply *r, char *out,
 	    "refused", range, l->rule);
 }
 
+/* The server-side fix, when the phone's clock is off by more than the
+ * verifier admits and cannot be set (a hardware token): the store
+ * learns the skew from codes in a row.  "" for a bare key. */
+static void
+resync_hint(const struct live *l, const struct reply *r, char *out,
+    size_t size)
+{
+	out[0] = '\0';
+	if (l->url == NULL || !r->matched || r->admitted)
+		return;
+	snprintf(out, size, "; if the phone's clock cannot be set, the "
+	    "server learns it: otp-store resync %s %s CODE1 CODE2", l->url,
+	    l->user != NULL && *l->user != '\0' ? l->user : "USER");
+}
+
 /* Record r for the estimate; the verdict in words into out, or "". */
 static enum otp_verdict
 drift_update(const struct live *l, const struct reply *r, enum otp_sync sync,
     const char *pm, struct otp_drift *d, char *out, size_t size)
 {
-	char where[64];
+	char where[64], phone[64], hint[LINE_W];
 	int64_t a;
 
 	if (nobs == OTP_DRIFT_MAX) {
@@ -257,23 +335,30 @@ drift_update(const struct live *l, const struct reply *r, enum otp_sync sync,
 	snprintf(where, sizeof(where), "the phone's clock is %" PRId64 " s %s%"
 	    PRId64 " %s", a, pm, d->error, d->estimate < 0 ? "behind" :
 	    "ahead of");
+	snprintf(phone, sizeof(phone), "the phone is %" PRId64 " s %s%" PRId64
+	    " %s", a, pm, d->error, d->estimate < 0 ? "slow" : "fast");
+	resync_hint(l, r, hint, sizeof(hint));
 	switch (d->verdict) {
 	case OTP_VERDICT_AGREE:
 		snprintf(out, size, "the clocks agree (%+" PRId64 " s %s%"
 		    PRId64 "): nothing to fix", d->estimate, pm, d->error);
 		break;
 	case OTP_VERDICT_SERVER:
-		snprintf(out, size, "%s the server's, and the server's clock "
-		    "is not synchronised: fix the server's clock (NTP)", where);
+		/* Which clock is wrong cannot be told: name both, the
+		 * server's first, as the one that may mislead the rest. */
+		snprintf(out, size, "%s; the server's clock is not "
+		    "synchronised either: check it first (NTP), then the "
+		    "phone's%s", phone, hint);
 		break;
 	case OTP_VERDICT_PHONE:
 		snprintf(out, size, "%s the server's, which is synchronised: "
-		    "fix the phone's clock (automatic date and time)", where);
+		    "fix the phone's clock (automatic date and time)%s", where,
+		    hint);
 		break;
 	case OTP_VERDICT_CLOCK:
 		snprintf(out, size, "%s the server's; whether the server's "
 		    "is synchronised is unknown: check it, else fix the "
-		    "phone's", where);
+		    "phone's%s", where, hint);
 		break;
 	case OTP_VERDICT_PARAMS:
 		snprintf(out, size, "no step near now gives these codes: fix "
@@ -320,7 +405,7 @@ pipe_loop(const struct live *l)
 {
 	char line[OTP_LINE_MAX] = "", code[OTP_CODE_MAX] = "", stamp[40];
 	char adm[256];
-	char verdict[400], sync_text[128];
+	char verdict[LINE_W * 2], sync_text[128];
 	struct otp_drift d;
 	struct reply r;
 	enum otp_sync sync;
@@ -369,9 +454,9 @@ pipe_loop(const struct live *l)
 		otp_wipe(code, sizeof(code));
 		if (r.matched) {
 			admit_text(l, &r, adm, sizeof(adm));
-			printf("%s code %zu %s%" PRId64 " %s %s; %s\n", stamp,
-			    lineno, r.offset > 0 ? "+" : "", r.offset,
-			    r.admitted ? "yes" : "no", r.place, adm);
+			printf("%s code %zu %s%" PRId64 " %s %s; %s%s\n",
+			    stamp, lineno, r.offset > 0 ? "+" : "", r.offset,
+			    r.admitted ? "yes" : "no", r.place, adm, r.hint);
 		} else {
 			printf("%s code %zu none no %s", stamp, lineno,
 			    r.place);
@@ -382,8 +467,13 @@ pipe_loop(const struct live *l)
 				printf("; no common mistake explains it");
 			printf("\n");
 		}
-		v = drift_update(l, &r, sync, "+-", &d, verdict,
-		    sizeof(verdict));
+		/* HOTP: no clock to estimate. */
+		if (l->u->type == OTP_TYPE_HOTP) {
+			ncodes++;
+			v = OTP_VERDICT_NONE;
+		} else
+			v = drift_update(l, &r, sync, "+-", &d, verdict,
+			    sizeof(verdict));
 		if (v == OTP_VERDICT_PARAMS)
 			printf("%s drift %zu - - %s %s\n", stamp, lineno,
 			    verdict_word(v), verdict);
@@ -402,14 +492,37 @@ pipe_loop(const struct live *l)
 /* ---- at a terminal: the live view ------------------------------------ */
 
 static struct termios saved;
-static int raw_on;
-static volatile sig_atomic_t got_sig, got_winch;
+static volatile sig_atomic_t raw_on, got_sig, got_winch;
+
+/* Signals whose default action ends the program, but for the faults
+ * below: taken only while ppoll() waits, so the view is never torn
+ * mid-frame and the restore runs outside a handler.  The real-time
+ * signals too (their default ends it as well). */
+static const int ending[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2,
+	SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ,
+#ifdef SIGIO
+	SIGIO,
+#endif
+#ifdef SIGPWR
+	SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+};
+/* Faults, which cannot wait: the terminal is restored in the handler
+ * (write(2) and tcsetattr(3) are async-signal-safe), then the default
+ * action runs. */
+static const int faults[] = {
+	SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGSYS, SIGTRAP,
+};
 
 /* The view's state. */
 static char hist[HIST_MAX][LINE_W];	/* answers, oldest first */
 static size_t nhist;
 static char status_line[LINE_W];
-static char verdict_line[LINE_W];
+static char verdict_line[LINE_W * 2];
 static char typed[OTP_DIGITS_MAX + 1];
 static size_t ntyped;
 static unsigned rows = 24, cols = 80;
@@ -428,6 +541,67 @@ on_winch(int sig)
 	(void)sig;
 	got_winch = 1;
 }
+
+static void term_restore(void);
+
+static void
+on_fault(int sig)
+{
+	term_restore();
+	(void)raise(sig);	/* SA_RESETHAND: the default action now */
+}
+
+/* Whether sig was ignored when we started (nohup's SIGHUP, a shell's
+ * SIGINT for a background job): it stays so. */
+static int
+ignored(int sig)
+{
+	struct sigaction cur;
+
+	return sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == SIG_IGN;
+}
+
+/* Into block: every ending signal but those ignored, and SIGWINCH. */
+static void
+signals_set(sigset_t *block)
+{
+	size_t j;
+	int sig;
+
+	sigemptyset(block);
+	for (j = 0; j < sizeof(ending) / sizeof(ending[0]); j++)
+		if (!ignored(ending[j]))
+			sigaddset(block, ending[j]);
+	for (sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		if (!ignored(sig))
+			sigaddset(block, sig);
+	sigaddset(block, SIGWINCH);
+}
+
+/* Take each signal of block (blocked already) with on_signal, SIGWINCH
+ * with on_winch, and restore the terminal on a fault. */
+static void
+signals_take(const sigset_t *block)
+{
+	struct sigaction sa;
+	size_t j;
+	int sig;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_signal;
+	for (sig = 1; sig <= SIGRTMAX; sig++)
+		if (sig != SIGWINCH && sigismember(block, sig) == 1)
+			(void)sigaction(sig, &sa, NULL);
+	sa.sa_handler = on_winch;
+	(void)sigaction(SIGWINCH, &sa, NULL);
+	sa.sa_handler = on_fault;
+	sa.sa_flags = (int)SA_RESETHAND;
+	for (j = 0; j < sizeof(faults) / sizeof(faults[0]); j++)
+		if (!ignored(faults[j]))
+			(void)sigaction(faults[j], &sa, NULL);
+}
+
 
 static void
 put(const char *s, size_t n)
@@ -470,56 +644,83 @@ term_size(void)
 	}
 }
 
-/* Append one line of the view, cut at the terminal's width (a UTF-8
- * sequence counts once), then clear the rest of the row. */
 static void frame_raw(const char *s);
 
-static void __attribute__((format(printf, 1, 2)))
+/* Append one row to the frame: ind blanks, s[0..n), then clear the rest
+ * of the row. */
+static void
+row_put(unsigned ind, const char *s, size_t n)
+{
+	while (ind-- > 0 && flen + 8 < sizeof(frame))
+		frame[flen++] = ' ';
+	while (n-- > 0 && flen + 8 < sizeof(frame))
+		frame[flen++] = *s++;
+	frame_raw("\033[K\r\n");
+}
+
+/* Lay text out at the terminal's width, broken at blanks only: a word
+ * wider than a whole row is all that is ever cut.  Rows after the
+ * first start under ind columns of blanks (none on a terminal too
+ * narrow for that); a UTF-8 sequence takes one column.  With out, the
+ * rows are appended to the frame.  Returns how many rows it takes. */
+static unsigned
+wrap(const char *text, unsigned ind, int out)
+{
+	unsigned n = 0, w, room, pad;
+	size_t i = 0, j, brk;
+	int have;
+
+	if (cols <= 2 * ind)
+		ind = 0;
+	for (;;) {
+		/* Under the indent; a word too wide for that, at the left
+		 * edge. */
+		for (pad = n > 0 ? ind : 0;; pad = 0) {
+			room = cols - pad;
+			have = 0;
+			brk = i;
+			for (j = i, w = 0; text[j] != '\0'; j++) {
+				/* A blank after a word ends a piece that
+				 * fits. */
+				if (text[j] == ' ' && j > i &&
+				    text[j - 1] != ' ') {
+					brk = j;
+					have = 1;
+				}
+				if (((unsigned char)text[j] & 0xc0) != 0x80 &&
+				    ++w > room)
+					break;
+			}
+			if (text[j] == '\0' || have || pad == 0)
+				break;
+		}
+		if (text[j] == '\0' || !have)
+			brk = j;	/* the rest fits, or one long word */
+		if (out)
+			row_put(pad, text + i, brk - i);
+		n++;
+		for (i = brk; text[i] == ' '; i++)
+			;
+		if (text[i] == '\0')
+			return n;
+	}
+}
+
+/* One line of the view, wrapped (continued under the 7 columns of a
+ * label such as "Clock  "); the rows it took. */
+static unsigned __attribute__((format(printf, 1, 2)))
 vline(const char *fmt, ...)
 {
 	char buf[LINE_W * 2];
-	unsigned width = 0;
-	size_t i;
 	va_list ap;
+
+	unsigned n;
 
 	va_start(ap, fmt);
 	(void)vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	for (i = 0; buf[i] != '\0'; i++) {
-		if (((unsigned char)buf[i] & 0xc0) != 0x80 && ++width > cols)
-			break;
-		if (flen + 8 < sizeof(frame))
-			frame[flen++] = buf[i];
-	}
-	frame_raw("\033[K\r\n");
-}
-
-/* The rows text takes at the terminal's width, continued under an
- * indent; with out, appended to the frame. */
-static unsigned
-wrap(const char *text, int out)
-{
-	static const char indent[] = "               ";
-	unsigned width = cols > 2 * (sizeof(indent) - 1) ?
-	    cols - (unsigned)(sizeof(indent) - 1) : cols, n = 0, w;
-	char piece[LINE_W * 2];
-	size_t i = 0, j;
-
-	do {
-		j = 0;
-		if (n > 0 && width < cols)
-			j = (size_t)snprintf(piece, sizeof(piece), "%s", indent);
-		for (w = 0; text[i] != '\0' && j + 4 < sizeof(piece); i++) {
-			if (((unsigned char)text[i] & 0xc0) != 0x80 &&
-			    ++w > (n == 0 ? cols : width))
-				break;
-			piece[j++] = text[i];
-		}
-		piece[j] = '\0';
-		if (out)
-			vline("%s", piece);
-		n++;
-	} while (text[i] != '\0');
+	n = wrap(buf, 7, 1);
+	otp_wipe(buf, sizeof(buf));	/* a code row is a login */
 	return n;
 }
 
@@ -550,17 +751,39 @@ hist_add(const char *fmt, ...)
 	nhist++;
 }
 
+/* One TOTP step's row: its offset, local time and code, the seconds
+ * left in the current one, whether it is admitted; the rows taken. */
+static unsigned
+step_row(const struct live *l, int64_t now, long ms, int64_t k, uint64_t c,
+    const char *code)
+{
+	const char *adm = k >= l->lo && k <= l->hi ? "admitted" : "";
+	uint64_t left;
+	char t[16];
+
+	stamp_local(l->start + (int64_t)(c * l->u->period), 0, t, sizeof(t));
+	if (k != 0)
+		return vline("    %+3" PRId64 "  %s  %s%s%s", k, t, code,
+		    *adm != '\0' ? "             " : "", adm);
+	left = l->u->period - (uint64_t)((now - l->start) %
+	    (int64_t)l->u->period);
+	if (ms > 0 && left > 0)
+		left--;
+	return vline("  * %+3" PRId64 "  %s  %s  %2" PRIu64 " s left%s%s", k,
+	    t, code, left + (ms > 0), *adm != '\0' ? "  " : "", adm);
+}
+
 static void
 draw(const struct live *l, const char *pm)
 {
-	char local[64], utc[40], sync_text[128], code[OTP_CODE_MAX], t[16];
+	char local[64], utc[40], sync_text[128], code[OTP_CODE_MAX];
 	char range[48], key[OTP_KEY_MAX * 2];
 	unsigned digits = l->digits != 0 ? l->digits : OTP_DEFAULT_DIGITS;
-	unsigned around = l->around, fixed;
-	char drift[LINE_W + 8];
-	uint64_t centre, c, left;
+	unsigned around = l->around, top = 0, room, used, n;
+	int hotp = l->u->type == OTP_TYPE_HOTP;
+	char drift[LINE_W * 2 + 8];
+	uint64_t centre = 0, c;
 	int64_t now, k;
-	unsigned room, used;
 	size_t i;
 	long ms;
 
@@ -571,27 +794,42 @@ draw(const struct live *l, const char *pm)
 	stamp_utc(now, utc, sizeof(utc));
 	(void)clock_sync(l, sync_text, sizeof(sync_text));
 	range_text(l, range, sizeof(range));
-	vline("otp-verify --interactive: type the phone's code, then Enter; "
-	    "q or Ctrl-D leaves");
-	vline("Local  %s   UTC  %s", local, utc);
-	vline("Clock  %s", sync_text);
-	vline("Token  %s: TOTP %s, %u digits, %" PRIu64 " s steps", l->source,
-	    otp_alg_name(l->u->alg), digits, l->u->period);
-	vline("Admits steps %s (%s)", range, l->rule);
-	fixed = 11 + (l->show_key ? 1 : 0);
+	top += vline("otp-verify --interactive: type the phone's code, then "
+	    "Enter; q or Ctrl-D leaves");
+	top += vline("Local  %s   UTC  %s", local, utc);
+	top += vline("Clock  %s", sync_text);
+	if (hotp) {
+		top += vline("Token  %s: HOTP %s, %u digits, counter %" PRIu64
+		    " next", l->source, otp_alg_name(l->u->alg), digits,
+		    l->u->counter);
+		top += vline("Admits counters %s (%s)", range, l->rule);
+	} else {
+		top += vline("Token  %s: TOTP %s, %u digits, %" PRIu64
+		    " s steps", l->source, otp_alg_name(l->u->alg), digits,
+		    l->u->period);
+		top += vline("Admits steps %s (%s)", range, l->rule);
+	}
+	/* A screen others may see: the codes below are a login now. */
+	top += vline("Note   the codes shown log %s in now: keep this screen "
+	    "to yourself", l->user != NULL && *l->user != '\0' ? l->user :
+	    "the user");
 	if (l->show_key) {
 		if (otp_b32_encode(l->u->key.buf, l->u->key.len, key,
 		    sizeof(key), OTP_B32_NOPAD) < 0)
 			key[0] = '\0';
-		vline("Key    %s (Base32)", key);
+		top += vline("Key    %s (Base32)", key);
 		otp_wipe(key, sizeof(key));
 	}
-	vline("%s", "");
-	/* Fewer steps on a short terminal: the answers need a row or two. */
-	while (around > 0 && fixed + 2 * around + 1 + 2 > rows)
+	top += vline("%s", "");
+	/* Fewer steps on a short terminal: below them a blank row, two
+	 * answers, the status row and the prompt need room. */
+	while (around > 0 && top + 2 * around + 1 + 5 > rows)
 		around--;
-	if (otp_totp_counter(now, l->start, l->u->period, &centre) != 0) {
-		vline("       (the time is before the start time)");
+	if (hotp)
+		centre = l->u->counter;
+	if (!hotp && otp_totp_counter(now, l->start, l->u->period,
+	    &centre) != 0) {
+		top += vline("       (the time is before the start time)");
 	} else {
 		for (k = -(int64_t)around; k <= (int64_t)around; k++) {
 			if ((k < 0 && centre < (uint64_t)-k) ||
@@ -601,41 +839,38 @@ draw(const struct live *l, const char *pm)
 			if (otp_code_decimal(otp_hotp_value(&hm, c), digits,
 			    code, sizeof(code)) != 0)
 				snprintf(code, sizeof(code), "?");
-			stamp_local(l->start + (int64_t)(c * l->u->period),
-			    0, t, sizeof(t));
-			if (k == 0) {
-				left = l->u->period - (uint64_t)((now -
-				    l->start) % (int64_t)l->u->period);
-				if (ms > 0 && left > 0)
-					left--;
-				vline("  * %+3" PRId64 "  %s  %s  %2" PRIu64
-				    " s left%s", k, t, code, left + (ms > 0),
-				    k >= l->lo && k <= l->hi ? "  admitted" :
-				    "");
-			} else
-				vline("    %+3" PRId64 "  %s  %s%s", k, t, code,
-				    k >= l->lo && k <= l->hi ?
-				    "             admitted" : "");
+			if (hotp)
+				top += vline("  %s %+3" PRId64 "  counter %"
+				    PRIu64 "  %s%s%s", k == 0 ? "*" : " ", k,
+				    c, code, k == 0 ? "  next" : "", k >= l->lo
+				    && k <= l->hi ? "  admitted" : "");
+			else
+				top += step_row(l, now, ms, k, c, code);
 			otp_wipe(code, sizeof(code));
 		}
 	}
-	vline("%s", "");
-	/* The newest answers that fit, each wrapped to the width. */
-	room = rows > fixed + 2 * around + 1 ? rows - fixed - 2 * around - 1 :
-	    0;
+	top += vline("%s", "");
+	/* The newest answers that fit under the verdict, the status row
+	 * and the prompt, each wrapped to the width. */
+	room = rows > top + 1 ? rows - top - 1 : 0;
+	if (status_line[0] != '\0') {
+		n = wrap(status_line, 7, 0);
+		room -= n < room ? n : room;
+	}
 	if (verdict_line[0] != '\0') {
 		snprintf(drift, sizeof(drift), "Drift  %s", verdict_line);
-		room -= room > 0 ? wrap(drift, 0) - 1 : 0;
+		n = wrap(drift, 7, 0);
+		room -= n < room ? n : room;
 	}
-	for (i = nhist, used = 0; i > 0 && used + wrap(hist[i - 1], 0) <=
+	for (i = nhist, used = 0; i > 0 && used + wrap(hist[i - 1], 15, 0) <=
 	    room; i--)
-		used += wrap(hist[i - 1], 0);
+		used += wrap(hist[i - 1], 15, 0);
 	for (; i < nhist; i++)
-		(void)wrap(hist[i], 1);
+		(void)wrap(hist[i], 15, 1);
 	if (verdict_line[0] != '\0')
-		(void)wrap(drift, 1);
+		(void)wrap(drift, 7, 1);
 	if (status_line[0] != '\0')
-		vline("%s", status_line);
+		(void)vline("%s", status_line);
 	frame_raw("\033[J");
 	snprintf(sync_text, sizeof(sync_text), "Code: %.*s", (int)ntyped,
 	    typed);
@@ -674,7 +909,8 @@ submit(const struct live *l, const char *pm)
 	stamp_local(now, 0, stamp, sizeof(stamp));
 	if (r.matched) {
 		admit_text(l, &r, adm, sizeof(adm));
-		hist_add("%3zu  %s  %s: %s", ncodes + 1, stamp, r.place, adm);
+		hist_add("%3zu  %s  %s: %s%s", ncodes + 1, stamp, r.place, adm,
+		    r.hint);
 	} else {
 		hist_add("%3zu  %s  %s", ncodes + 1, stamp, r.place);
 		for (i = 0; i < r.ndiag; i++)
@@ -684,8 +920,11 @@ submit(const struct live *l, const char *pm)
 			hist_add("               no common mistake explains "
 			    "it");
 	}
-	(void)drift_update(l, &r, sync, pm, &d, verdict_line,
-	    sizeof(verdict_line));
+	if (l->u->type == OTP_TYPE_HOTP)
+		ncodes++;
+	else
+		(void)drift_update(l, &r, sync, pm, &d, verdict_line,
+		    sizeof(verdict_line));
 }
 
 /* One byte typed; 1 when it asks to leave. */
@@ -749,10 +988,8 @@ key(const struct live *l, const char *pm, unsigned char ch)
 static int
 tty_loop(const struct live *l)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 	static const char enter[] = "\033[?1049h\033[2J";
 	const char *pm = plus_minus();
-	struct sigaction sa;
 	struct termios raw;
 	struct pollfd pfd;
 	struct timespec ts;
@@ -766,21 +1003,11 @@ tty_loop(const struct live *l)
 	if (tcgetattr(STDIN_FILENO, &saved) != 0)
 		err(CLI_EXIT_ERR, "standard input");
 	cli_lock(typed, sizeof(typed));
-	/* Signals are taken only while ppoll() waits, so the view is never
-	 * torn mid-frame and the restore runs outside a handler. */
-	sigemptyset(&block);
-	for (j = 0; j < sizeof(sigs) / sizeof(sigs[0]); j++)
-		sigaddset(&block, sigs[j]);
-	sigaddset(&block, SIGWINCH);
+	/* Blocked before the handlers are set: none runs until ppoll(). */
+	signals_set(&block);
 	if (sigprocmask(SIG_BLOCK, &block, &old) != 0)
 		err(CLI_EXIT_ERR, "sigprocmask");
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on_signal;
-	for (j = 0; j < sizeof(sigs) / sizeof(sigs[0]); j++)
-		(void)sigaction(sigs[j], &sa, NULL);
-	sa.sa_handler = on_winch;
-	(void)sigaction(SIGWINCH, &sa, NULL);
+	signals_take(&block);
 	raw = saved;
 	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO | IEXTEN);
 	raw.c_iflag &= ~(tcflag_t)(IXON | ICRNL);

@@ -1,6 +1,7 @@
 /*
  * otp-verify-live.h - otp-verify --interactive, the clock debugger
- * (cmd/otp-verify-live.c), and what it borrows from cmd/otp-verify.c.
+ * (cmd/otp-verify-live.c), as cmd/otp-verify.c calls it.  It calls
+ * nothing of otp-verify.c: what both need is lib/'s.
  */
 #ifndef OTP_VERIFY_LIVE_H
 #define OTP_VERIFY_LIVE_H
@@ -24,6 +25,9 @@ struct live {
 	int64_t		 lo, hi;	/* steps from now the verifier admits */
 	uint64_t	 window;	/* the window a diagnosis starts from */
 	const char	*source;	/* "the key" or the store, for the view */
+	const char	*url;		/* the store's URL (no password), for
+					 * the resync hint; NULL for a key */
+	const char	*user;		/* its user, or "" */
 	char		 rule[160];	/* where lo..hi comes from */
 	unsigned	 around;	/* steps shown either side of now */
 	int		 fake;		/* --now: a clock of our own */
@@ -35,10 +39,5 @@ struct live {
  * terminals, else one answer line per line of standard input.  Returns
  * the exit status. */
 int	live_run(const struct live *l);
-
-/* otp-verify.c: one --diagnose finding in words into out (then NUL);
- * len is the code's length.  Returns the length written. */
-size_t	finding_text(const struct otp_diag_params *p,
-	    const struct otp_finding *f, size_t len, char *out, size_t outsz);
 
 #endif /* OTP_VERIFY_LIVE_H */

@@ -142,6 +142,8 @@ struct token {
 	int64_t		 lo, hi;		/* steps admitted (TOTP) */
 	char		 rule[160];		/* where lo..hi come from */
 	char		 source[PATH_MAX + 96];	/* for the view */
+	char		 url[PATH_MAX + 32];	/* the store's, no password */
+	char		 user[OTP_USERS_FIELD_MAX];	/* its user, or "" */
 };
 
 static unsigned store_caps(const struct verify *v);
@@ -201,11 +203,13 @@ usage(void)
 	    "code\n"
 	    "  -i, --interactive      the clock debugger: at a terminal the "
 	    "codes around now\n"
-	    "                         ticking, each code typed placed and "
-	    "explained; else\n"
-	    "                         one answer line per code read from "
-	    "standard input.\n"
-	    "                         Never writes the store\n"
+	    "                         ticking (HOTP: the counters around the "
+	    "next one), each\n"
+	    "                         code typed placed and explained; else "
+	    "one answer line\n"
+	    "                         per code read from standard input.  "
+	    "Never writes the\n"
+	    "                         store\n"
 	    "      --around=N         -i: the codes of N steps either side "
 	    "of now (default 3)\n"
 	    "      --show-key         -i: show the key (Base32) in the "
@@ -214,7 +218,9 @@ usage(void)
 	    "ga:FILE (a Google\n"
 	    "                         Authenticator state file), oath:FILE "
 	    "(an OATH Toolkit\n"
-	    "                         users file), otpw:FILE (an OTPW list); "
+	    "                         users file), otpw:FILE (an OTPW list), "
+	    "postgresql://...\n"
+	    "                         (a PostgreSQL database, a libpq URI); "
 	    "with --radius\n"
 	    "                         ${USER} in URL is the request's user\n"
 	    "      --state=FILE       the same as --store=ga:FILE\n"
@@ -273,26 +279,7 @@ usage(void)
 static const char *
 human(uint64_t s, char *buf, size_t size)
 {
-	static const struct {
-		uint64_t	 secs;
-		const char	*unit;
-	} units[] = {
-		{ 86400, "d" }, { 3600, "h" }, { 60, "min" }, { 1, "s" },
-	};
-	size_t i, n = 0;
-
-	buf[0] = '\0';
-	if (s == 0) {
-		snprintf(buf, size, "0 s");
-		return buf;
-	}
-	for (i = 0; i < 4 && n < size; i++) {
-		if (s / units[i].secs == 0)
-			continue;
-		n += (size_t)snprintf(buf + n, size - n, "%s%" PRIu64 " %s",
-		    n > 0 ? " " : "", s / units[i].secs, units[i].unit);
-		s %= units[i].secs;
-	}
+	(void)otp_duration_text(s, buf, size);
 	return buf;
 }
 
@@ -714,103 +701,13 @@ do_find_skew(const struct verify *v, int argc, char *argv[])
 	return 0;
 }
 
-static const char *
-alg_short(enum otp_alg a)
-{
-	return otp_alg_name(a);
-}
-
-/* printf into out at n, never past size; the new length. */
-static size_t __attribute__((format(printf, 4, 5)))
-appendf(char *out, size_t size, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-	int w;
-
-	if (n >= size)
-		return n;
-	va_start(ap, fmt);
-	w = vsnprintf(out + n, size - n, fmt, ap);
-	va_end(ap);
-	if (w < 0)
-		return n;
-	return (size_t)w >= size - n ? size - 1 : n + (size_t)w;
-}
-
-/* One line for a finding: what differs, then where it matched (also the
- * clock debugger's, cmd/otp-verify-live.c). */
-size_t
-finding_text(const struct otp_diag_params *p, const struct otp_finding *f,
-    size_t len, char *out, size_t outsz)
-{
-	char t1[64], t2[64], h[64];
-	const char *sep = "";
-	uint64_t d;
-	size_t n = 0;
-
-	if (outsz == 0)
-		return 0;
-	out[0] = '\0';
-#define PART(...) do { n = appendf(out, outsz, n, "%s", sep); \
-	n = appendf(out, outsz, n, __VA_ARGS__); sep = "; "; } while (0)
-	if (f->differs == 0)
-		PART("verifies with the given parameters");
-	if (f->differs & OTP_DIFF_ENC)
-		PART("the key is %s, not %s", f->enc == OTP_KEYENC_BASE32 ?
-		    "Base32 (-b)" : "hex (-x)", f->enc == OTP_KEYENC_BASE32 ?
-		    "hex" : "Base32");
-	if (f->differs & OTP_DIFF_ALG)
-		PART("algorithm %s, not %s", alg_short(f->alg),
-		    alg_short(p->alg));
-	if (f->differs & OTP_DIFF_DIGITS)
-		PART("%u digits, not %u", f->digits, p->digits);
-	if (f->differs & OTP_DIFF_PREFIX)
-		PART("the first %zu of %u digits", len, f->digits);
-	if (f->differs & OTP_DIFF_TYPE)
-		PART("%s, not %s", f->type == OTP_TYPE_TOTP ? "TOTP" : "HOTP",
-		    f->type == OTP_TYPE_TOTP ? "HOTP" : "TOTP");
-	if (f->differs & OTP_DIFF_STEP)
-		PART("%" PRIu64 " s steps, not %" PRIu64 " s", f->step,
-		    p->step);
-	if (f->differs & OTP_DIFF_START) {
-		if (otp_time_format_utc(f->start, t1, sizeof(t1)) != 0)
-			snprintf(t1, sizeof(t1), "?");
-		if (otp_time_format_utc(p->start, t2, sizeof(t2)) != 0)
-			snprintf(t2, sizeof(t2), "?");
-		PART("start time %s, not %s", t1, t2);
-	}
-	if (f->differs & OTP_DIFF_SHIFT) {
-		d = (uint64_t)(f->shift < 0 ? -f->shift : f->shift);
-		PART("the client's clock is %s %s (a time-zone error)",
-		    human(d, h, sizeof(h)), f->shift < 0 ? "behind" : "ahead");
-	}
-	if (f->differs & OTP_DIFF_COUNTER)
-		PART("the token counts from 0, not %" PRIu64, p->counter);
-	if (f->differs & OTP_DIFF_DRIFT) {
-		d = (uint64_t)(f->offset < 0 ? -f->offset : f->offset);
-		if (f->type == OTP_TYPE_HOTP)
-			PART("the token is %" PRIu64 " counter%s ahead, beyond "
-			    "the window", d, d == 1 ? "" : "s");
-		else if (!__builtin_mul_overflow(d, f->step, &d))
-			PART("the client's clock is %s %s, beyond the window",
-			    human(d, h, sizeof(h)), f->offset < 0 ?
-			    "behind" : "ahead");
-		else
-			PART("clock drift beyond the window");
-	}
-#undef PART
-	return appendf(out, outsz, n, " (%s %" PRIu64 ", offset %s%" PRId64
-	    ")", f->type == OTP_TYPE_HOTP ? "counter" : "step", f->counter,
-	    f->offset > 0 ? "+" : "", f->offset);
-}
-
 static void
 print_finding(const struct otp_diag_params *p, const struct otp_finding *f,
     size_t len)
 {
 	char line[512];
 
-	(void)finding_text(p, f, len, line, sizeof(line));
+	(void)otp_diag_text(p, f, len, line, sizeof(line));
 	printf("%s\n", line);
 }
 
@@ -930,6 +827,17 @@ users_window(const struct verify *v)
 
 /* ---- --store: a code against a store (ga:, oath:, otpw:) ------------ */
 
+/* After an owner refusal's reason: what allows the file, or "". */
+static const char *
+owner_option(int rc)
+{
+	if (rc == OTP_ESTATEOWNER)
+		return "; --no-strict-owner allows it";
+	if (rc == OTP_EOTPWOWNER)
+		return "; only its owner or root may use it";
+	return "";
+}
+
 /* A store that cannot be used, in the words of the option that named it:
  * errno's text for I/O, the line and option of a malformed file, never a
  * byte of it. */
@@ -942,10 +850,12 @@ store_fault(struct sys_login *l, const char *path, int rc)
 	if (l != NULL) {
 		sys_login_fault(l, &line, &opt);
 		errno = sys_login_errno(l);
-		/* A database's own words (a key file's included). */
+		/* A database's own words (a key file's included), or
+		 * whose a file is and whose it should be. */
 		if (*sys_login_reason(l) != '\0')
-			errx(CLI_EXIT_ERR, "%s: %s: %s", path,
-			    otp_strerror(rc), sys_login_reason(l));
+			errx(CLI_EXIT_ERR, "%s: %s: %s%s", path,
+			    otp_strerror(rc), sys_login_reason(l),
+			    owner_option(rc));
 	}
 	if (rc == OTP_EIO || rc == OTP_ELOCK)
 		err(CLI_EXIT_ERR, "%s", path);
@@ -976,6 +886,11 @@ store_cfg(const struct verify *v, struct sys_store_cfg *c)
 	c->now = v->o.have_now ? v->o.now : SYS_NOW_REAL;
 	/* An OTPW list must be ours; root may check anybody's. */
 	c->owner = geteuid() == 0 ? SYS_OWNER_ANY : (unsigned long)geteuid();
+	/* The debuggers only read: a file the kernel lets us read is
+	 * theirs to read, whoever owns it (root on a user's file). */
+	if (v->mode == MODE_FINDSKEW || v->mode == MODE_DIAGNOSE ||
+	    v->mode == MODE_INTERACTIVE)
+		c->ga.flags |= OTP_STATE_NOSTRICTOWNER;
 	c->nolock = 1;	/* one response, no prompt to hold a lock over */
 	c->group_read = v->group_read;
 	c->unshared = v->unshared;
@@ -1368,8 +1283,8 @@ radius_check(const struct verify *v, const char *user, char *code,
 		    otp_strerror(rc), opt != NULL ? ": \" " : "",
 		    opt != NULL ? opt : "");
 	if (rc != 0 && *reason != '\0')
-		radius_fail(0, "%s: %s: %s: %s", user, path, otp_strerror(rc),
-		    reason);
+		radius_fail(0, "%s: %s: %s: %s%s", user, path, otp_strerror(rc),
+		    reason, owner_option(rc));
 	if (rc != 0)
 		radius_fail(0, "%s: %s: %s", user, path, otp_strerror(rc));
 	if (r.accepted && !r.recorded && r.changed && !v->dry_run)
@@ -1504,12 +1419,20 @@ store_token(const struct verify *v, struct token *t)
 	t->enc = OTP_KEYENC_BASE32;
 	if ((caps & SYS_STORE_MANY) && !(caps & SYS_STORE_SHARED)) {
 		/* A users file's window is the verifier's (pam_oath's
-		 * window=, -w here), either side. */
+		 * window=, -w here), either side; HOTP: ahead only, from
+		 * the next counter. */
 		w = users_window(v);
-		t->lo = -(int64_t)w;
+		t->lo = st->mode == OTP_STATE_HOTP ? 0 : -(int64_t)w;
 		t->hi = w;
 		snprintf(t->rule, sizeof(t->rule), "the users file's window "
 		    "%u%s", w, v->o.have_window ? " (-w)" : "");
+	} else if (st->mode == OTP_STATE_HOTP) {
+		/* As the state file engine: WINDOW_SIZE counters from
+		 * HOTP_COUNTER on. */
+		t->lo = 0;
+		t->hi = st->window > 0 ? (int64_t)st->window - 1 : 0;
+		snprintf(t->rule, sizeof(t->rule), "WINDOW_SIZE %u",
+		    st->window);
 	} else {
 		/* As the state file engine: WINDOW_SIZE codes around the
 		 * step now plus TIME_SKEW. */
@@ -1524,6 +1447,13 @@ store_token(const struct verify *v, struct token *t)
 	else
 		snprintf(t->source, sizeof(t->source), "%s:%s",
 		    sys_store_scheme(s), path);
+	/* For the resync hint: a database's path is its URL already. */
+	if (caps & SYS_STORE_SHARED)
+		snprintf(t->url, sizeof(t->url), "%s", path);
+	else
+		snprintf(t->url, sizeof(t->url), "%s:%s", sys_store_scheme(s),
+		    path);
+	snprintf(t->user, sizeof(t->user), "%s", user != NULL ? user : "");
 	otp_wipe(st, sizeof(*st));
 	free(st);
 	sys_store_close(s);
@@ -1545,7 +1475,8 @@ key_token(const struct verify *v, const char *arg, struct token *t)
 	check_combination(v, &t->u);
 	t->enc = v->o.enc;
 	t->digits = digits_in_force(v, &t->u);
-	t->lo = -(int64_t)v->o.window;
+	/* HOTP: counters c..c+N, as a check; TOTP: steps either side. */
+	t->lo = t->u.type == OTP_TYPE_HOTP ? 0 : -(int64_t)v->o.window;
 	t->hi = (int64_t)v->o.window;
 	snprintf(t->rule, sizeof(t->rule), "-w %" PRIu64 "%s", v->o.window,
 	    v->o.have_window ? "" : ", the default");
@@ -1575,11 +1506,10 @@ do_interactive(const struct verify *v, int argc, char *argv[])
 			    "@FILE");
 		key_token(v, argv[0], &t);
 	}
-	if (t.u.type != OTP_TYPE_TOTP || t.u.steam) {
+	if (t.u.steam) {
 		otp_wipe(&t, sizeof(t));
-		errx(CLI_EXIT_ERR, "--interactive debugs TOTP codes%s",
-		    v->store != NULL ? "; this token is HOTP (try "
-		    "--find-skew)" : "; give --totp, or a totp URI");
+		errx(CLI_EXIT_ERR, "--interactive debugs TOTP and HOTP codes, "
+		    "not Steam Guard ones");
 	}
 	(void)centre_of(v, &t.u);	/* refuses --now before --start-time */
 	memset(&l, 0, sizeof(l));
@@ -1594,6 +1524,8 @@ do_interactive(const struct verify *v, int argc, char *argv[])
 	if (l.window > OTP_DIAG_WINDOW_MAX)
 		l.window = OTP_DIAG_WINDOW_MAX;
 	l.source = t.source;
+	l.url = v->store != NULL ? t.url : NULL;
+	l.user = t.user;
 	snprintf(l.rule, sizeof(l.rule), "%s", t.rule);
 	l.around = v->have_around ? v->around : LIVE_AROUND_DEFAULT;
 	l.fake = v->o.have_now;

@@ -496,9 +496,10 @@ start_login(pam_handle_t *pamh, const struct params *p, struct target *t,
 		return 0;
 	}
 	if (rc != 0) {
-		set_why(t, "\"%s\": %s%s%s", sys_store_path(s),
+		set_why(t, "\"%s\": %s%s%s%s", sys_store_path(s),
 		    otp_strerror(rc), *sys_login_reason(l) != '\0' ? ": " : "",
-		    sys_login_reason(l));
+		    sys_login_reason(l), rc == OTP_ESTATEOWNER ?
+		    "; no_strict_owner allows it" : "");
 		return 0;
 	}
 	if (!v->unknown) {

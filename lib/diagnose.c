@@ -11,6 +11,8 @@
  * guess.  About 4000 candidate codes in all: a few milliseconds, and a
  * chance of a false match below 1% for six digits, less for more.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "otp.h"
@@ -376,3 +378,88 @@ otp_diagnose(const struct otp_diag_params *p, const char *code,
 	otp_wipe(&s, sizeof(s));
 	return n;
 }
+
+/* ---- a finding in words ------------------------------------------------ */
+
+/* snprintf at out + n, never past outsz; n becomes the new length (at
+ * most outsz - 1) and full is set when something did not fit. */
+#define APPEND(...) do {						\
+	int w_ = n < outsz ? snprintf(out + n, outsz - n, __VA_ARGS__) : -1; \
+	if (w_ < 0 || (size_t)w_ >= outsz - n) {			\
+		full = 1;						\
+		n = outsz - 1;						\
+	} else								\
+		n += (size_t)w_;					\
+} while (0)
+#define PART(...) do {							\
+	APPEND("%s", sep);						\
+	APPEND(__VA_ARGS__);						\
+	sep = "; ";							\
+} while (0)
+
+int
+otp_diag_text(const struct otp_diag_params *p, const struct otp_finding *f,
+    size_t len, char *out, size_t outsz)
+{
+	char t1[64], t2[64], h[64];
+	const char *sep = "";
+	uint64_t d;
+	size_t n = 0;
+	int full = 0;
+
+	if (out == NULL || outsz == 0)
+		return OTP_ENOSPACE;
+	out[0] = '\0';
+	if (f->differs == 0)
+		PART("verifies with the given parameters");
+	if (f->differs & OTP_DIFF_ENC)
+		PART("the key is %s, not %s", f->enc == OTP_KEYENC_BASE32 ?
+		    "Base32 (-b)" : "hex (-x)", f->enc == OTP_KEYENC_BASE32 ?
+		    "hex" : "Base32");
+	if (f->differs & OTP_DIFF_ALG)
+		PART("algorithm %s, not %s", otp_alg_name(f->alg),
+		    otp_alg_name(p->alg));
+	if (f->differs & OTP_DIFF_DIGITS)
+		PART("%u digits, not %u", f->digits, p->digits);
+	if (f->differs & OTP_DIFF_PREFIX)
+		PART("the first %zu of %u digits", len, f->digits);
+	if (f->differs & OTP_DIFF_TYPE)
+		PART("%s, not %s", f->type == OTP_TYPE_TOTP ? "TOTP" : "HOTP",
+		    f->type == OTP_TYPE_TOTP ? "HOTP" : "TOTP");
+	if (f->differs & OTP_DIFF_STEP)
+		PART("%" PRIu64 " s steps, not %" PRIu64 " s", f->step,
+		    p->step);
+	if (f->differs & OTP_DIFF_START) {
+		if (otp_time_format_utc(f->start, t1, sizeof(t1)) < 0)
+			snprintf(t1, sizeof(t1), "?");
+		if (otp_time_format_utc(p->start, t2, sizeof(t2)) < 0)
+			snprintf(t2, sizeof(t2), "?");
+		PART("start time %s, not %s", t1, t2);
+	}
+	if (f->differs & OTP_DIFF_SHIFT) {
+		d = (uint64_t)(f->shift < 0 ? -f->shift : f->shift);
+		(void)otp_duration_text(d, h, sizeof(h));
+		PART("the client's clock is %s %s (a time-zone error)", h,
+		    f->shift < 0 ? "behind" : "ahead");
+	}
+	if (f->differs & OTP_DIFF_COUNTER)
+		PART("the token counts from 0, not %" PRIu64, p->counter);
+	if (f->differs & OTP_DIFF_DRIFT) {
+		d = (uint64_t)(f->offset < 0 ? -f->offset : f->offset);
+		if (f->type == OTP_TYPE_HOTP)
+			PART("the token is %" PRIu64 " counter%s ahead, beyond "
+			    "the window", d, d == 1 ? "" : "s");
+		else if (!__builtin_mul_overflow(d, f->step, &d)) {
+			(void)otp_duration_text(d, h, sizeof(h));
+			PART("the client's clock is %s %s, beyond the window",
+			    h, f->offset < 0 ? "behind" : "ahead");
+		} else
+			PART("clock drift beyond the window");
+	}
+	APPEND(" (%s %" PRIu64 ", offset %s%" PRId64 ")", f->type ==
+	    OTP_TYPE_HOTP ? "counter" : "step", f->counter, f->offset > 0 ?
+	    "+" : "", f->offset);
+	return full ? OTP_ENOSPACE : (int)n;
+}
+#undef PART
+#undef APPEND

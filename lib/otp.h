@@ -267,6 +267,9 @@ int otp_duration_parse(const char *s, uint64_t *seconds);
 /* Format t as "YYYY-MM-DD HH:MM:SS UTC" into out (then NUL);
  * OTP_ETIMERANGE beyond what gmtime() represents, OTP_ENOSPACE. */
 int otp_time_format_utc(int64_t t, char *out, size_t outsz);
+/* Seconds in words ("1 h 30 min", "45 s", "0 s") into out (then NUL);
+ * the length, or OTP_ENOSPACE. */
+int otp_duration_text(uint64_t s, char *out, size_t outsz);
 
 /* ---- keys ------------------------------------------------------------ */
 
@@ -370,6 +373,12 @@ struct otp_finding {
  * out[0..max): their number (0: none), or OTP_E* (bad key, code, window). */
 int otp_diagnose(const struct otp_diag_params *p, const char *code,
     struct otp_finding *out, size_t max);
+/* One finding of p in words into out (then NUL): what differs, then
+ * where it matched ("algorithm SHA256, not SHA1 (step 41152263, offset
+ * 0)"); len is the code's length.  The length, or OTP_ENOSPACE (out
+ * then holds what fits). */
+int otp_diag_text(const struct otp_diag_params *p,
+    const struct otp_finding *f, size_t len, char *out, size_t outsz);
 
 /* ---- scratch codes from random words (lib/random.c) ------------------ */
 

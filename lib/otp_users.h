@@ -56,7 +56,8 @@ struct otp_users_result {
 	size_t		line;		/* 1-based: the token's, or the fault's */
 	enum otp_users_kind kind;
 	int64_t		offset;		/* steps (ticks) from now; HOTP:
-					 * matched counter - COUNTER */
+					 * matched counter - the next one
+					 * (COUNTER, COUNTER + 1 once used) */
 	uint64_t	counter;	/* COUNTER written */
 };
 

@@ -10,7 +10,9 @@
  * is read on the zone's wall clock as date -d reads it, and refused when
  * a clock change skipped it.  Anything not recognised whole is an error.
  */
+#include <inttypes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "otp.h"
@@ -922,6 +924,38 @@ put_decimal(char *p, uint64_t v, size_t width)
 	while (n > 0)
 		*p++ = digits[--n];
 	return p;
+}
+
+/* "1 h 30 min", "45 s", "0 s": seconds as a person reads them. */
+int
+otp_duration_text(uint64_t s, char *out, size_t outsz)
+{
+	static const struct {
+		uint64_t	 secs;
+		const char	*unit;
+	} unit[] = {
+		{ 86400, "d" }, { 3600, "h" }, { 60, "min" }, { 1, "s" },
+	};
+	size_t i, n = 0;
+	int w;
+
+	if (out == NULL || outsz == 0)
+		return OTP_ENOSPACE;
+	out[0] = '\0';
+	if (s == 0)
+		return snprintf(out, outsz, "0 s") >= (int)outsz ?
+		    OTP_ENOSPACE : 3;
+	for (i = 0; i < sizeof(unit) / sizeof(unit[0]); i++) {
+		if (s / unit[i].secs == 0)
+			continue;
+		w = snprintf(out + n, outsz - n, "%s%" PRIu64 " %s",
+		    n > 0 ? " " : "", s / unit[i].secs, unit[i].unit);
+		if (w < 0 || (size_t)w >= outsz - n)
+			return OTP_ENOSPACE;
+		n += (size_t)w;
+		s %= unit[i].secs;
+	}
+	return (int)n;
 }
 
 /* Format t as "YYYY-MM-DD HH:MM:SS UTC" into out (then NUL); years

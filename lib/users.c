@@ -372,7 +372,7 @@ otp_users_why_text(enum otp_users_why why)
 	case OTP_USERS_WHY_PASSWORD:
 		return "wrong password before the code";
 	case OTP_USERS_WHY_WRONG:
-		return "code not accepted";
+		return "wrong code";
 	case OTP_USERS_WHY_REPLAYED:
 		return "code already used";
 	case OTP_USERS_WHY_LOCKED:
@@ -619,7 +619,9 @@ decide(enum otp_users_kind kind, unsigned digits, unsigned period,
 		if (!found)
 			return 0;
 		*newc = counter + (uint64_t)pos;
-		*offset = pos;
+		/* From the next code, as a state file counts: COUNTER's own
+		 * once a code was accepted (LASTOTP) is the last one. */
+		*offset = pos - (last->n > 0);
 		return 1;
 	}
 	step = now < 0 ? 0 : (uint64_t)now / period;

@@ -231,11 +231,7 @@ $(code 6)"
 	cmp "$T/users" "$T/users.before"
 	[ "$(ls -A "$T" | grep -v '^separate-stderr' | tr '\n' ' ')" = \
 	    "users users.before " ]
-	# An HOTP line is not for the clock debugger; an unknown user.
-	run --separate-stderr otp-verify -i --usersfile "$T/users" --user bob \
-	    </dev/null
-	assert_failure 2
-	[[ $stderr == *"debugs TOTP codes; this token is HOTP"* ]]
+	# An unknown user.
 	run --separate-stderr otp-verify -i --usersfile "$T/users" --user carol \
 	    </dev/null
 	assert_failure 2
@@ -253,6 +249,28 @@ $(code 0)"
 	assert_line --index 1 --partial "diagnosis: 6 digits, not 8"
 	[[ $output$stderr != *4711* ]]
 	cmp "$T/users" "$T/users.before"
+}
+
+@test "root debugs a user's state file: the debuggers only read, whoever owns it" {
+	[ "$(id -u)" = 0 ] || skip "needs root to make a file of another user's"
+	state_file
+	chown nobody "$T/ga"
+	cp -p "$T/ga" "$T/ga.before"
+	run --separate-stderr otp-verify -i -N "@$NOW" --state "$T/ga" \
+	    <<<"$(code 3)"
+	assert_success
+	assert_output --partial "code 1 +3 yes"
+	run --separate-stderr otp-verify --diagnose -N "@$NOW" --state "$T/ga" \
+	    "$(code 0 --totp=SHA256)"
+	assert_success
+	run --separate-stderr otp-verify --find-skew -N "@$NOW" --state "$T/ga" \
+	    "$(code 3)" "$(code 4)"
+	assert_success
+	cmp "$T/ga" "$T/ga.before"
+	# A login still refuses it, and says why.
+	run --separate-stderr otp-verify -N "@$NOW" --state "$T/ga" "$(code 0)"
+	assert_failure 2
+	[[ $stderr == *"owned by nobody (uid $(id -u nobody)), not root (uid 0); --no-strict-owner allows it" ]]
 }
 
 @test "--diagnose and --find-skew take the key from --state, --usersfile and --store" {
@@ -296,7 +314,6 @@ $(code 0)"
 		[ -n "$stderr" ]
 		[[ $stderr != *"$RFC_HEX"* && $stderr != *"$RFC_B32"* ]]
 	done <<EOF
--i $RFC_HEX
 -i --totp -
 -i --totp @-
 -i --totp $RFC_HEX 123456
@@ -396,14 +413,34 @@ EOF
 	assert_line --partial "[pty] status=129 termios=same stty=same"
 }
 
+@test "terminal: every other signal that ends the program restores the terminal first" {
+	local sig num
+	# SIGQUIT and SIGABRT would dump a core.
+	ulimit -c 0
+	for sig in USR1 USR2 ALRM QUIT PIPE VTALRM XCPU RTMIN ABRT SEGV; do
+		num=$("$PY" -c "import signal; print(int(signal.SIG$sig))")
+		drive wait:"s left" send:"12" signal:"$sig" -- -i --totp \
+		    -N "@$NOW" "$RFC_HEX"
+		assert_success
+		assert_line --partial "[pty] status=$((128 + num)) termios=same stty=same"
+		# The alternate screen left, the cursor shown again.
+		[[ $output == *$'\e[?25h\e[?1049l'* ]] || {
+			echo "SIG$sig: the alternate screen was not left"
+			false
+		}
+	done
+}
+
 @test "terminal: a resize redraws at the new size" {
-	drive wait:"s left" mark resize:16x50 signal:WINCH \
-	    wait:$'otp-verify --interactive: type the phone\'s code, t\e[K' \
+	drive wait:"s left" mark resize:20x50 signal:WINCH \
+	    wait:$'otp-verify --interactive: type the phone\'s code,\e[K' \
 	    send:q -- -i --totp -N "@$NOW" "$RFC_HEX"
 	assert_success
-	# 50 columns: each line cut; 16 rows: fewer steps around now.
+	# 50 columns: each line wrapped at a blank; 20 rows: fewer steps
+	# around now.
 	local after=${output##*$'\e[2J'}
-	[[ $after != *" -3  "* && $after == *" -1  "* ]]
+	[[ $after == *$'code,\e[K\r\r\n       then Enter; q or Ctrl-D leaves\e[K'* ]]
+	[[ $after != *" -3  "* && $after == *" -2  "* ]]
 	# The modes as they were (stty -a shows the new size too).
 	assert_line --partial "[pty] status=0 termios=same"
 }
@@ -449,4 +486,204 @@ EOF
 240500'
 	assert_success
 	assert_output "$want"
+}
+
+@test "the debugger calls nothing of otp-verify.c: what both need is lib/'s" {
+	# Every function otp-verify.c defines, but main, is static (KNF: the
+	# type on the line before the name).
+	run awk 'FNR > 1 && /^[a-z_][a-z0-9_]*\(/ && prev !~ /^static/ &&
+	    $0 !~ /^main\(/ { print FILENAME ":" FNR ": " $0 }
+	    { prev = $0 }' "$ROOT/cmd/otp-verify.c"
+	assert_output ""
+	# The debugger uses the diagnosis's words from lib/.
+	run grep -n 'finding_text' "$ROOT/cmd/otp-verify-live.h" \
+	    "$ROOT/cmd/otp-verify-live.c"
+	assert_failure 1
+}
+
+# frame_words COLS: the words of the last frame the view drew before it
+# left (standard input: what the terminal showed), one a line, but for
+# numbers and times, which tick; fails when a row is wider than COLS.
+frame_words() {
+	"$PY" -c '
+import re, sys
+cols = int(sys.argv[1])
+out = sys.stdin.read()
+frame = out[:out.rindex("\x1b[?1049l")]
+frame = frame[frame.rindex("\x1b[H") + 3:].split("\x1b[J")[0]
+bad = 0
+rows = re.split(r"\x1b\[K[\r\n]*", frame)
+for row in rows:
+    if len(row) > cols:
+        print("too wide: " + row)
+        bad = 1
+for w in sorted(set(" ".join(rows).split())):
+    if not re.fullmatch(r"[-+0-9:.()]+", w):
+        print(w)
+sys.exit(bad)
+' "$1"
+}
+
+@test "terminal: lines wrap at blanks, never inside a word, at any width" {
+	local cols wide
+	users_file
+	# A short name: a word wider than the terminal is cut, all else is
+	# not.
+	cd "$T"
+	# The words at a width where nothing wraps...
+	run "$PY" "$DRIVE" --size 100x400 wait:"Code: " send:"$(code 3)\r" \
+	    wait:refused mark send:"$(code 2)\r" wait:Drift send:q -- \
+	    "$OTP_BIN/otp-verify" -i -w 1 -N "@$NOW" --store oath:users \
+	    --user alice
+	assert_success
+	wide=$(frame_words 400 <<<"$output")
+	[[ $wide == *yourself* && $wide == *resync* ]]
+	# ...are the words at every narrower one: none cut in two.
+	for cols in 79 61 47 33 24; do
+		run "$PY" "$DRIVE" --size "100x$cols" wait:"Code: " \
+		    send:"$(code 3)\r" wait:refused mark send:"$(code 2)\r" \
+		    wait:Drift send:q -- "$OTP_BIN/otp-verify" -i -w 1 \
+		    -N "@$NOW" --store oath:users --user alice
+		assert_success
+		run frame_words "$cols" <<<"$output"
+		assert_success
+		assert_output "$wide"
+	done
+}
+
+# sync_env: in PRELOAD, what makes the kernel's word on the clock the
+# one SHIM_SYNC says (tests/shim/clocksync.c), after ASan's runtime
+# under make sanitize.
+sync_env() {
+	local so=$BATS_FILE_TMPDIR/clocksync.so asan=
+	[[ -f $so ]] || cc -shared -fPIC -O1 -o "$so" \
+	    "$BATS_TEST_DIRNAME/shim/clocksync.c" || fail "cannot build clocksync"
+	[[ ${OTP_SANITIZE:-0} != 1 ]] || asan="$(gcc -print-file-name=libasan.so) "
+	PRELOAD="$asan$so"
+	export ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0
+}
+
+# slow_codes: the codes of a phone about 95 s slow, now and a step on.
+slow_codes() {
+	local now
+	now=$(date +%s)
+	oathtool --totp -N "@$((now - 95))" "$RFC_HEX"
+	oathtool --totp -N "@$((now - 65))" "$RFC_HEX"
+}
+
+@test "the server's clock not synchronised: the verdict names both clocks, the same at a terminal and from a pipe" {
+	local c pipe term
+	sync_env
+	c=$(slow_codes)
+	run --separate-stderr env LD_PRELOAD="$PRELOAD" SHIM_SYNC=no \
+	    "$OTP_BIN/otp-verify" -i --totp "$RFC_HEX" <<<"$c"
+	assert_success
+	assert_line --index 2 --regexp "^[-0-9T:Z]+ drift 2 -[0-9]+ [0-9]+ server the phone is [0-9]+ s \+-[0-9]+ slow; the server's clock is not synchronised either: check it first \(NTP\), then the phone's$"
+	pipe=$(sed -n '3s/^.* server //p' <<<"$output" | sed 's/[0-9]\+/N/g')
+	# Synchronised: the phone's clock it is.
+	run env LD_PRELOAD="$PRELOAD" SHIM_SYNC=yes "$OTP_BIN/otp-verify" -i \
+	    --totp "$RFC_HEX" <<<"$c"
+	assert_line --index 2 --regexp " phone the phone's clock is [0-9]+ s \+-[0-9]+ behind the server's, which is synchronised: fix the phone's clock"
+	# At a terminal: the same words, in the view and left on the screen.
+	mapfile -t c < <(slow_codes)
+	run "$PY" "$DRIVE" wait:"Code: " send:"${c[0]}\r" wait:"behind" \
+	    send:"${c[1]}\r" wait:"Drift" send:q -- env LD_PRELOAD="$PRELOAD" \
+	    SHIM_SYNC=no "$OTP_BIN/otp-verify" -i --totp "$RFC_HEX"
+	assert_success
+	assert_output --partial "Clock  NOT synchronised"
+	term=$(sed -n 's/^Drift  //p' <<<"${output##*$'\e[?1049l'}" | tr -d '\r' |
+	    sed -e 's/±/+-/' -e 's/[0-9]\+/N/g')
+	[ -n "$pipe" ]
+	[ "$term" = "$pipe" ]
+}
+
+@test "the view says its codes log the user in; a verdict points to otp-store resync when the server must learn the skew" {
+	users_file
+	drive wait:"Code: " send:q -- -i -N "@$NOW" --store "oath:$T/users" \
+	    --user alice
+	assert_success
+	assert_output --partial "Note   the codes shown log alice in now: keep this screen to yourself"
+	drive wait:"Code: " send:q -- -i --totp -N "@$NOW" "$RFC_HEX"
+	assert_output --partial "Note   the codes shown log the user in now"
+	# Codes beyond the window: the server can learn the skew.
+	run --separate-stderr otp-verify -i -w 1 -N "@$NOW" \
+	    --store "oath:$T/users" --user alice <<<"$(code 3)
+$(code 2)"
+	assert_success
+	assert_line --index 2 --partial "; if the phone's clock cannot be set, the server learns it: otp-store resync oath:$T/users alice CODE1 CODE2"
+	# Admitted, or a bare key with no store to resync: no such hint.
+	run otp-verify -i -N "@$NOW" --store "oath:$T/users" --user alice \
+	    <<<"$(code 3)
+$(code 2)"
+	assert_line --index 2 --partial "drift 2 +94 5 clock"
+	refute_output --partial resync
+	run otp-verify -i --totp -N "@$NOW" "$RFC_HEX" <<<"$(code 3)
+$(code 2)"
+	refute_output --partial resync
+}
+
+# hotp N: RFC 4226's code of counter N.
+hotp() {
+	oathtool -c "$1" "$RFC_HEX"
+}
+
+@test "HOTP: each code placed by counter against the next one, with what to do when the token is ahead or behind" {
+	run --separate-stderr otp-verify -i -c 1 -w 2 "$RFC_HEX" <<<"$(hotp 0)
+$(hotp 1)
+$(hotp 3)
+$(hotp 4)"
+	assert_success
+	assert_equal "${#lines[@]}" 4
+	assert_line --index 0 --regexp ' code 1 -1 no 1 counter behind \(counter 0\); refused \(window 0\.\.\+2: -w 2\); used already, or a code the token showed before$'
+	assert_line --index 1 --regexp ' code 2 0 yes the next code \(counter 1\); admitted \(window 0\.\.\+2: -w 2\)$'
+	assert_line --index 2 --regexp ' code 3 \+2 yes 2 counters ahead \(counter 3\); admitted'
+	assert_line --index 3 --regexp ' code 4 \+3 no 3 counters ahead \(counter 4\); refused \(window 0\.\.\+2: -w 2\); the token is ahead: -c 5 checks the code after it$'
+	# No clock: no drift line.
+	refute_output --partial drift
+	# A state file's HOTP_COUNTER and WINDOW_SIZE; ahead, the store
+	# catches up by otp-store resync.  The file is left as it was.
+	printf '%s\n' "$RFC_B32" '" HOTP_COUNTER 2' '" WINDOW_SIZE 3' > "$T/ga"
+	chmod 600 "$T/ga"
+	cp -p "$T/ga" "$T/ga.before"
+	run --separate-stderr otp-verify -i -N "@$NOW" --state "$T/ga" <<<"$(hotp 2)
+$(hotp 7)
+$(otp-gen --totp -N "@$NOW" "$RFC_HEX")"
+	assert_success
+	assert_line --index 0 --partial "code 1 0 yes the next code (counter 2); admitted (window 0..+2: WINDOW_SIZE 3)"
+	assert_line --index 1 --partial "code 2 +5 no 5 counters ahead (counter 7); refused (window 0..+2: WINDOW_SIZE 3); the token is ahead: the server catches up with two codes in a row: otp-store resync ga:$T/ga USER CODE1 CODE2"
+	# Far from every counter: the diagnosis says what it is.
+	assert_line --index 2 --partial "code 3 none no no counter within 10000 of the next one gives it; diagnosis: TOTP, not HOTP"
+	cmp "$T/ga" "$T/ga.before"
+}
+
+@test "HOTP at a terminal: the counters around the next one, a typed code placed" {
+	drive wait:"Code: " send:"$(hotp 6)\r" wait:"counters ahead" send:q -- \
+	    -i --around=2 -c 4 -w 1 "$RFC_HEX"
+	assert_success
+	assert_output --partial "Token  the key: HOTP SHA1, 6 digits, counter 4 next"
+	assert_output --partial "Admits counters 0..+1 (-w 1)"
+	assert_output --partial "    -2  counter 2  $(hotp 2)"
+	assert_output --partial "  *  +0  counter 4  $(hotp 4)  next  admitted"
+	assert_output --partial "    +1  counter 5  $(hotp 5)  admitted"
+	assert_output --partial "    +2  counter 6  $(hotp 6)"
+	refute_output --partial "counter 7"
+	assert_output --partial "2 counters ahead (counter 6): refused (window 0..+1: -w 1); the token is ahead: -c 7 checks the code after it"
+	assert_line --partial "[pty] status=0 termios=same stty=same"
+}
+
+@test "man page: the HOTP pipe example prints what the page shows" {
+	local want
+	# The lines of the example after it: stamped, in counters.
+	want=$(sed -n '/^2009.* code [0-9] .* (counter [0-9])/s/^[^ ]* //p' \
+	    "$ROOT/man/otp-verify.1")
+	[ "$(wc -l <<<"$want")" -eq 3 ]
+	run otp-verify -i -c 1 -w 2 3132333435363738393031323334353637383930 \
+	    <<<'755224
+969429
+338314'
+	assert_success
+	assert_output --regexp '^[0-9]{4}-'
+	[ "$(sed 's/^[^ ]* //' <<<"$output")" = "$want" ]
+	run otp-verify --help
+	assert_output --partial "(HOTP: the counters around the"
 }

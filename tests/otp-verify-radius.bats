@@ -251,7 +251,7 @@ ureq() {
 	[[ $stderr == "otp-verify: alice: code not accepted: code already used" ]]
 	ureq bob 000000
 	assert_failure 1
-	assert_line --index 1 'Module-Failure-Message := "code not accepted"'
+	assert_line --index 1 'Module-Failure-Message := "wrong code"'
 	[[ $output$stderr != *000000* ]]
 	# Not enrolled: refused as a wrong code is, not an error.
 	ureq carol 287082
@@ -386,7 +386,7 @@ OUT
 	for i in 1 2 3 4 5; do
 		ureq alice 00000$i
 		assert_failure 1
-		assert_line --index 1 'Module-Failure-Message := "code not accepted"'
+		assert_line --index 1 'Module-Failure-Message := "wrong code"'
 	done
 	# The users file is pam_oath's, byte for byte; the count is beside it.
 	cmp "$T/before" "$T/users.oath"
@@ -425,7 +425,7 @@ OUT
 		    --usersfile="$T/users.oath" >"$T/out.$i" 2>/dev/null &
 	done
 	wait
-	run grep -l '"code not accepted"' "$T"/out.*
+	run grep -l '"wrong code"' "$T"/out.*
 	[ "${#lines[@]}" -eq 3 ]
 	run grep -l 'too many wrong codes' "$T"/out.*
 	[ "${#lines[@]}" -eq 17 ]
@@ -487,4 +487,15 @@ OUT
 	grep -q -- '--usersfile' "$ROOT/completions/bash/otp-verify"
 	grep -q -- 'radius' <(grep -- 'usersfile' "$ROOT/completions/zsh/_otp-verify")
 	grep -q -- 'radius' <(grep -- 'usersfile' "$ROOT/completions/fish/otp-verify.fish")
+}
+
+@test "--radius: a state file of another owner is refused, both owners and the option named" {
+	[ "$(id -u)" = 0 ] || skip "needs root to make a file of another user's"
+	enrol alice '" TOTP_AUTH'
+	chown nobody "$S/alice"
+	req alice 287082
+	assert_failure 2
+	assert_line --index 1 "Module-Failure-Message := \"alice: $S/alice: state file has the wrong owner: owned by nobody (uid $(id -u nobody)), not root (uid 0); --no-strict-owner allows it\""
+	req alice 287082 --no-strict-owner
+	assert_success
 }

@@ -48,6 +48,15 @@ state_file() {
 	    --allowed-perm --allow-readonly --dry-run --help --version; do
 		assert_output --partial -- "$o"
 	done
+	# Every store URL scheme the tool takes, as the man page and the
+	# completions list them.
+	for o in ga: oath: otpw: postgresql://; do
+		assert_output --partial -- "$o"
+		grep -q "Li $o" "$ROOT/man/otp-verify.1"
+		grep -q "$o" "$ROOT/completions/bash/otp-verify"
+		grep -q "$o" "$ROOT/completions/zsh/_otp-verify"
+		grep -q "$o" "$ROOT/completions/fish/otp-verify.fish"
+	done
 }
 
 @test "the usage matches the man page SYNOPSIS" {
@@ -616,7 +625,8 @@ state_file() {
 	chown nobody "$f"
 	run --separate-stderr otp-verify --state "$f" -N @59 287082
 	assert_failure 2
-	[[ $stderr == *"wrong owner"* ]]
+	# Whose it is, whose it should be, and the option that allows it.
+	[ "$stderr" = "otp-verify: $f: state file has the wrong owner: owned by nobody (uid $(id -u nobody)), not root (uid 0); --no-strict-owner allows it" ]
 	run otp-verify --no-strict-owner --state "$f" -N @59 287082
 	assert_success
 }
@@ -926,4 +936,29 @@ EOF
 	run otp-verify --diagnose --totp -N @1234567890 00 123456
 	assert_failure 1
 	[ $(( ($(date +%s%N) - start) / 1000000 )) -lt 1000 ]
+}
+
+@test "--store=oath: a refusal says why once; an HOTP offset counts from the next code, as a state file's" {
+	printf 'HOTP alice - %s\n' "$RFC_HEX" > "$T/users"
+	chmod 600 "$T/users"
+	run --separate-stderr otp-verify --store="oath:$T/users" --user=alice 000000
+	assert_failure 1
+	[ "$stderr" = "otp-verify: code not accepted: wrong code" ]
+	# A never-used line: counter 0 is the next code.
+	run --separate-stderr otp-verify --store="oath:$T/users" --user=alice "$(hotp 0)"
+	assert_success
+	assert_output 0
+	# Counter 0 used: counter 1 is the next one; then 3 is one ahead.
+	run --separate-stderr otp-verify --store="oath:$T/users" --user=alice "$(hotp 1)"
+	assert_output 0
+	run --separate-stderr otp-verify --store="oath:$T/users" --user=alice "$(hotp 3)"
+	assert_output +1
+	# The same codes against a state file at counter 0.
+	local f
+	f=$(state_file '" HOTP_COUNTER 1')
+	chmod 600 "$f"
+	run otp-verify --store="ga:$f" "$(hotp 1)"
+	assert_output 0
+	run otp-verify --store="ga:$f" "$(hotp 3)"
+	assert_output +1
 }

@@ -477,6 +477,8 @@ MODS=${PAM_MODS:-ga otp}
 		pam_run t 050548
 		refused
 		assert_output --regexp "SYSLOG 3: .*$D/$MOD/state.*(must be owned|owner)"
+		# Ours names both owners and the option, as otp-verify does.
+		[[ $MOD != otp ]] || assert_output --regexp "owned by ([a-z]+ \\(uid 65534\\)|uid 65534), not [a-z]+ \\(uid 0\\); no_strict_owner allows it"
 		otp_service no_strict_owner
 		pam_run t 050548
 		accepted

@@ -54,6 +54,15 @@ def main():
     before, stty_before = termios.tcgetattr(slave), stty(slave)
     pid = os.fork()
     if pid == 0:
+        # As a login on a new terminal starts it: Python ignores
+        # SIGPIPE, and a background job SIGINT and SIGQUIT, which exec
+        # keeps ignored.
+        for sig in signal.valid_signals():
+            if sig not in (signal.SIGKILL, signal.SIGSTOP):
+                try:
+                    signal.signal(sig, signal.SIG_DFL)
+                except (OSError, ValueError):
+                    pass
         os.setsid()
         fcntl.ioctl(slave, termios.TIOCSCTTY, 0)
         for fd in (0, 1, 2):

@@ -10,6 +10,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "sys.h"
@@ -86,5 +88,37 @@ sys_read_exact(int fd, char *buf, size_t size)
 	while (n < 0 && errno == EINTR);
 	if (n != 0)
 		return n < 0 ? OTP_EIO : OTP_ESTATECHANGED;
+	return 0;
+}
+
+/* "cloudsdk (uid 1000)", or "uid 1000" for a uid with no name. */
+static void
+uid_text(unsigned long uid, char *out, size_t size)
+{
+	struct passwd pw, *res = NULL;
+	char buf[1024];
+
+	if (getpwuid_r((uid_t)uid, &pw, buf, sizeof(buf), &res) == 0 &&
+	    res != NULL)
+		(void)snprintf(out, size, "%s (uid %lu)", res->pw_name, uid);
+	else
+		(void)snprintf(out, size, "uid %lu", uid);
+}
+
+int
+sys_owner_text(const char *path, unsigned long want, char *out, size_t size)
+{
+	char found[300], wanted[300];
+	struct stat st;
+
+	if (size > 0)
+		out[0] = '\0';
+	if (lstat(path, &st) != 0)
+		return OTP_EIO;
+	uid_text((unsigned long)st.st_uid, found, sizeof(found));
+	uid_text(want, wanted, sizeof(wanted));
+	if (snprintf(out, size, "owned by %s, not %s", found, wanted) >=
+	    (int)size)
+		return OTP_ENOSPACE;
 	return 0;
 }

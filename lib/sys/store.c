@@ -208,12 +208,31 @@ sys_store_resync(struct sys_store *s, const char *user,
 	    s->ops->resync(s, user, codes, n, moved);
 }
 
+/* A file refused for its owner: who owns it and who should, into
+ * reason (unless the store said something already); rc unchanged. */
+static int
+owner_reason(const struct sys_store *s, int rc, char *reason, size_t size)
+{
+	unsigned long want;
+
+	if ((rc != OTP_ESTATEOWNER && rc != OTP_EOTPWOWNER) ||
+	    reason[0] != '\0')
+		return rc;
+	want = rc == OTP_EOTPWOWNER ? s->cfg.owner : s->cfg.ga.uid;
+	if (want == OTP_STATE_UID_SELF)
+		want = (unsigned long)geteuid();
+	(void)sys_owner_text(s->path, want, reason, size);
+	return rc;
+}
+
 int
 sys_store_export(struct sys_store *s, const char *user, char *img,
     size_t imgsz, size_t *len)
 {
-	return s->ops->export == NULL ? OTP_ESTOREOP :
-	    s->ops->export(s, user, img, imgsz, len);
+	if (s->ops->export == NULL)
+		return OTP_ESTOREOP;
+	return owner_reason(s, s->ops->export(s, user, img, imgsz, len),
+	    s->reason, sizeof(s->reason));
 }
 
 int
@@ -288,7 +307,8 @@ int
 sys_login_begin(struct sys_login *l, struct sys_verdict *v)
 {
 	verdict_init(v);
-	return l->s->ops->begin(l, v);
+	return owner_reason(l->s, l->s->ops->begin(l, v), l->reason,
+	    sizeof(l->reason));
 }
 
 int
@@ -315,7 +335,8 @@ sys_login_check(struct sys_login *l, const struct otp_answer *a, size_t n,
 
 	if (l->s->ops->check != NULL) {
 		verdict_init(v);
-		return l->s->ops->check(l, a, n, v);
+		return owner_reason(l->s, l->s->ops->check(l, a, n, v),
+		    l->reason, sizeof(l->reason));
 	}
 	if ((rc = sys_login_begin(l, v)) != 0 || v->unknown || v->decided)
 		return rc;

@@ -45,6 +45,11 @@ int sys_open_vetted(int dirfd, const char *name, sys_vet_fn *vet,
 int sys_read_exact(int fd, char *buf, size_t size);
 /* close(fd) keeping errno; returns rc. */
 int sys_close_keep(int fd, int rc);
+/* Why path's owner was refused, into out: "owned by alice (uid 1000),
+ * not root (uid 0)" (want: the owner expected).  0, OTP_EIO (errno),
+ * OTP_ENOSPACE.  For a message only: the file may have changed since. */
+int sys_owner_text(const char *path, unsigned long want, char *out,
+    size_t size);
 
 /* ---- key and line input (lib/sys/input.c) ---------------------------- */
 

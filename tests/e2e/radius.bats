@@ -532,7 +532,7 @@ umany_at_once() {
 	run grep -F '"upam-log"' "$R/log/syslog"
 	assert_line --partial 'accepted verification code for "upam-log"'
 	assert_line --partial 'invalid verification code for "upam-log": code already used'
-	assert_line --partial 'invalid verification code for "upam-log": code not accepted'
+	assert_line --partial 'invalid verification code for "upam-log": wrong code'
 	run grep -rF -e "$c" "$R/log"
 	assert_failure
 }

@@ -1,8 +1,9 @@
 /*
- * test-time.c - otp_time_parse, otp_duration_parse and otp_time_format_utc
- * against the vectors in tests/vectors/ (made with GNU date -d and
- * oathtool), and a few thousand random times against the C library's
- * timegm(), mktime() and gmtime_r(); zones of its own beside the system's.
+ * test-time.c - otp_time_parse, otp_duration_parse, otp_time_format_utc
+ * and otp_duration_text against the vectors in tests/vectors/ (made with
+ * GNU date -d and oathtool), and a few thousand random times against the
+ * C library's timegm(), mktime() and gmtime_r(); zones of its own beside
+ * the system's.
  */
 #include <errno.h>
 #include <limits.h>
@@ -566,6 +567,32 @@ zones(void)
 	    "no offset function");
 }
 
+/* otp_duration_text: the units a person reads, and no overflow. */
+static void
+duration_texts(void)
+{
+	static const struct {
+		uint64_t	 s;
+		const char	*want;
+	} known[] = {
+		{ 0, "0 s" }, { 45, "45 s" }, { 60, "1 min" },
+		{ 5400, "1 h 30 min" }, { 90061, "1 d 1 h 1 min 1 s" },
+	};
+	char buf[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		CHECK_EQ_INT(otp_duration_text(known[i].s, buf, sizeof(buf)),
+		    (int)strlen(known[i].want), known[i].want);
+		CHECK_EQ_STR(buf, known[i].want, "duration text");
+	}
+	CHECK_EQ_INT(otp_duration_text(5400, buf, 11), 10, "exact buffer");
+	CHECK_EQ_INT(otp_duration_text(5400, buf, 10), OTP_ENOSPACE,
+	    "one byte short");
+	CHECK_EQ_INT(otp_duration_text(0, buf, 3), OTP_ENOSPACE, "0 s short");
+	CHECK_EQ_INT(otp_duration_text(1, NULL, 0), OTP_ENOSPACE, "no room");
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -576,6 +603,7 @@ main(int argc, char *argv[])
 	edges();
 	zones();
 	formats();
+	duration_texts();
 	random_zoned(600);
 	random_local("Europe/Paris", 300);
 	random_local("America/New_York", 300);
