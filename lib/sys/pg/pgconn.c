@@ -636,3 +636,26 @@ pgc_each(struct pgc *p, const char *sql, int n, const char *const *vals,
 	}
 	return bad != 0 ? bad : stop;
 }
+
+const char *
+pgc_text(const PGresult *r, int row, int col, size_t max, size_t *len)
+{
+	int n;
+
+	if (len != NULL)
+		*len = 0;
+	if (r == NULL || row < 0 || col < 0 || row >= PQntuples(r) ||
+	    col >= PQnfields(r) || PQgetisnull(r, row, col) ||
+	    (n = PQgetlength(r, row, col)) < 0 || (size_t)n > max)
+		return NULL;
+	if (len != NULL)
+		*len = (size_t)n;
+	return PQgetvalue(r, row, col);
+}
+
+int
+pgc_null(const PGresult *r, int row, int col)
+{
+	return r != NULL && row >= 0 && col >= 0 && row < PQntuples(r) &&
+	    col < PQnfields(r) && PQgetisnull(r, row, col);
+}

@@ -41,6 +41,11 @@
 #define SCRATCH_MAX	64		/* scratch codes one row keeps */
 #define SEALED_MAX	(OTP_STATE_MAX + OTP_SEAL_OVERHEAD)
 #define AD_MAX		(32 + USER_MAX)
+#define KIND_MAX	7		/* bytes of a kind (struct pg_row) */
+#define SCRATCH_BYTES	(SCRATCH_MAX * OTP_SEAL_HASHLEN)
+/* A bytea of n bytes as text: "\\x" and hex, or at most 4 characters a
+ * byte (bytea_output = escape). */
+#define BYTEA_TEXT(n)	(2 + 4 * (size_t)(n))
 
 /* The open store: where, and the keys once read. */
 struct pg_store {
@@ -181,33 +186,88 @@ make_key(struct sys_store *s, int *made)
 
 /* ---- rows ------------------------------------------------------------ */
 
-/* What a row's seal binds: the store, the user and the kind. */
+/* What a row's seal binds: the store, the user and the kind (a kind is
+ * at most KIND_MAX bytes, a user USER_MAX: col_kind, the callers). */
 static size_t
 assoc(char *ad, const char *user, size_t ulen, const char *kind)
 {
-	size_t n = 0, k = strlen(kind);
+	size_t n = 0, k = strnlen(kind, KIND_MAX);
 
 	memcpy(ad, "otp-utils pg 1", 15);	/* with its NUL */
 	n = 15;
-	memcpy(ad + n, kind, k + 1);
+	memcpy(ad + n, kind, k);
+	ad[n + k] = '\0';
 	n += k + 1;
 	memcpy(ad + n, user, ulen);
 	return n + ulen;
 }
 
-/* A text-format bytea ("\x" and hex) into out; its length or -1. */
+/* A bytea as text into out, whatever the server's bytea_output: "\\x"
+ * and hex, or the escape format (printable bytes as themselves, "\\\\"
+ * and "\\ooo"); its length, or -1 (a bad text, or more than outsz). */
 static long
-bytea_in(const char *text, uint8_t *out, size_t outsz)
+bytea_in(const char *text, size_t n, uint8_t *out, size_t outsz)
 {
-	size_t n = strlen(text), len = 0, off;
+	size_t len = 0, off, i;
 
-	if (n < 2 || text[0] != '\\' || text[1] != 'x')
-		return -1;
-	if (n == 2)
-		return 0;
-	if (otp_hex_decode(text + 2, n - 2, out, outsz, &len, &off) != 0)
-		return -1;
+	if (n >= 2 && text[0] == '\\' && text[1] == 'x') {
+		if (n == 2)
+			return 0;
+		if (otp_hex_decode(text + 2, n - 2, out, outsz, &len, &off) !=
+		    0)
+			return -1;
+		return (long)len;
+	}
+	for (i = 0; i < n; len++) {
+		if (len == outsz)
+			return -1;
+		if (text[i] != '\\') {
+			out[len] = (uint8_t)text[i++];
+			continue;
+		}
+		if (i + 1 < n && text[i + 1] == '\\') {
+			out[len] = '\\';
+			i += 2;
+			continue;
+		}
+		if (n - i < 4)
+			return -1;
+		if (text[i + 1] < '0' || text[i + 1] > '3' ||
+		    text[i + 2] < '0' || text[i + 2] > '7' ||
+		    text[i + 3] < '0' || text[i + 3] > '7')
+			return -1;
+		out[len] = (uint8_t)((text[i + 1] - '0') << 6 |
+		    (text[i + 2] - '0') << 3 | (text[i + 3] - '0'));
+		i += 4;
+	}
 	return (long)len;
+}
+
+/* The bytea in row and col of r into out: its length, or -1 (no such
+ * field, NULL, bad, or longer than outsz). */
+static long
+col_bytea(const PGresult *r, int row, int col, uint8_t *out, size_t outsz)
+{
+	size_t n;
+	const char *t = pgc_text(r, row, col, BYTEA_TEXT(outsz), &n);
+
+	return t == NULL ? -1 : bytea_in(t, n, out, outsz);
+}
+
+/* The kind in row and col of r, or NULL (none, or longer than a kind). */
+static const char *
+col_kind(const PGresult *r, int row, int col)
+{
+	return pgc_text(r, row, col, KIND_MAX, NULL);
+}
+
+/* A boolean in row and col of r: 1, 0, or -1 (none). */
+static int
+col_bool(const PGresult *r, int row, int col)
+{
+	const char *t = pgc_text(r, row, col, 1, NULL);
+
+	return t == NULL ? -1 : t[0] == 't';
 }
 
 /* The kind, state and scratch of r's first row (as text, in columns
@@ -215,21 +275,27 @@ bytea_in(const char *text, uint8_t *out, size_t outsz)
 static int
 row_of(const PGresult *r, int off, struct pg_row *row)
 {
-	const char *st = PQgetvalue(r, 0, off + 2);
-	const char *sc = PQgetvalue(r, 0, off + 3);
-	size_t stsz = strlen(st) / 2 + 1, scsz = strlen(sc) / 2 + 1;
+	const char *kind = col_kind(r, 0, off);
+	size_t stsz, scsz;
 	long m, k;
 
 	memset(row, 0, sizeof(*row));
-	(void)snprintf(row->kind, sizeof(row->kind), "%s",
-	    PQgetvalue(r, 0, off));
+	/* Buffers as long as the text at most: a row is some hundred
+	 * bytes, the largest state much more. */
+	if (kind == NULL ||
+	    pgc_text(r, 0, off + 2, BYTEA_TEXT(SEALED_MAX), &stsz) == NULL ||
+	    pgc_text(r, 0, off + 3, BYTEA_TEXT(SCRATCH_BYTES), &scsz) == NULL)
+		return OTP_ESTOREROW;
+	stsz = stsz < SEALED_MAX ? stsz + 1 : SEALED_MAX;
+	scsz = scsz < SCRATCH_BYTES ? scsz + 1 : SCRATCH_BYTES;
+	(void)snprintf(row->kind, sizeof(row->kind), "%s", kind);
 	if ((row->state = malloc(stsz)) == NULL ||
 	    (row->scratch = malloc(scsz)) == NULL) {
 		pg_row_clear(row);
 		return OTP_ENOMEM;
 	}
-	m = bytea_in(st, row->state, stsz);
-	k = bytea_in(sc, row->scratch, scsz);
+	m = col_bytea(r, 0, off + 2, row->state, stsz);
+	k = col_bytea(r, 0, off + 3, row->scratch, scsz);
 	if (m < 0 || k < 0) {
 		pg_row_clear(row);
 		return OTP_ESTOREROW;
@@ -299,6 +365,7 @@ check_schema(struct sys_store *s, struct pgc *p)
 {
 	struct pg_store *ps = s->impl;
 	uint8_t check[OTP_SEAL_HASHLEN + 8];
+	const char *v;
 	PGresult *r;
 	long n;
 	int rc;
@@ -310,16 +377,12 @@ check_schema(struct sys_store *s, struct pgc *p)
 			return OTP_ESTORESCHEMA;
 		return rc;
 	}
-	if (PQntuples(r) != 1 ||
-	    strtol(PQgetvalue(r, 0, 0), NULL, 10) != SCHEMA_VERSION) {
+	if (PQntuples(r) != 1 || (v = pgc_text(r, 0, 0, 16, NULL)) == NULL ||
+	    strtol(v, NULL, 10) != SCHEMA_VERSION || pgc_null(r, 0, 1)) {
 		PQclear(r);
 		return OTP_ESTORESCHEMA;
 	}
-	if (PQgetisnull(r, 0, 1)) {
-		PQclear(r);
-		return OTP_ESTORESCHEMA;
-	}
-	n = bytea_in(PQgetvalue(r, 0, 1), check, sizeof(check));
+	n = col_bytea(r, 0, 1, check, sizeof(check));
 	PQclear(r);
 	if (n != OTP_SEAL_HASHLEN ||
 	    !otp_ct_equal(check, ps->keys.check, OTP_SEAL_HASHLEN))
@@ -569,22 +632,28 @@ list_row(void *arg, const PGresult *r)
 {
 	struct list_arg *la = arg;
 	struct sys_store_entry e;
+	const char *v[7];
 	long n;
+	int i;
 
 	memset(&e, 0, sizeof(e));
-	n = bytea_in(PQgetvalue(r, 0, 0), (uint8_t *)la->user,
-	    sizeof(la->user));
-	if (n <= 0)
+	/* Numbers of at most 20 digits and a sign; last_used may be NULL. */
+	for (i = 3; i < 7; i++)
+		if ((v[i] = pgc_text(r, 0, i, 21, NULL)) == NULL &&
+		    !(i == 5 && pgc_null(r, 0, i)))
+			return OTP_ESTOREROW;
+	n = col_bytea(r, 0, 0, (uint8_t *)la->user, USER_MAX);
+	if (n <= 0 || (e.kind = col_kind(r, 0, 1)) == NULL ||
+	    (i = col_bool(r, 0, 2)) < 0)
 		return OTP_ESTOREROW;
+	la->user[n] = '\0';
 	e.user = la->user;
 	e.userlen = (size_t)n;
-	e.kind = PQgetvalue(r, 0, 1);
-	e.disabled = PQgetvalue(r, 0, 2)[0] == 't';
-	e.nscratch = (unsigned)strtoul(PQgetvalue(r, 0, 3), NULL, 10);
-	e.created = strtoll(PQgetvalue(r, 0, 4), NULL, 10);
-	e.last_used = PQgetisnull(r, 0, 5) ? -1 :
-	    strtoll(PQgetvalue(r, 0, 5), NULL, 10);
-	e.uses = strtoull(PQgetvalue(r, 0, 6), NULL, 10);
+	e.disabled = i;
+	e.nscratch = (unsigned)strtoul(v[3], NULL, 10);
+	e.created = strtoll(v[4], NULL, 10);
+	e.last_used = v[5] == NULL ? -1 : strtoll(v[5], NULL, 10);
+	e.uses = strtoull(v[6], NULL, 10);
 	return la->fn(la->arg, &e);
 }
 
@@ -833,7 +902,7 @@ pg_begin(struct sys_login *l, struct sys_verdict *v)
 	if (PQntuples(r) == 0) {
 		v->unknown = 1;
 		v->why = "no token";
-	} else if (PQgetvalue(r, 0, 1)[0] == 't') {
+	} else if (col_bool(r, 0, 1) == 1) {
 		v->decided = 1;
 		v->why = "token disabled";
 	} else {
@@ -1096,6 +1165,7 @@ end_swap(struct sys_login *l, const struct otp_answer *a, size_t n,
 	int lens[6], fmts[6] = { 1, 1, 1, 0, 1, 1 };
 	size_t imglen, nh, sealedlen;
 	PGresult *r = NULL;
+	const char *t;
 	int rc, wr, tries, committed = 0;
 
 	*done = 1;
@@ -1131,8 +1201,8 @@ end_swap(struct sys_login *l, const struct otp_answer *a, size_t n,
 			pi->p.broken = 1;
 			goto locked;
 		}
-		if (PQntuples(r) == 1 && strcmp(PQgetvalue(r, 0, 0), "1") ==
-		    0) {
+		if ((t = pgc_text(r, 0, 0, 1, NULL)) != NULL &&
+		    strcmp(t, "1") == 0) {
 			committed = 1;
 			v->recorded = 1;
 			keep_row(l, pre->kind, sealedlen, nh);
@@ -1141,7 +1211,7 @@ end_swap(struct sys_login *l, const struct otp_answer *a, size_t n,
 		/* Not written: the row changed since.  Once more, over the
 		 * row as it is, if it is there and on. */
 		if (tries > 0 || PQntuples(r) != 1 ||
-		    PQgetvalue(r, 0, 2)[0] == 't' || row_of(r, 1, &now) != 0)
+		    col_bool(r, 0, 2) != 0 || row_of(r, 1, &now) != 0)
 			goto locked;
 		PQclear(r);
 		r = NULL;
@@ -1193,7 +1263,12 @@ end_locked(struct sys_login *l, const struct otp_answer *a, size_t n,
 		v->why = "no token";
 		goto out;
 	}
-	if (PQgetvalue(r, 0, 1)[0] == 't') {
+	if ((rc = col_bool(r, 0, 1)) != 0) {
+		if (rc < 0) {
+			rc = OTP_ESTOREROW;
+			goto out;
+		}
+		rc = 0;
 		v->decided = 1;
 		v->why = "token disabled";
 		goto out;
@@ -1290,7 +1365,8 @@ pg_resync(struct sys_store *s, const char *user, const char *const *codes,
 	struct pg_login *b;
 	const char *vals[2];
 	int lens[2], fmts[2] = { 1, 1 };
-	char ad[AD_MAX], kind[8];
+	char ad[AD_MAX], kind[KIND_MAX + 1];
+	const char *t;
 	size_t ulen, adlen, imglen, outlen, bodylen, sealedlen, nc;
 	uint32_t left[SCRATCH_MAX];
 	int64_t now;
@@ -1320,8 +1396,9 @@ pg_resync(struct sys_store *s, const char *user, const char *const *codes,
 		rc = OTP_EUSERSUNKNOWN;
 		goto out;
 	}
-	(void)snprintf(kind, sizeof(kind), "%s", PQgetvalue(r, 0, 0));
-	m = bytea_in(PQgetvalue(r, 0, 1), b->sealed, sizeof(b->sealed));
+	t = col_kind(r, 0, 0);
+	(void)snprintf(kind, sizeof(kind), "%s", t != NULL ? t : "");
+	m = t == NULL ? -1 : col_bytea(r, 0, 1, b->sealed, sizeof(b->sealed));
 	used(&b->used.sealed, m < 0 ? sizeof(b->sealed) : (size_t)m);
 	adlen = assoc(ad, l->user, ulen, kind);
 	rc = m < 0 ? OTP_ESTOREROW : otp_unseal(&ps->keys, ad, adlen,
@@ -1375,6 +1452,7 @@ pg_export(struct sys_store *s, const char *user, char *img, size_t imgsz,
 	struct pg_store *ps = s->impl;
 	uint8_t *sealed;
 	char ad[AD_MAX];
+	const char *kind;
 	PGresult *r;
 	long m;
 	int rc;
@@ -1392,9 +1470,10 @@ pg_export(struct sys_store *s, const char *user, char *img, size_t imgsz,
 		PQclear(r);
 		return OTP_ENOMEM;
 	}
-	m = bytea_in(PQgetvalue(r, 0, 1), sealed, SEALED_MAX);
+	kind = col_kind(r, 0, 0);
+	m = kind == NULL ? -1 : col_bytea(r, 0, 1, sealed, SEALED_MAX);
 	rc = m < 0 ? OTP_ESTOREROW : otp_unseal(&ps->keys, ad,
-	    assoc(ad, user, strlen(user), PQgetvalue(r, 0, 0)), sealed,
+	    assoc(ad, user, strlen(user), kind), sealed,
 	    (size_t)m, (uint8_t *)img, imgsz, len);
 	PQclear(r);
 	free(sealed);
