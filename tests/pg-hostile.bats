@@ -82,3 +82,18 @@ code_at() {
 	kill "$SHORT_PID"
 	wait "$SHORT_PID" || true
 }
+
+@test "bytea_output = escape on the server: logins, listing and copies work as with hex" {
+	alice
+	sql "ALTER DATABASE $DB SET bytea_output = escape"
+	[[ $(sql "SELECT '\\x0a5c'::bytea") == '\012\\' ]]
+	run -0 otp-verify -N "$NOW" --store="$URL" --user=alice "${SK[@]}" \
+	    "$(code_at "$NOW")"
+	run -1 otp-verify -N "$NOW" --store="$URL" --user=alice "${SK[@]}" \
+	    "$(code_at "$NOW")"
+	assert_output --partial "already used"
+	run -0 otp-store "${SK[@]}" list "$URL"
+	assert_output --partial $'alice\ttotp'
+	run -0 otp-store "${SK[@]}" copy --user=alice "$URL" "ga:$T/out"
+	run -0 otp-store "${SK[@]}" init "$URL"
+}
