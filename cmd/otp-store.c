@@ -107,23 +107,6 @@ wipe_secrets(void)
 	otp_wipe(&sec, sizeof(sec));
 }
 
-/* A user name as text that a terminal and a script can take: control
- * bytes, backslash and bytes above 0x7e as \ooo (as vis(3) -o). */
-static void
-put_user(const char *u, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)u[i];
-
-		if (c < 0x21 || c > 0x7e || c == '\\')
-			printf("\\%03o", c);
-		else
-			putchar(c);
-	}
-}
-
 static struct sys_store *
 open_url(const struct opts *o, const char *url, const char *key, int source)
 {
@@ -139,25 +122,31 @@ open_url(const struct opts *o, const char *url, const char *key, int source)
 	c.store_key = key;
 	c.deadline_ms = o->deadline_ms;
 	c.module = cli_store_module();
-	if ((rc = sys_store_open(url, &c, &s)) != 0) {
-		if (rc == OTP_ESTOREMODULE)
-			errx(CLI_EXIT_ERR, "%s: %s", c.module != NULL ?
-			    c.module : SYS_STORE_PGMODULE, otp_strerror(rc));
-		cli_usage_error("'%s': %s", url, otp_strerror(rc));
-	}
+	if ((rc = sys_store_open(url, &c, &s)) != 0)
+		cli_store_open_fail("", url, rc);
 	return s;
 }
 
-/* A failed call on s: its error and what the store knows more. */
-static void __attribute__((noreturn))
-fail(const struct sys_store *s, const char *what, int rc)
+/* A failed call on s: its error and what the store knows more, on
+ * stderr (what, the path and the store's words escaped). */
+static void
+warn_fail(const struct sys_store *s, const char *what, int rc)
 {
 	const char *why = sys_store_reason(s);
 
 	if (rc == OTP_EIO && *why == '\0')
-		err(CLI_EXIT_ERR, "%s: %s", sys_store_path(s), what);
-	errx(CLI_EXIT_ERR, "%s: %s: %s%s%s", sys_store_path(s), what,
-	    otp_strerror(rc), *why != '\0' ? ": " : "", why);
+		warn("%s: %s", cli_esc(sys_store_path(s)), cli_esc(what));
+	else
+		warnx("%s: %s: %s%s%s", cli_esc(sys_store_path(s)),
+		    cli_esc(what), otp_strerror(rc), *why != '\0' ? ": " :
+		    "", cli_esc(why));
+}
+
+static void __attribute__((noreturn))
+fail(const struct sys_store *s, const char *what, int rc)
+{
+	warn_fail(s, what, rc);
+	cli_exit(CLI_EXIT_ERR);
 }
 
 static int
@@ -184,7 +173,8 @@ list_one(void *arg, const struct sys_store_entry *e)
 	time_t t;
 
 	(void)arg;
-	put_user(e->user, e->userlen);
+	/* Any bytes, as text a terminal and a script can take. */
+	cli_esc_put(stdout, e->user, e->userlen);
 	if (e->last_used < 0)
 		snprintf(when, sizeof(when), "never");
 	else {
@@ -195,7 +185,8 @@ list_one(void *arg, const struct sys_store_entry *e)
 			snprintf(when, sizeof(when), "@%" PRId64,
 			    e->last_used);
 	}
-	printf("\t%s\t%s\tscratch=%u\tuses=%" PRIu64 "\tlast=%s\n", e->kind,
+	printf("\t%s\t%s\tscratch=%u\tuses=%" PRIu64 "\tlast=%s\n",
+	    cli_esc(e->kind),
 	    e->disabled ? "disabled" : "enabled", e->nscratch, e->uses,
 	    when);
 	return ferror(stdout) ? OTP_EIO : 0;
@@ -227,7 +218,8 @@ do_user(const struct opts *o, const char *verb, const char *url,
 	else
 		rc = sys_store_enable(s, user, strcmp(verb, "enable") == 0);
 	if (rc == OTP_EUSERSUNKNOWN) {
-		warnx("%s: '%s': no token", sys_store_path(s), user);
+		warnx("%s: '%s': no token", cli_esc(sys_store_path(s)),
+		    cli_esc(user));
 		sys_store_close(s);
 		return 1;
 	}
@@ -251,13 +243,14 @@ do_resync(const struct opts *o, const char *url, const char *user,
 	rc = sys_store_resync(s, caps & SYS_STORE_MANY ? user : NULL,
 	    (const char *const *)codes, (size_t)ncodes, &moved);
 	if (rc == OTP_ERESYNC) {
-		warnx("%s: '%s': %s", sys_store_path(s), user,
-		    otp_strerror(rc));
+		warnx("%s: '%s': %s", cli_esc(sys_store_path(s)),
+		    cli_esc(user), otp_strerror(rc));
 		sys_store_close(s);
 		return 1;
 	}
 	if (rc == OTP_EUSERSUNKNOWN) {
-		warnx("%s: '%s': no token", sys_store_path(s), user);
+		warnx("%s: '%s': no token", cli_esc(sys_store_path(s)),
+		    cli_esc(user));
 		sys_store_close(s);
 		return 1;
 	}
@@ -268,8 +261,9 @@ do_resync(const struct opts *o, const char *url, const char *user,
 	return 0;
 }
 
-/* Copy one user's token: read from from (as from_user), put in to. */
-static void
+/* Copy one user's token: read from from (as from_user), put in to.  0,
+ * or -1 after a message naming it: a copy goes on with the others. */
+static int
 copy_one(const struct opts *o, struct sys_store *from, struct sys_store *to,
     const char *from_user, const char *to_user)
 {
@@ -277,8 +271,10 @@ copy_one(const struct opts *o, struct sys_store *from, struct sys_store *to,
 	int rc;
 
 	rc = sys_store_export(from, from_user, sec.img, sizeof(sec.img), &len);
-	if (rc != 0)
-		fail(from, from_user != NULL ? from_user : "read", rc);
+	if (rc != 0) {
+		warn_fail(from, from_user != NULL ? from_user : "read", rc);
+		return -1;
+	}
 	struct sys_record r = { sec.img, len, NULL };
 
 	/* A users file's line has no place for these: said, not lost
@@ -287,12 +283,13 @@ copy_one(const struct opts *o, struct sys_store *from, struct sys_store *to,
 	    otp_state_parse(sec.img, len, &sec.st) == 0) {
 		if (sec.st.nscratch > 0)
 			warnx("%s: %zu scratch code%s not copied: a users "
-			    "file holds none", to_user != NULL ? to_user : "",
+			    "file holds none", cli_esc(to_user != NULL ?
+			    to_user : ""),
 			    sec.st.nscratch, sec.st.nscratch == 1 ? "" : "s");
 		if (sec.st.skew != 0)
 			warnx("%s: the clock skew (%" PRId64 " steps) is not "
-			    "copied: a users file holds none", to_user != NULL ?
-			    to_user : "", sec.st.skew);
+			    "copied: a users file holds none", cli_esc(to_user !=
+			    NULL ? to_user : ""), sec.st.skew);
 		otp_wipe(&sec.st, sizeof(sec.st));
 	}
 	/* A state file is pam_google_authenticator.so's too, which reads
@@ -310,21 +307,27 @@ copy_one(const struct opts *o, struct sys_store *from, struct sys_store *to,
 		otp_wipe(&sec.st, sizeof(sec.st));
 		if (ext) {
 			otp_wipe(sec.img, len);
-			errx(CLI_EXIT_ERR, "%s: '%s': a token of %u digits "
-			    "over %s or with a PIN: a state file holds 6 "
-			    "digits over SHA1 without a PIN", sys_store_path(to),
-			    from_user != NULL ? from_user : "", digits,
+			warnx("%s: '%s': a token of %u digits over %s or "
+			    "with a PIN: a state file holds 6 digits over SHA1 "
+			    "without a PIN", cli_esc(sys_store_path(to)),
+			    cli_esc(from_user != NULL ? from_user : ""), digits,
 			    otp_alg_name(alg));
+			return -1;
 		}
 	}
 	rc = sys_store_put(to, to_user, &r, o->force, NULL);
 	otp_wipe(sec.img, len);
-	if (rc == OTP_ESTATEEXIST || rc == OTP_EUSERSEXIST)
-		errx(CLI_EXIT_ERR, "%s: '%s': has a token already (use -f to "
-		    "replace it)", sys_store_path(to), to_user != NULL ?
-		    to_user : "");
-	if (rc != 0)
-		fail(to, to_user != NULL ? to_user : "write", rc);
+	if (rc == OTP_ESTATEEXIST || rc == OTP_EUSERSEXIST) {
+		warnx("%s: '%s': has a token already (use -f to replace it)",
+		    cli_esc(sys_store_path(to)), cli_esc(to_user != NULL ?
+		    to_user : ""));
+		return -1;
+	}
+	if (rc != 0) {
+		warn_fail(to, to_user != NULL ? to_user : "write", rc);
+		return -1;
+	}
+	return 0;
 }
 
 struct names {
@@ -358,7 +361,7 @@ do_copy(const struct opts *o, const char *src, const char *dst)
 	struct sys_store *from, *to;
 	struct names nm = { NULL, 0, 0 };
 	unsigned fc, tc;
-	size_t i;
+	size_t i, bad = 0;
 	int rc;
 
 	from = open_url(o, src, o->from_key != NULL ? o->from_key :
@@ -373,17 +376,18 @@ do_copy(const struct opts *o, const char *src, const char *dst)
 		/* One user's file: --user names it in TO. */
 		if (o->nusers > 1)
 			cli_usage_error("copy: %s holds one token: give one "
-			    "--user", src);
+			    "--user", cli_url(src));
 		if ((tc & SYS_STORE_MANY) && o->nusers == 0)
 			cli_usage_error("copy: give --user=NAME: the name of "
-			    "%s's token in %s", src, dst);
-		copy_one(o, from, to, NULL, o->nusers ? o->users[0] : NULL);
+			    "%s's token in %s", cli_url(src), cli_url(dst));
+		bad = copy_one(o, from, to, NULL, o->nusers ? o->users[0] :
+		    NULL) != 0;
 		goto done;
 	}
 	if (o->nusers == 0) {
 		if ((rc = sys_store_list(from, collect, &nm)) == OTP_ESTOREOP)
 			cli_usage_error("copy: name the users of %s to copy "
-			    "(--user=NAME)", src);
+			    "(--user=NAME)", cli_url(src));
 		if (rc != 0)
 			fail(from, "list", rc);
 	} else {
@@ -392,10 +396,14 @@ do_copy(const struct opts *o, const char *src, const char *dst)
 	}
 	if (!(tc & SYS_STORE_MANY) && nm.n != 1)
 		cli_usage_error("copy: %s holds one token: copy one --user",
-		    dst);
+		    cli_url(dst));
+	/* One bad token (a row that does not open, a name taken) is named
+	 * and the others are copied all the same. */
 	for (i = 0; i < nm.n; i++)
-		copy_one(o, from, to, nm.v[i], (tc & SYS_STORE_MANY) ?
-		    nm.v[i] : NULL);
+		bad += copy_one(o, from, to, nm.v[i], (tc & SYS_STORE_MANY) ?
+		    nm.v[i] : NULL) != 0;
+	if (bad > 0 && nm.n > 1)
+		warnx("copy: %zu of %zu tokens not copied", bad, nm.n);
 	if (o->nusers == 0) {
 		for (i = 0; i < nm.n; i++)
 			free(nm.v[i]);
@@ -404,7 +412,7 @@ do_copy(const struct opts *o, const char *src, const char *dst)
 done:
 	sys_store_close(from);
 	sys_store_close(to);
-	return 0;
+	return bad > 0 ? CLI_EXIT_ERR : 0;
 }
 
 int

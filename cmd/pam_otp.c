@@ -502,6 +502,23 @@ add_answer(pam_handle_t *pamh, struct otp_answer *ans, size_t *n,
 	(*n)++;
 }
 
+/* A store that does not open: the URL without its password; an object
+ * that does not load, with the loader's words and the option to use. */
+static void
+log_open_fail(pam_handle_t *pamh, const char *url, int e, const char *end)
+{
+	char shown[1024];
+
+	sys_store_url_shown(url, shown, sizeof(shown));
+	if (e == OTP_ESTOREMODULE)
+		pamotp_log(pamh, LOG_ERR, "store \"%s\": %s: %s (store_module= "
+		    "names the object to load)%s", shown, otp_strerror(e),
+		    sys_store_load_error(), end);
+	else
+		pamotp_log(pamh, LOG_ERR, "store \"%s\": %s%s", shown,
+		    otp_strerror(e), end);
+}
+
 /* Log why the login ended with an error: once, with its cause. */
 static void
 log_error(pam_handle_t *pamh, const struct target *t,
@@ -526,9 +543,10 @@ log_error(pam_handle_t *pamh, const struct target *t,
 		    "updated (%s); login refused", path, t->user,
 		    e == EBUSY ? otp_strerror(OTP_EBUSY) : strerror(e));
 		pam_error(pamh, "Error while writing config");
-	} else if (error == OTP_EIO || error == OTP_ELOCK)
+	} else if ((error == OTP_EIO || error == OTP_ELOCK) && (e != 0 ||
+	    l == NULL || *sys_login_reason(l) == '\0'))
 		pamotp_log(pamh, LOG_ERR, "\"%s\" for \"%s\": %s", path,
-		    t->user, strerror(e));
+		    t->user, e != 0 ? strerror(e) : otp_strerror(error));
 	else if (error == OTP_ENOMEM)
 		pamotp_log(pamh, LOG_ERR, "out of memory");
 	else if (line > 0)
@@ -829,8 +847,7 @@ open_store(pam_handle_t *pamh, struct params *p, struct target *t, int *rc)
 	c.module = p->module;
 	c.deadline_ms = p->deadline_ms;
 	if ((e = sys_store_open(t->url, &c, &s)) != 0) {
-		pamotp_log(pamh, LOG_ERR, "store \"%s\": %s", t->url,
-		    otp_strerror(e));
+		log_open_fail(pamh, t->url, e, "");
 		*rc = PAM_AUTH_ERR;
 		return NULL;
 	}
@@ -854,8 +871,7 @@ store_caps(pam_handle_t *pamh, const struct params *p, unsigned *caps)
 	c.module = p->module;
 	if ((rc = sys_store_open(url, &c, &s)) != 0) {
 		if (pamh != NULL)
-			pamotp_log(pamh, LOG_ERR, "store \"%s\": %s; login "
-			    "refused", url, otp_strerror(rc));
+			log_open_fail(pamh, url, rc, "; login refused");
 		return -1;
 	}
 	*caps = sys_store_caps(s);

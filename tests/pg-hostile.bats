@@ -36,6 +36,10 @@ setup() {
 	NOW=@1234567890
 }
 
+teardown() {
+	[[ -z ${SHORT:-} ]] || kill "$SHORT" 2>/dev/null || true
+}
+
 sql() {
 	psql -X -A -t -v ON_ERROR_STOP=1 -d "$DB" -c "$1"
 }
@@ -70,17 +74,21 @@ code_at() {
 
 @test "a server that answers one column where four were asked: exit 2, no crash" {
 	run -0 otp-store "${SK[@]}" init "$URL"
-	coproc SHORT { exec python3 "$BATS_TEST_DIRNAME/pg/short-server.py"; }
-	read -r -t 10 port <&"${SHORT[0]}" || fail "no short server"
-	u=postgresql://u@127.0.0.1:$port/x
+	# fds 3 and up closed: bats waits for whoever holds its fd 3.
+	python3 "$BATS_TEST_DIRNAME/pg/short-server.py" >"$T/port" \
+	    3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 9>&- &
+	SHORT=$!
+	for ((i = 0; i < 100; i++)); do
+		[[ -s $T/port ]] && break
+		sleep 0.1
+	done
+	u=postgresql://u@127.0.0.1:$(<"$T/port")/x
 	run -2 otp-verify --store="$u" --user=alice "${SK[@]}" 123456
 	assert_output --partial "malformed"
 	run -2 otp-verify --store="$u" --user=alice "${SK[@]}" --diagnose 123456
 	run -2 otp-store "${SK[@]}" list "$u"
 	run -2 otp-store "${SK[@]}" resync "$u" alice 123456 234567
 	run -2 otp-store "${SK[@]}" copy --user=alice "$u" "ga:$T/out"
-	kill "$SHORT_PID"
-	wait "$SHORT_PID" || true
 }
 
 @test "bytea_output = escape on the server: logins, listing and copies work as with hex" {
@@ -96,4 +104,96 @@ code_at() {
 	assert_output --partial $'alice\ttotp'
 	run -0 otp-store "${SK[@]}" copy --user=alice "$URL" "ga:$T/out"
 	run -0 otp-store "${SK[@]}" init "$URL"
+}
+
+@test "names, kinds and server messages reach the terminal escaped: no escape sequence from the database" {
+	alice
+	esc=$'\e]0;owned\a\e[2J'
+	printf '%s\n' "$RFC_B32" '" TOTP_AUTH' >"$T/ga2"
+	chmod 0400 "$T/ga2"
+	run -0 otp-store "${SK[@]}" copy --user="x${esc}y" "ga:$T/ga2" "$URL"
+	sql "ALTER TABLE otp_tokens DROP CONSTRAINT otp_tokens_kind_check"
+	sql "UPDATE otp_tokens SET kind = E'\\x1b[2J' WHERE login = 'alice'"
+	run -0 otp-store "${SK[@]}" list "$URL"
+	[[ $output != *$'\e'* ]] || fail "an escape in: $output"
+	assert_output --partial 'x\033]0;owned\007\033[2Jy'
+	assert_output --partial $'alice\t\\033[2J'
+	run -1 otp-store "${SK[@]}" remove "$URL" "nobody${esc}"
+	[[ $output != *$'\e'* ]] || fail "an escape in: $output"
+	run -2 otp-store "${SK[@]}" copy --user="x${esc}y" "ga:$T/ga2" "$URL"
+	[[ $output != *$'\e'* ]] || fail "an escape in: $output"
+	run -2 otp-keygen --store="$URL" --user="x${esc}y" "${SK[@]}"
+	[[ $output != *$'\e'* ]] || fail "an escape in: $output"
+	assert_output --partial 'x\033'
+	# The server's own words: an error message quoting a name.
+	run -2 otp-store "${SK[@]}" list \
+	    "postgresql://postgres@127.0.0.1:$PGPORT/no${esc}db"
+	[[ $output != *$'\e'* ]] || fail "an escape in: $output"
+}
+
+@test "copy from a database: one bad row is named, the others copied, exit 2 at the end" {
+	alice
+	printf '%s\n' "$RFC_B32" '" TOTP_AUTH' >"$T/ga2"
+	chmod 0400 "$T/ga2"
+	run -0 otp-store "${SK[@]}" copy --user=bob "ga:$T/ga2" "$URL"
+	run -0 otp-store "${SK[@]}" copy --user=carol "ga:$T/ga2" "$URL"
+	sql "UPDATE otp_tokens SET state = '\\x00'::bytea WHERE login = 'bob'"
+	createdb_url="postgresql://postgres@127.0.0.1:$PGPORT/${DB}b"
+	psql -q -X -d postgres -c "CREATE DATABASE ${DB}b"
+	run -0 otp-store "${SK[@]}" init "$createdb_url"
+	run -2 otp-store "${SK[@]}" copy "$URL" "$createdb_url"
+	assert_output --partial "bob"
+	assert_output --partial "1 of 3 tokens not copied"
+	run -0 otp-store "${SK[@]}" list "$createdb_url"
+	assert_output --partial $'alice\t'
+	assert_output --partial $'carol\t'
+	refute_output --partial $'bob\t'
+}
+
+@test "a password in the URL in any form libpq reads is cut from every message" {
+	for u in "postgresql://u@127.0.0.1:1/x?pass%77ord=s3cretpw" \
+	    "postgresql://u@127.0.0.1:1/x?a=b&%70%61ssword=s3cretpw&c=d" \
+	    "postgresql://u:s3cretpw@127.0.0.1:1,127.0.0.1:2/x" \
+	    "postgres://u@127.0.0.1:1/x?sslpassword=s3cretpw" \
+	    "postgresql://u:s3cretpw@127.0.0.1:1/x?password=s3cretpw"; do
+		run -2 otp-verify --store="$u" --user=a "${SK[@]}" 123456
+		refute_output --partial s3cretpw
+		assert_output --partial "postgres"
+		run -2 otp-store "${SK[@]}" list "$u"
+		refute_output --partial s3cretpw
+		run -2 otp-keygen --store="$u" --user=a "${SK[@]}"
+		refute_output --partial s3cretpw
+	done
+	run -2 otp-verify --store="postgresql://u@127.0.0.1:1/x?a=b&pass%77ord=s3cretpw&c=d" \
+	    --user=a "${SK[@]}" 123456
+	assert_output --partial "postgresql://u@127.0.0.1:1/x?a=b&c=d:"
+	# A store object that does not load: the URL cut all the same, the
+	# loader's reason, the variable to set.
+	OTP_STORE_MODULE=$T/none.so run -2 otp-store "${SK[@]}" list \
+	    "postgresql://u:s3cretpw@127.0.0.1:1/x?pass%77ord=s3cretpw"
+	refute_output --partial s3cretpw
+	assert_output --partial "none.so: cannot open shared object file"
+	assert_output --partial OTP_STORE_MODULE
+}
+
+@test "tools run from the build tree load the build's store object without OTP_STORE_MODULE" {
+	[[ -f $OTP_BIN/../lib/otp-utils/store-pg.so ]] ||
+	    skip "the tools are not in a build tree"
+	alice
+	unset OTP_STORE_MODULE
+	run -0 otp-store "${SK[@]}" list "$URL"
+	assert_output --partial $'alice\ttotp'
+	run -0 otp-verify -N "$NOW" --store="$URL" --user=alice "${SK[@]}" \
+	    "$(code_at "$NOW")"
+	# Not from a directory others may write: the tree's object is
+	# passed over for the installed one.
+	mkdir -p "$T/tree/bin" "$T/tree/lib/otp-utils"
+	cp "$OTP_BIN/otp-store" "$T/tree/bin"
+	: >"$T/tree/lib/otp-utils/store-pg.so"
+	chmod 0777 "$T/tree/lib/otp-utils"
+	run "$T/tree/bin/otp-store" "${SK[@]}" list "$URL"
+	refute_output --partial "$T/tree"
+	chmod 0755 "$T/tree/lib/otp-utils"
+	run -2 "$T/tree/bin/otp-store" "${SK[@]}" list "$URL"
+	assert_output --partial "$T/tree/lib/otp-utils/store-pg.so"
 }

@@ -103,10 +103,13 @@ read_key(struct sys_store *s, struct pg_store *ps)
 
 	if (ps->keyed)
 		return 0;
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)) <
-	    0) {
+	/* O_NONBLOCK: a FIFO put there opens at once (and is refused as no
+	 * regular file), where a login would wait for a writer for ever. */
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
+	    O_NONBLOCK)) < 0) {
 		(void)snprintf(s->reason, sizeof(s->reason), "store key %s: "
-		    "%s", path, strerror(errno));
+		    "%s", path, errno == ELOOP ? "a symbolic link (not "
+		    "followed)" : strerror(errno));
 		return OTP_EIO;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
@@ -392,12 +395,11 @@ check_schema(struct sys_store *s, struct pgc *p)
 
 /* ---- the store as a whole ------------------------------------------- */
 
-/* Keep the URL; show it without a password. */
+/* Keep the URL (store.c shows it without a password). */
 static int
 pg_open(struct sys_store *s, const char *url)
 {
 	struct pg_store *ps;
-	char *at, *colon, *p;
 
 	if ((ps = calloc(1, sizeof(*ps))) == NULL)
 		return OTP_ENOMEM;
@@ -406,23 +408,6 @@ pg_open(struct sys_store *s, const char *url)
 		return OTP_ENOMEM;
 	}
 	s->impl = ps;
-	/* postgresql://user:password@host...: drop ":password". */
-	p = strstr(s->path, "://");
-	if (p != NULL && (at = strchr(p + 3, '@')) != NULL &&
-	    (colon = memchr(p + 3, ':', (size_t)(at - (p + 3)))) != NULL)
-		memmove(colon, at, strlen(at) + 1);
-	/* ...?a=b&password=x&c=d: the parameter goes, its '&' too. */
-	while ((p = strstr(s->path, "password=")) != NULL) {
-		char *end = strchr(p, '&');
-
-		if (p > s->path && (p[-1] == '&' || p[-1] == '?') &&
-		    end == NULL)
-			p--;	/* the last one: its separator goes */
-		if (end != NULL)
-			memmove(p, end + 1, strlen(end + 1) + 1);
-		else
-			*p = '\0';
-	}
 	return 0;
 }
 
