@@ -197,3 +197,9 @@ code_at() {
 	run -2 "$T/tree/bin/otp-store" "${SK[@]}" list "$URL"
 	assert_output --partial "$T/tree/lib/otp-utils/store-pg.so"
 }
+
+@test "libpq's two-line messages are joined with '; ', not run together" {
+	run -2 otp-store list "postgresql://u@127.0.0.1:1/x"
+	assert_output --partial "Connection refused; Is the server running"
+	[[ ${#lines[@]} == 1 ]]
+}

@@ -95,18 +95,28 @@ pgc_now_ms(void)
 static void
 set_why(struct pgc *p, const char *what, const char *msg)
 {
+	char raw[sizeof(p->why)];
 	size_t n, o;
 	char c;
 
-	(void)snprintf(p->why, sizeof(p->why), "%s%s%s", what,
+	(void)snprintf(raw, sizeof(raw), "%s%s%s", what,
 	    msg != NULL && *msg != '\0' ? ": " : "", msg != NULL ? msg : "");
 	/* libpq's messages end in a newline; a log line must not. */
-	n = strlen(p->why);
-	while (n > 0 && (p->why[n - 1] == '\n' || p->why[n - 1] == ' '))
-		p->why[--n] = '\0';
-	/* One line: libpq's line breaks and indents become one blank. */
-	for (n = 0, o = 0; p->why[n] != '\0'; n++) {
-		c = p->why[n] == '\n' || p->why[n] == '\t' ? ' ' : p->why[n];
+	n = strlen(raw);
+	while (n > 0 && (raw[n - 1] == '\n' || raw[n - 1] == ' '))
+		raw[--n] = '\0';
+	/* One line: libpq's lines joined with "; " (its second line is a
+	 * sentence of its own: "Is the server running ..."), indents and
+	 * tabs one blank. */
+	for (n = 0, o = 0; raw[n] != '\0' && o + 2 < sizeof(p->why); n++) {
+		c = raw[n] == '\t' ? ' ' : raw[n];
+		if (c == '\n') {
+			while (o > 0 && p->why[o - 1] == ' ')
+				o--;
+			if (o > 0 && p->why[o - 1] != ';')
+				p->why[o++] = ';';
+			c = ' ';
+		}
 		if (c == ' ' && o > 0 && p->why[o - 1] == ' ')
 			continue;
 		p->why[o++] = c;
