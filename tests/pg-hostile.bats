@@ -203,3 +203,15 @@ code_at() {
 	assert_output --partial "Connection refused; Is the server running"
 	[[ ${#lines[@]} == 1 ]]
 }
+
+@test "init is all or nothing: a failed init leaves no key file it made; the next one says to keep a copy" {
+	run -2 otp-store "${SK[@]}" init "postgresql://postgres@127.0.0.1:$PGPORT/nodb"
+	assert_output --partial nodb
+	[[ ! -e $K ]] || fail "$K left behind"
+	# A key that was there stays, whatever happens.
+	run -0 otp-store "${SK[@]}" init "$URL"
+	assert_output --partial "keep a copy"
+	cp "$K" "$T/k1"
+	run -2 otp-store "${SK[@]}" init "postgresql://postgres@127.0.0.1:$PGPORT/nodb"
+	cmp "$K" "$T/k1"
+}

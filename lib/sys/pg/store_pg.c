@@ -437,8 +437,10 @@ pg_init(struct sys_store *s, int *made)
 	PGresult *r;
 	int rc;
 
-	if ((rc = make_key(s, made)) != 0 || (rc = read_key(s, ps)) != 0)
+	if ((rc = make_key(s, made)) != 0)
 		return rc;
+	if ((rc = read_key(s, ps)) != 0)
+		goto unmake;
 	pgc_start(&p, s);
 	if ((rc = admin_exec(s, &p, "BEGIN", 0, NULL, NULL, NULL, &r)) != 0)
 		goto out;
@@ -463,6 +465,14 @@ out:
 	if (rc != 0)
 		p.broken = 1;	/* an open transaction is rolled back */
 	pgc_put(&p);
+unmake:
+	/* All or nothing: a key made for a database that was not set up
+	 * goes (the next init makes one and says so). */
+	if (rc != 0 && *made) {
+		(void)unlink(s->cfg.store_key != NULL ? s->cfg.store_key :
+		    SYS_STORE_KEY);
+		*made = 0;
+	}
 	return rc;
 }
 
