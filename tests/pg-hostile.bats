@@ -215,3 +215,25 @@ code_at() {
 	run -2 otp-store "${SK[@]}" init "postgresql://postgres@127.0.0.1:$PGPORT/nodb"
 	cmp "$K" "$T/k1"
 }
+
+@test "store_timeout bounds resolving the host name; a name resolves to the addresses libpq is given" {
+	command -v cc >/dev/null || skip "no C compiler for the resolver shim"
+	cc -shared -fPIC -o "$T/slowdns.so" "$BATS_TEST_DIRNAME/pg/slowdns.c" \
+	    -ldl || fail "the shim does not build"
+	alice
+	shim=(env LD_PRELOAD="$T/slowdns.so"
+	    ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0)
+	# A name that resolves: the login goes to the address it gave.
+	run -0 "${shim[@]}" otp-verify -N "$NOW" \
+	    --store="postgresql://postgres@fast.test:$PGPORT/$DB" \
+	    --user=alice "${SK[@]}" "$(code_at "$NOW")"
+	run -0 otp-store "${SK[@]}" list "postgresql://postgres@localhost:$PGPORT/$DB"
+	# A resolver that takes 10 s: refused at the deadline, not after it.
+	run -2 timeout 8 "${shim[@]}" otp-verify -N "$NOW" \
+	    --store="postgresql://postgres@slow.test:$PGPORT/$DB" \
+	    --store-timeout=500ms --user=alice "${SK[@]}" "$(code_at "$NOW")"
+	assert_output --partial "deadline"
+	# A name that does not resolve: said so.
+	run -2 otp-store "${SK[@]}" list "postgresql://postgres@no-such-host.invalid:$PGPORT/$DB"
+	assert_output --partial "no-such-host.invalid"
+}
