@@ -237,3 +237,24 @@ code_at() {
 	run -2 otp-store "${SK[@]}" list "postgresql://postgres@no-such-host.invalid:$PGPORT/$DB"
 	assert_output --partial "no-such-host.invalid"
 }
+
+# instructions CMD...: the instructions CMD runs (callgrind's count).
+instructions() {
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 \
+	    >/dev/null | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+
+@test "an unknown user's refusal does the work of an enrolled user's: no telling them apart by time" {
+	command -v valgrind >/dev/null || skip "no valgrind to count instructions"
+	! ldd "$(command -v otp-verify)" | grep -q libasan ||
+	    skip "a sanitized build does not run under valgrind"
+	alice
+	# Counted, not timed: the unseal and the engine run for both.
+	known=$(instructions otp-verify -N "$NOW" --store="$URL" --user=alice \
+	    "${SK[@]}" 000000)
+	unknown=$(instructions otp-verify -N "$NOW" --store="$URL" \
+	    --user=nobody "${SK[@]}" 000000)
+	[[ -n $known && -n $unknown ]] || fail "no count"
+	((unknown * 10 >= known * 9)) ||
+	    fail "unknown user: $unknown instructions, enrolled: $known"
+}

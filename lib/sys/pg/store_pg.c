@@ -1227,6 +1227,51 @@ locked:
 	return 0;
 }
 
+/*
+ * A user without a token costs what a refused one does: the row's work
+ * done on a dummy token (a TOTP one of a random key, sealed for this
+ * user), its unseal, the engine over the answers and, when the engine
+ * would write, the seal; *wr then.  So no one tells by the time of a
+ * refusal who is enrolled.  Nothing of it is kept or written.
+ */
+static void
+dummy_work(struct sys_login *l, const struct otp_answer *a, size_t n,
+    int *wr)
+{
+	struct pg_store *ps = l->s->impl;
+	struct pg_login *b = ((struct pg_impl *)l->impl)->buf;
+	struct sys_verdict v;
+	struct pg_row row;
+	uint8_t key[20];
+	char b32[40];
+	size_t ulen = strlen(l->user), bodylen, sealedlen, imglen, nh;
+	int len;
+
+	*wr = 0;
+	if (sys_random_bytes(key, sizeof(key)) != 0 ||
+	    otp_b32_encode(key, sizeof(key), b32, sizeof(b32), 0) < 0) {
+		otp_wipe(key, sizeof(key));
+		return;
+	}
+	otp_wipe(key, sizeof(key));
+	len = snprintf(b->body, sizeof(b->body), "%s\n\" TOTP_AUTH\n"
+	    "\" DISALLOW_REUSE\n", b32);
+	otp_wipe(b32, sizeof(b32));
+	bodylen = len > 0 ? (size_t)len : 0;
+	used(&b->used.body, bodylen);
+	if (seal_body(ps, b, l->user, ulen, "totp", bodylen, &sealedlen) != 0)
+		return;
+	memset(&row, 0, sizeof(row));
+	(void)snprintf(row.kind, sizeof(row.kind), "totp");
+	row.state = b->sealed;
+	row.statelen = sealedlen;
+	memset(&v, 0, sizeof(v));
+	if (open_row(l, &row, &imglen, &nh) == 0)
+		(void)decide(l, a, n, row.kind, imglen, &nh, &sealedlen, &v,
+		    wr);
+	l->reason[0] = '\0';
+}
+
 /* The end in one transaction on the locked row: BEGIN, SELECT ... FOR
  * UPDATE, the engine, UPDATE, COMMIT. */
 static int
@@ -1254,8 +1299,24 @@ end_locked(struct sys_login *l, const struct otp_answer *a, size_t n,
 	if ((rc = login_exec(l, sel, 1, vals, lens, fmts, &r)) != 0)
 		goto out;
 	if (PQntuples(r) == 0) {
+		dummy_work(l, a, n, &wr);
+		/* The same statements as a refusal that writes: this one
+		 * matches no row. */
+		if (wr) {
+			new_row(l, v, 0, 0, vals, lens);
+			PQclear(r);
+			r = NULL;
+			if (login_exec(l, upd, 4, vals, lens, fmts, &r) == 0) {
+				PQclear(r);
+				r = NULL;
+				(void)login_exec(l, "COMMIT", 0, NULL, NULL,
+				    NULL, &r);
+			}
+		}
+		memset(v, 0, sizeof(*v));
 		v->unknown = 1;
 		v->why = "no token";
+		l->reason[0] = '\0';
 		goto out;
 	}
 	if ((rc = col_bool(r, 0, 1)) != 0) {
