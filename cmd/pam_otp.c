@@ -527,8 +527,15 @@ log_error(pam_handle_t *pamh, const struct target *t,
 {
 	const char *path = s != NULL ? sys_store_path(s) : t->url;
 	const char *opt = NULL;
+	char shown[1024];
 	size_t line = 0;
 	int e = 0;
+
+	/* A store that did not open has no path to show: the URL, cut. */
+	if (s == NULL) {
+		sys_store_url_shown(t->url, shown, sizeof(shown));
+		path = shown;
+	}
 
 	if (l != NULL) {
 		e = sys_login_errno(l);
