@@ -5,6 +5,7 @@
  * store_otpw.c).  The PostgreSQL row is loaded from its own object when
  * a URL names it, so a host that uses files never maps libpq.
  */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -185,8 +186,9 @@ secret_key(const char *k, size_t n)
 
 	for (i = 0; i < n; i++) {
 		if (k[i] == '%') {
-			if (n - i < 3 || sscanf(k + i + 1, "%2x", &v) != 1 ||
-			    v == 0)
+			if (n - i < 3 || !isxdigit((unsigned char)k[i + 1]) ||
+			    !isxdigit((unsigned char)k[i + 2]) ||
+			    sscanf(k + i + 1, "%2x", &v) != 1 || v == 0)
 				return 1;
 			i += 2;
 		} else
