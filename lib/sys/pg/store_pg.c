@@ -43,7 +43,7 @@
 #define AD_MAX		(32 + USER_MAX)
 #define KIND_MAX	7		/* bytes of a kind (struct pg_row) */
 #define SCRATCH_BYTES	(SCRATCH_MAX * OTP_SEAL_HASHLEN)
-/* A bytea of n bytes as text: "\\x" and hex, or at most 4 characters a
+/* A bytea of n bytes as text: "\x" and hex, or at most 4 characters a
  * byte (bytea_output = escape). */
 #define BYTEA_TEXT(n)	(2 + 4 * (size_t)(n))
 
@@ -205,9 +205,10 @@ assoc(char *ad, const char *user, size_t ulen, const char *kind)
 	return n + ulen;
 }
 
-/* A bytea as text into out, whatever the server's bytea_output: "\\x"
- * and hex, or the escape format (printable bytes as themselves, "\\\\"
- * and "\\ooo"); its length, or -1 (a bad text, or more than outsz). */
+/* A bytea as text into out, whatever the server's bytea_output: "\x"
+ * and hex, or the escape format (printable bytes as themselves, "\\"
+ * for a backslash, "\ooo" for the others); its length, or -1 (a bad
+ * text, or more than outsz). */
 static long
 bytea_in(const char *text, size_t n, uint8_t *out, size_t outsz)
 {
