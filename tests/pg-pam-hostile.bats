@@ -46,7 +46,7 @@ setup() {
 
 @test "a store object that does not load: the loader's reason and store_module= logged, never the URL's password" {
 	service t "auth required @MOD@ store=postgresql://u:s3cretpw@127.0.0.1:1/x?pass%77ord=s3cretpw store_key=$K store_module=$D/none.so"
-	pam_run t "$(totp $T0)"
+	pam_run t "$(totp "$T0")"
 	refused
 	refute_output --partial s3cretpw
 	assert_output --partial "none.so: cannot open shared object file"
@@ -59,25 +59,25 @@ setup() {
 	    skip "pam_otp.so is not in a build tree"
 	unset OTP_STORE_MODULE
 	service t "auth required @MOD@ store=$URL store_key=$K"
-	pam_run t "$(totp $T0)"
+	pam_run t "$(totp "$T0")"
 	accepted
 }
 
 @test "a store key missing, a symbolic link or a FIFO: refused at once with the reason logged, never 'Success'" {
 	service t "auth required @MOD@ store=$URL store_key=$D/none store_module=$PG_SO"
-	pam_run t "$(totp $T0)"
+	pam_run t "$(totp "$T0")"
 	refused
 	assert_output --partial "No such file or directory"
 	refute_output --partial Success
 	ln -s "$K" "$D/link"
 	service t "auth required @MOD@ store=$URL store_key=$D/link store_module=$PG_SO"
-	pam_run t "$(totp $T0)"
+	pam_run t "$(totp "$T0")"
 	refused
 	assert_output --partial "symbolic link"
 	refute_output --partial Success
 	mkfifo -m 0600 "$D/fifo"
 	service t "auth required @MOD@ store=$URL store_key=$D/fifo store_module=$PG_SO"
-	PAM_TIMEOUT=20 pam_run t "$(totp $T0)"
+	PAM_TIMEOUT=20 pam_run t "$(totp "$T0")"
 	((status != 124)) || fail "the login waited on the FIFO"
 	refused
 	assert_output --partial "store key"
