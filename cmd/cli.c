@@ -339,10 +339,12 @@ void
 cli_esc_put(FILE *f, const char *s, size_t n)
 {
 	char e[5];
-	size_t i;
+	size_t i, k;
 
-	for (i = 0; i < n; i++)
-		(void)fwrite(e, 1, esc_byte((unsigned char)s[i], e), f);
+	for (i = 0; i < n; i++) {
+		k = esc_byte((unsigned char)s[i], e);
+		(void)fwrite(e, 1, k, f);
+	}
 }
 
 void
