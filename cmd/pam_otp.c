@@ -708,7 +708,7 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t,
 	const void *item = NULL;
 	char *prompted = NULL;
 	size_t n = 0;
-	int usable = 0, done = 0, noanswer = 0, error = 0;
+	int usable = 0, done = 0, noanswer = 0, error = 0, blind;
 	int rc = PAM_AUTH_ERR;
 
 	memset(&r, 0, sizeof(r));
@@ -725,6 +725,11 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t,
 		if (t->caps & SYS_STORE_CHALLENGE)
 			keep_otpw(pamh, &r);
 	}
+	/* A user without a token in a database: asked, and the end run
+	 * all the same (the store does a token's work on a dummy), so that
+	 * the time of the refusal does not tell who is enrolled. */
+	blind = !usable && l != NULL && error == 0 && r.unknown &&
+	    (t->caps & SYS_STORE_SHARED);
 	if (!usable && t->why[0] == '\0')
 		set_why(t, "no usable token");
 	if (!usable && p->debug)
@@ -748,7 +753,7 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t,
 	if (!done && error == 0 && p->pass != PASS_USE) {
 		if (ask(pamh, p, t, s, &r, &prompted) != 0)
 			noanswer = 1;	/* logged */
-		else if (usable)
+		else if (usable || blind)
 			add_answer(pamh, ans, &n, prompted, p->forward_pass ?
 			    OTP_ANSWER_SPLIT : OTP_ANSWER_BARE);
 		/* As pam_otpw: the answer is left for the modules below. */
@@ -773,6 +778,11 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t,
 			    r.why != NULL ? r.why : "");
 		if (error == 0 && t->caps & SYS_STORE_CHALLENGE)
 			keep_otpw(pamh, &r);
+	}
+	if (blind && n > 0) {
+		struct sys_verdict dv;
+
+		(void)sys_login_end(l, ans, n, &dv);	/* refused all the same */
 	}
 	if (noanswer && error == 0) {
 		if (!usable)

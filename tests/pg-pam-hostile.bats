@@ -82,3 +82,15 @@ setup() {
 	refused
 	assert_output --partial "store key"
 }
+
+@test "a user without a token is asked, and the end runs on the database all the same: the refusal takes an enrolled user's work" {
+	log=$(pg_cluster_data pg)/../server.log
+	psql -q -X -d postgres -c "ALTER DATABASE $DB SET log_statement = 'all'"
+	service t "auth required @MOD@ store=$URL store_key=$K store_module=$PG_SO"
+	before=$(grep -c "FOR UPDATE" "$log" || true)
+	PAM_RUN_USER=nobody-here pam_run t "$(totp "$T0")"
+	refused
+	assert_output --partial "nobody-here"
+	after=$(grep -c "FOR UPDATE" "$log" || true)
+	((after > before)) || fail "no locked read for the unknown user"
+}
