@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "otp_uri.h"
+#include "store.h"
 
 void
 cli_init(int argc, char *argv[])
@@ -269,6 +270,81 @@ const char *
 cli_store_module(void)
 {
 	return secure_getenv("OTP_STORE_MODULE");
+}
+
+const char *
+cli_url(const char *url)
+{
+	char shown[1024];
+
+	sys_store_url_shown(url, shown, sizeof(shown));
+	return cli_esc(shown);
+}
+
+void
+cli_store_open_fail(const char *opt, const char *url, int rc)
+{
+	const char *shown = cli_url(url);
+
+	if (rc == OTP_ESTOREMODULE)
+		errx(CLI_EXIT_ERR, "%s%s'%s': %s: %s (OTP_STORE_MODULE names "
+		    "the object to load)", opt, *opt != '\0' ? " " : "",
+		    shown, otp_strerror(rc),
+		    cli_esc(sys_store_load_error()));
+	if (rc == OTP_ESTORESCHEME || rc == OTP_ESTOREURL ||
+	    rc == OTP_ETOOLONG)
+		cli_usage_error("%s%s'%s': %s", opt, *opt != '\0' ? " " : "",
+		    shown, otp_strerror(rc));
+	errx(CLI_EXIT_ERR, "%s%s'%s': %s", opt, *opt != '\0' ? " " : "",
+	    shown, otp_strerror(rc));
+}
+
+#define ESC_TEXT	1024	/* bytes of text one cli_esc shows */
+
+/* The escape of byte c into out (at least 5 bytes): its length. */
+static size_t
+esc_byte(unsigned char c, char *out)
+{
+	if (c < 0x20 || c > 0x7e || c == '\\')
+		return (size_t)snprintf(out, 5, "\\%03o", c);
+	out[0] = (char)c;
+	return 1;
+}
+
+const char *
+cli_esc_n(const char *s, size_t n)
+{
+	static char buf[4][4 * ESC_TEXT + 4];
+	static unsigned next;
+	char *out = buf[next++ % 4];
+	size_t i, o = 0;
+
+	for (i = 0; i < n && i < ESC_TEXT; i++)
+		o += esc_byte((unsigned char)s[i], out + o);
+	if (i < n) {
+		memcpy(out + o, "...", 3);
+		o += 3;
+	}
+	out[o] = '\0';
+	return out;
+}
+
+const char *
+cli_esc(const char *s)
+{
+	return cli_esc_n(s, strlen(s));
+}
+
+void
+cli_esc_put(FILE *f, const char *s, size_t n)
+{
+	char e[5];
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		k = esc_byte((unsigned char)s[i], e);
+		(void)fwrite(e, 1, k, f);
+	}
 }
 
 void

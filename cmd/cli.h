@@ -8,6 +8,7 @@
 
 #include <getopt.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "otp.h"
@@ -122,8 +123,27 @@ uint64_t cli_period(const char *arg);
  * minutes, in milliseconds; a bad value exits 2 naming opt. */
 unsigned cli_deadline(const char *opt, const char *arg);
 /* The PostgreSQL store's object from OTP_STORE_MODULE (not for a set-id
- * program), or NULL for the installed one. */
+ * program), or NULL for the build tree's or the installed one. */
 const char *cli_store_module(void);
+/* sys_store_open() failed with rc for url (given as opt, "" or
+ * "--store "): exit 2 with why, the URL without a password, escaped;
+ * a store object that does not load is named with the loader's words
+ * and OTP_STORE_MODULE.  A bad URL is a usage error. */
+void	cli_store_open_fail(const char *opt, const char *url, int rc)
+	    __attribute__((noreturn));
+/*
+ * Text from outside (a user name, a database's column or message, a
+ * URL) as a terminal may show it: control bytes, backslash and bytes
+ * above 0x7e as \ooo (vis(3) -o), so that no escape sequence reaches
+ * the terminal.  cli_esc: the first n bytes of s into one of four
+ * static buffers, used in turn (four in one message), cut with "..."
+ * past 1 KiB of text; cli_esc_put: all of them to f.
+ */
+const char *cli_esc_n(const char *s, size_t n);
+const char *cli_esc(const char *s);
+/* cli_esc of a store URL as sys_store_url_shown() shows it. */
+const char *cli_url(const char *url);
+void	cli_esc_put(FILE *f, const char *s, size_t n);
 /* Keep the pages of n bytes at p out of swap where the system allows it
  * (mlock(2)); failure is ignored.  For key buffers. */
 void	cli_lock(const void *p, size_t n);

@@ -926,9 +926,10 @@ generate(struct keygen *k)
 			drop_scratch(&staged);
 			if (rc == OTP_ESTATEEXIST)
 				errx(CLI_EXIT_ERR, "--store: '%s' has a token "
-				    "already (use -f to replace it)", k->user);
+				    "already (use -f to replace it)",
+				    cli_esc(k->user));
 			errx(CLI_EXIT_ERR, "--store: %s%s%s", otp_strerror(rc),
-			    why[0] != '\0' ? ": " : "", why);
+			    why[0] != '\0' ? ": " : "", cli_esc(why));
 		}
 	} else if (k->state != NULL) {
 		fresh = !k->force || lstat(k->state, &sb) != 0;
@@ -971,7 +972,8 @@ generate(struct keygen *k)
 
 			(void)db_put(k, NULL, 1, why, sizeof(why));
 			errx(CLI_EXIT_ERR, "--store: '%s' removed again: its "
-			    "scratch codes could not be written", k->user);
+			    "scratch codes could not be written",
+			    cli_esc(k->user));
 		}
 		if (k->state != NULL && fresh && !k->db &&
 		    lstat(k->state, &now) == 0 &&
@@ -1303,7 +1305,7 @@ do_usersfile(struct keygen *k)
 	}
 	if (rc == OTP_EUSERSEXIST)
 		errx(CLI_EXIT_ERR, "%s: '%s': %s (use -f to replace it)",
-		    k->usersfile, k->user, otp_strerror(rc));
+		    cli_esc(k->usersfile), cli_esc(k->user), otp_strerror(rc));
 	if (rc == OTP_EIO || rc == OTP_ELOCK)
 		err(CLI_EXIT_ERR, "%s", k->usersfile);
 	if (rc != 0)
@@ -1324,12 +1326,8 @@ store_option(struct keygen *k, const char *url)
 
 	sys_store_cfg_init(&c);
 	c.module = cli_store_module();
-	if ((rc = sys_store_open(url, &c, &s)) != 0) {
-		if (rc == OTP_ESTOREMODULE)
-			errx(CLI_EXIT_ERR, "%s: %s", c.module != NULL ?
-			    c.module : SYS_STORE_PGMODULE, otp_strerror(rc));
-		cli_usage_error("--store '%s': %s", url, otp_strerror(rc));
-	}
+	if ((rc = sys_store_open(url, &c, &s)) != 0)
+		cli_store_open_fail("--store", url, rc);
 	caps = sys_store_caps(s);
 	path = caps & SYS_STORE_SHARED ? url :
 	    url + strlen(sys_store_scheme(s)) + 1;

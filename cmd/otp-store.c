@@ -118,23 +118,6 @@ wipe_secrets(void)
 	otp_wipe(&sec, sizeof(sec));
 }
 
-/* A user name as text that a terminal and a script can take: control
- * bytes, backslash and bytes above 0x7e as \ooo (as vis(3) -o). */
-static void
-put_user(const char *u, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)u[i];
-
-		if (c < 0x21 || c > 0x7e || c == '\\')
-			printf("\\%03o", c);
-		else
-			putchar(c);
-	}
-}
-
 static struct sys_store *
 open_url(const struct opts *o, const char *url, const char *key, int source)
 {
@@ -152,27 +135,24 @@ open_url(const struct opts *o, const char *url, const char *key, int source)
 	c.store_key = key;
 	c.deadline_ms = o->deadline_ms;
 	c.module = cli_store_module();
-	if ((rc = sys_store_open(url, &c, &s)) != 0) {
-		if (rc == OTP_ESTOREMODULE)
-			errx(CLI_EXIT_ERR, "%s: %s", c.module != NULL ?
-			    c.module : SYS_STORE_PGMODULE, otp_strerror(rc));
-		cli_usage_error("'%s': %s", url, otp_strerror(rc));
-	}
+	if ((rc = sys_store_open(url, &c, &s)) != 0)
+		cli_store_open_fail("", url, rc);
 	return s;
 }
 
-/* A failed call on s: its error and what the store knows more, as a
- * warning. */
+/* A failed call on s: its error and what the store knows more, on
+ * stderr (what, the path and the store's words escaped). */
 static void
 warn_fail(const struct sys_store *s, const char *what, int rc)
 {
 	const char *why = sys_store_reason(s);
 
 	if (rc == OTP_EIO && *why == '\0')
-		warn("%s: %s", sys_store_path(s), what);
+		warn("%s: %s", cli_esc(sys_store_path(s)), cli_esc(what));
 	else
-		warnx("%s: %s: %s%s%s", sys_store_path(s), what,
-		    otp_strerror(rc), *why != '\0' ? ": " : "", why);
+		warnx("%s: %s: %s%s%s", cli_esc(sys_store_path(s)),
+		    cli_esc(what), otp_strerror(rc), *why != '\0' ? ": " :
+		    "", cli_esc(why));
 }
 
 static void __attribute__((noreturn))
@@ -209,14 +189,14 @@ do_init(const struct opts *o, const char *url)
 	 * keyed; else a second init, which writes nothing. */
 	if (was && made)
 		warnx("%s: its tables were there (%zu token%s): the new store "
-		    "key is recorded in it", sys_store_path(s), n,
+		    "key is recorded in it", cli_esc(sys_store_path(s)), n,
 		    n == 1 ? "" : "s");
 	else if (was)
 		warnx("%s: already initialised (%zu token%s): its tables "
 		    "were there, and this store key is theirs",
-		    sys_store_path(s), n, n == 1 ? "" : "s");
+		    cli_esc(sys_store_path(s)), n, n == 1 ? "" : "s");
 	else
-		warnx("%s: initialised", sys_store_path(s));
+		warnx("%s: initialised", cli_esc(sys_store_path(s)));
 	sys_store_close(s);
 	return 0;
 }
@@ -237,7 +217,8 @@ list_one(void *arg, const struct sys_store_entry *e)
 	time_t t;
 
 	ls->n++;
-	put_user(e->user, e->userlen);
+	/* Any bytes, as text a terminal and a script can take. */
+	cli_esc_put(stdout, e->user, e->userlen);
 	if (ls->line) {
 		printf("\t%s\n", e->kind);
 		return ferror(stdout) ? OTP_EIO : 0;
@@ -252,7 +233,8 @@ list_one(void *arg, const struct sys_store_entry *e)
 			snprintf(when, sizeof(when), "@%" PRId64,
 			    e->last_used);
 	}
-	printf("\t%s\t%s\tscratch=%u\tuses=%" PRIu64 "\tlast=%s\n", e->kind,
+	printf("\t%s\t%s\tscratch=%u\tuses=%" PRIu64 "\tlast=%s\n",
+	    cli_esc(e->kind),
 	    e->disabled ? "disabled" : "enabled", e->nscratch, e->uses,
 	    when);
 	return ferror(stdout) ? OTP_EIO : 0;
@@ -269,7 +251,7 @@ do_list(const struct opts *o, const char *url)
 	if ((rc = sys_store_list(s, list_one, &ls)) != 0)
 		fail(s, "list", rc);
 	if (ls.n == 0)
-		warnx("%s: no tokens", sys_store_path(s));
+		warnx("%s: no tokens", cli_esc(sys_store_path(s)));
 	sys_store_close(s);
 	return 0;
 }
@@ -288,7 +270,8 @@ do_user(const struct opts *o, const char *verb, const char *url,
 	else
 		rc = sys_store_enable(s, user, strcmp(verb, "enable") == 0);
 	if (rc == OTP_EUSERSUNKNOWN) {
-		warnx("%s: '%s': no token", sys_store_path(s), user);
+		warnx("%s: '%s': no token", cli_esc(sys_store_path(s)),
+		    cli_esc(user));
 		sys_store_close(s);
 		return 1;
 	}
@@ -313,7 +296,8 @@ resync_said(struct sys_store *s, const char *user, const char *name,
 		if (sec.st.mode == OTP_STATE_TOTP)
 			warnx("%s: '%s': the token's clock is %" PRId64 " "
 			    "step%s %s ours: TIME_SKEW set to it, the codes "
-			    "given used", sys_store_path(s), name, moved < 0 ?
+			    "given used", cli_esc(sys_store_path(s)),
+			    cli_esc(name), moved < 0 ?
 			    -moved : moved, moved == 1 || moved == -1 ? "" :
 			    "s", moved < 0 ? "behind" : "ahead of");
 		otp_wipe(&sec.st, sizeof(sec.st));
@@ -325,7 +309,8 @@ resync_said(struct sys_store *s, const char *user, const char *name,
 	off = (int64_t)first - ((int64_t)next - moved);
 	warnx("%s: '%s': the codes given are counters %" PRIu64 " to %" PRIu64
 	    ", %" PRId64 " %s the counter the store expected: it %s %" PRIu64,
-	    sys_store_path(s), name, first, next - 1, off < 0 ? -off : off,
+	    cli_esc(sys_store_path(s)), cli_esc(name), first, next - 1,
+	    off < 0 ? -off : off,
 	    off < 0 ? "behind" : "ahead of", moved < 0 ? "is set back to" :
 	    moved == 0 ? "stays at" : "moves on to", next);
 }
@@ -344,13 +329,14 @@ do_resync(const struct opts *o, const char *url, const char *user,
 	rc = sys_store_resync(s, caps & SYS_STORE_MANY ? user : NULL,
 	    (const char *const *)codes, (size_t)ncodes, &moved);
 	if (rc == OTP_ERESYNC) {
-		warnx("%s: '%s': %s", sys_store_path(s), user,
-		    otp_strerror(rc));
+		warnx("%s: '%s': %s", cli_esc(sys_store_path(s)),
+		    cli_esc(user), otp_strerror(rc));
 		sys_store_close(s);
 		return 1;
 	}
 	if (rc == OTP_EUSERSUNKNOWN) {
-		warnx("%s: '%s': no token", sys_store_path(s), user);
+		warnx("%s: '%s': no token", cli_esc(sys_store_path(s)),
+		    cli_esc(user));
 		sys_store_close(s);
 		return 1;
 	}
@@ -363,8 +349,8 @@ do_resync(const struct opts *o, const char *url, const char *user,
 	return 0;
 }
 
-/* Copy one user's token: read from from (as from_user), put in to; 0,
- * or -1 once said why not. */
+/* Copy one user's token: read from from (as from_user), put in to.  0,
+ * or -1 after a message naming it: a copy goes on with the others. */
 static int
 copy_one(const struct opts *o, struct sys_store *from, struct sys_store *to,
     const char *from_user, const char *to_user)
@@ -387,12 +373,13 @@ copy_one(const struct opts *o, struct sys_store *from, struct sys_store *to,
 	    otp_state_parse(sec.img, len, &sec.st) == 0) {
 		if (sec.st.nscratch > 0)
 			warnx("%s: %zu scratch code%s not copied: a users "
-			    "file holds none", to_user != NULL ? to_user : "",
+			    "file holds none", cli_esc(to_user != NULL ?
+			    to_user : ""),
 			    sec.st.nscratch, sec.st.nscratch == 1 ? "" : "s");
 		if (sec.st.skew != 0)
 			warnx("%s: the clock skew (%" PRId64 " steps) is not "
-			    "copied: a users file holds none", to_user != NULL ?
-			    to_user : "", sec.st.skew);
+			    "copied: a users file holds none", cli_esc(to_user !=
+			    NULL ? to_user : ""), sec.st.skew);
 		otp_wipe(&sec.st, sizeof(sec.st));
 	}
 	/* A state file is pam_google_authenticator.so's too, which reads
@@ -412,10 +399,11 @@ copy_one(const struct opts *o, struct sys_store *from, struct sys_store *to,
 		otp_wipe(&sec.st, sizeof(sec.st));
 		if (ext) {
 			otp_wipe(sec.img, len);
-			warnx("%s: '%s': a token of %u digits over %s or with "
-			    "a PIN: a state file holds 6 digits over SHA1 "
-			    "without a PIN", sys_store_path(to), from_user !=
-			    NULL ? from_user : "", digits, otp_alg_name(alg));
+			warnx("%s: '%s': a token of %u digits over %s or "
+			    "with a PIN: a state file holds 6 digits over SHA1 "
+			    "without a PIN", cli_esc(sys_store_path(to)),
+			    cli_esc(from_user != NULL ? from_user : ""), digits,
+			    otp_alg_name(alg));
 			return -1;
 		}
 		/* Its HOTP counters start at 1: the first code, never used,
@@ -427,21 +415,23 @@ copy_one(const struct opts *o, struct sys_store *from, struct sys_store *to,
 				    "HOTP_ZERO");
 			if (rc != 0) {
 				otp_wipe(sec.img, sizeof(sec.img));
-				warnx("%s: '%s': %s", sys_store_path(to), name,
-				    otp_strerror(rc));
+				warnx("%s: '%s': %s", cli_esc(sys_store_path(to)),
+				    cli_esc(name), otp_strerror(rc));
 				return -1;
 			}
 			r.len = len;
 			warnx("%s: '%s': a state file's HOTP starts at "
 			    "counter 1: the token's first code (counter 0) "
-			    "is not taken there", sys_store_path(to), name);
+			    "is not taken there", cli_esc(sys_store_path(to)),
+			    cli_esc(name));
 		}
 	}
 	rc = sys_store_put(to, to_user, &r, o->force, NULL);
 	otp_wipe(sec.img, len);
 	if (rc == OTP_ESTATEEXIST || rc == OTP_EUSERSEXIST) {
 		warnx("%s: '%s': has a token already (use -f to replace it)",
-		    sys_store_path(to), to_user != NULL ? to_user : "");
+		    cli_esc(sys_store_path(to)), cli_esc(to_user != NULL ?
+		    to_user : ""));
 		return -1;
 	}
 	if (rc != 0) {
@@ -538,10 +528,10 @@ do_copy(const struct opts *o, const char *src, const char *dst)
 		/* One user's file: --user names it in TO. */
 		if (o->nusers > 1)
 			cli_usage_error("copy: %s holds one token: give one "
-			    "--user", src);
+			    "--user", cli_url(src));
 		if ((tc & SYS_STORE_MANY) && o->nusers == 0)
 			cli_usage_error("copy: give --user=NAME: the name of "
-			    "%s's token in %s", src, dst);
+			    "%s's token in %s", cli_url(src), cli_url(dst));
 		if (copy_one(o, from, to, NULL, o->nusers ? o->users[0] :
 		    NULL) != 0)
 			failed++;
@@ -552,7 +542,7 @@ do_copy(const struct opts *o, const char *src, const char *dst)
 	if (o->nusers == 0) {
 		if ((rc = sys_store_list(from, collect, &nm)) == OTP_ESTOREOP)
 			cli_usage_error("copy: name the users of %s to copy "
-			    "(--user=NAME)", src);
+			    "(--user=NAME)", cli_url(src));
 		if (rc != 0)
 			fail(from, "read", rc);
 		names_unique(&nm);
@@ -562,7 +552,9 @@ do_copy(const struct opts *o, const char *src, const char *dst)
 	}
 	if (!(tc & SYS_STORE_MANY) && nm.n != 1)
 		cli_usage_error("copy: %s holds one token: copy one --user",
-		    dst);
+		    cli_url(dst));
+	/* One bad token (a row that does not open, a name taken) is named
+	 * and the others are copied all the same. */
 	for (i = 0; i < nm.n; i++) {
 		if (copy_one(o, from, to, nm.v[i], (tc & SYS_STORE_MANY) ?
 		    nm.v[i] : NULL) != 0)
@@ -576,7 +568,7 @@ do_copy(const struct opts *o, const char *src, const char *dst)
 		free(nm.v);
 	}
 done:
-	status = copy_said(sys_store_path(to), copied, failed);
+	status = copy_said(cli_esc(sys_store_path(to)), copied, failed);
 	sys_store_close(from);
 	sys_store_close(to);
 	return status;

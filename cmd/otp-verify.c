@@ -910,16 +910,8 @@ store_open(const struct verify *v, const char *url)
 	int rc;
 
 	store_cfg(v, &c);
-	if ((rc = sys_store_open(url, &c, &s)) != 0) {
-		if (rc == OTP_ESTORESCHEME || rc == OTP_ESTOREURL)
-			cli_usage_error("%s '%s': %s", v->spelled, url,
-			    otp_strerror(rc));
-		if (rc == OTP_ESTOREMODULE)
-			errx(CLI_EXIT_ERR, "%s: %s", c.module != NULL ?
-			    c.module : SYS_STORE_PGMODULE, otp_strerror(rc));
-		errx(CLI_EXIT_ERR, "%s '%s': %s", v->spelled, url,
-		    otp_strerror(rc));
-	}
+	if ((rc = sys_store_open(url, &c, &s)) != 0)
+		cli_store_open_fail(v->spelled, url, rc);
 	return s;
 }
 

@@ -408,6 +408,23 @@ add_answer(pam_handle_t *pamh, struct otp_answer *ans, size_t *n,
 	(*n)++;
 }
 
+/* A store that does not open: the URL without its password; an object
+ * that does not load, with the loader's words and the option to use. */
+static void
+log_open_fail(pam_handle_t *pamh, const char *url, int e, const char *end)
+{
+	char shown[1024];
+
+	sys_store_url_shown(url, shown, sizeof(shown));
+	if (e == OTP_ESTOREMODULE)
+		pamotp_log(pamh, LOG_ERR, "store \"%s\": %s: %s (store_module= "
+		    "names the object to load)%s", shown, otp_strerror(e),
+		    sys_store_load_error(), end);
+	else
+		pamotp_log(pamh, LOG_ERR, "store \"%s\": %s%s", shown,
+		    otp_strerror(e), end);
+}
+
 /* Log why the login ended with an error: once, with its cause. */
 static void
 log_error(pam_handle_t *pamh, const struct target *t,
@@ -416,8 +433,15 @@ log_error(pam_handle_t *pamh, const struct target *t,
 {
 	const char *path = s != NULL ? sys_store_path(s) : t->url;
 	const char *opt = NULL;
+	char shown[1024];
 	size_t line = 0;
 	int e = 0;
+
+	/* A store that did not open has no path to show: the URL, cut. */
+	if (s == NULL) {
+		sys_store_url_shown(t->url, shown, sizeof(shown));
+		path = shown;
+	}
 
 	if (l != NULL) {
 		e = sys_login_errno(l);
@@ -432,9 +456,10 @@ log_error(pam_handle_t *pamh, const struct target *t,
 		    "updated (%s); login refused", path, t->user,
 		    e == EBUSY ? otp_strerror(OTP_EBUSY) : strerror(e));
 		pam_error(pamh, "Error while writing config");
-	} else if (error == OTP_EIO || error == OTP_ELOCK)
+	} else if ((error == OTP_EIO || error == OTP_ELOCK) && (e != 0 ||
+	    l == NULL || *sys_login_reason(l) == '\0'))
 		pamotp_log(pamh, LOG_ERR, "\"%s\" for \"%s\": %s", path,
-		    t->user, strerror(e));
+		    t->user, e != 0 ? strerror(e) : otp_strerror(error));
 	else if (error == OTP_ENOMEM)
 		pamotp_log(pamh, LOG_ERR, "out of memory");
 	else if (line > 0)
@@ -590,7 +615,7 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t,
 	const void *item = NULL;
 	char *prompted = NULL;
 	size_t n = 0;
-	int usable = 0, done = 0, noanswer = 0, error = 0;
+	int usable = 0, done = 0, noanswer = 0, error = 0, blind;
 	int rc = PAM_AUTH_ERR;
 
 	memset(&r, 0, sizeof(r));
@@ -607,6 +632,11 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t,
 		if (t->caps & SYS_STORE_CHALLENGE)
 			keep_otpw(pamh, &r);
 	}
+	/* A user without a token in a database: asked, and the end run
+	 * all the same (the store does a token's work on a dummy), so that
+	 * the time of the refusal does not tell who is enrolled. */
+	blind = !usable && l != NULL && error == 0 && r.unknown &&
+	    (t->caps & SYS_STORE_SHARED);
 	if (!usable && t->why[0] == '\0')
 		set_why(t, "no usable token");
 	if (!usable && p->debug)
@@ -630,7 +660,7 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t,
 	if (!done && error == 0 && p->pass != PASS_USE) {
 		if (ask(pamh, p, t, s, &r, &prompted) != 0)
 			noanswer = 1;	/* logged */
-		else if (usable)
+		else if (usable || blind)
 			add_answer(pamh, ans, &n, prompted, p->forward_pass ?
 			    OTP_ANSWER_SPLIT : OTP_ANSWER_BARE);
 		/* As pam_otpw: the answer is left for the modules below. */
@@ -655,6 +685,11 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t,
 			    r.why != NULL ? r.why : "");
 		if (error == 0 && t->caps & SYS_STORE_CHALLENGE)
 			keep_otpw(pamh, &r);
+	}
+	if (blind && n > 0) {
+		struct sys_verdict dv;
+
+		(void)sys_login_end(l, ans, n, &dv);	/* refused all the same */
 	}
 	if (noanswer && error == 0) {
 		if (!usable)
@@ -724,8 +759,7 @@ open_store(pam_handle_t *pamh, struct params *p, struct target *t, int *rc)
 		c.ga.rhost = item;
 	c.owner = (unsigned long)t->uid;
 	if ((e = sys_store_open(t->url, &c, &s)) != 0) {
-		pamotp_log(pamh, LOG_ERR, "store \"%s\": %s", t->url,
-		    otp_strerror(e));
+		log_open_fail(pamh, t->url, e, "");
 		*rc = PAM_AUTH_ERR;
 		return NULL;
 	}
@@ -749,8 +783,7 @@ store_caps(pam_handle_t *pamh, const struct params *p, unsigned *caps)
 	c.module = p->cfg.module;
 	if ((rc = sys_store_open(url, &c, &s)) != 0) {
 		if (pamh != NULL)
-			pamotp_log(pamh, LOG_ERR, "store \"%s\": %s; login "
-			    "refused", url, otp_strerror(rc));
+			log_open_fail(pamh, url, rc, "; login refused");
 		return -1;
 	}
 	*caps = sys_store_caps(s);

@@ -5,11 +5,16 @@
  * store_otpw.c).  The PostgreSQL row is loaded from its own object when
  * a URL names it, so a host that uses files never maps libpq.
  */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "otp.h"
@@ -64,25 +69,189 @@ sys_store_is_url(const char *url)
 	return find(url, &path) != NULL || is_pg(url);
 }
 
-/* The PostgreSQL store's row from its object.  RTLD_NODELETE keeps the
- * object (and the connections it pools) mapped after the dlclose here,
- * and in any program that links this library and is itself unloaded
+/* Why the last load failed, per thread (pam_otp.so serves logins in a
+ * threaded host). */
+static _Thread_local char load_why[PATH_MAX + 256];
+
+const char *
+sys_store_load_error(void)
+{
+	return load_why;
+}
+
+/* path is a file that uid (or root) owns and no one else may write, in
+ * a directory the same holds for. */
+static int
+trusted(const char *path, uid_t uid)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (st.st_uid != uid && st.st_uid != 0) || (st.st_mode & 022) != 0)
+		return 0;
+	if ((size_t)snprintf(dir, sizeof(dir), "%s", path) >= sizeof(dir) ||
+	    (slash = strrchr(dir, '/')) == NULL)
+		return 0;
+	*slash = '\0';
+	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    (st.st_uid == uid || st.st_uid == 0) && (st.st_mode & 022) == 0;
+}
+
+/*
+ * The store object of the build tree this code runs from, into out: a
+ * tool is TREE/bin/NAME and pam_otp.so TREE/lib/pam_otp.so, the object
+ * TREE/lib/otp-utils/store-pg.so.  Installed, the same rule finds the
+ * installed object (PREFIX/bin and PREFIX/lib/otp-utils) or nothing (a
+ * PAM directory is lib/security).  Never in a set-id process; never by
+ * a relative name (the current directory is nobody's to trust); only an
+ * object that the owner of this code (or root) owns and no one else may
+ * change.  0, or -1 when there is none.
+ */
+static int
+build_module(char *out, size_t outsz)
+{
+	char self[PATH_MAX], exe[PATH_MAX], *slash, *base;
+	struct stat st;
+	Dl_info di;
+
+	if (getauxval(AT_SECURE) != 0 ||
+	    dladdr((void *)(uintptr_t)build_module, &di) == 0 ||
+	    realpath("/proc/self/exe", exe) == NULL)
+		return -1;
+	/* A program's own name in dladdr is its argv[0]: the kernel's
+	 * link says where it is. */
+	if (di.dli_fname == NULL || di.dli_fname[0] != '/' ||
+	    realpath(di.dli_fname, self) == NULL)
+		(void)snprintf(self, sizeof(self), "%s", exe);
+	if (stat(self, &st) != 0 || (slash = strrchr(self, '/')) == NULL)
+		return -1;
+	*slash = '\0';		/* its directory */
+	base = strrchr(self, '/');
+	if (base == NULL || (strcmp(base, "/bin") != 0 &&
+	    strcmp(base, "/lib") != 0))
+		return -1;
+	*base = '\0';		/* the tree */
+	if ((size_t)snprintf(out, outsz, "%s/lib/otp-utils/store-pg.so",
+	    self) >= outsz || !trusted(out, st.st_uid))
+		return -1;
+	return 0;
+}
+
+/* The PostgreSQL store's row from its object: c->module, else the
+ * build tree's, else the installed one.  RTLD_NODELETE keeps the object
+ * (and the connections it pools) mapped after the dlclose here, and in
+ * any program that links this library and is itself unloaded
  * (pam_otp.so stays: it is linked -z nodelete). */
 static const struct sys_store_ops *
 pg_load(const struct sys_store_cfg *c)
 {
-	const char *path = c->module != NULL ? c->module : SYS_STORE_PGMODULE;
+	char built[PATH_MAX];
+	const char *path = c->module, *e;
 	const struct sys_store_ops *ops = NULL;
 	sys_store_entry_fn *entry;
 	void *h;
 
-	if ((h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) == NULL)
+	load_why[0] = '\0';
+	if (path == NULL)
+		path = build_module(built, sizeof(built)) == 0 ? built :
+		    SYS_STORE_PGMODULE;
+	if ((h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) ==
+	    NULL) {
+		e = dlerror();
+		(void)snprintf(load_why, sizeof(load_why), "%s",
+		    e != NULL ? e : path);
 		return NULL;
+	}
 	*(void **)(&entry) = dlsym(h, SYS_STORE_ENTRY);
 	if (entry != NULL)
 		ops = entry(SYS_STORE_ABI);
+	if (ops == NULL)
+		(void)snprintf(load_why, sizeof(load_why), "%s: %s", path,
+		    entry == NULL ? "not a store object (no "
+		    SYS_STORE_ENTRY ")" : "a store object of another "
+		    "version of otp-utils");
 	(void)dlclose(h);
 	return ops;
+}
+
+/* Whether a query key (n bytes, percent-encoded: libpq decodes keys
+ * too) names a secret; one that does not decode is taken for one. */
+static int
+secret_key(const char *k, size_t n)
+{
+	char name[16];
+	size_t i, o = 0;
+	unsigned v;
+
+	for (i = 0; i < n; i++) {
+		if (k[i] == '%') {
+			if (n - i < 3 || !isxdigit((unsigned char)k[i + 1]) ||
+			    !isxdigit((unsigned char)k[i + 2]) ||
+			    sscanf(k + i + 1, "%2x", &v) != 1 || v == 0)
+				return 1;
+			i += 2;
+		} else
+			v = (unsigned char)k[i];
+		if (o == sizeof(name) - 1)
+			return 0;
+		name[o++] = (char)v;
+	}
+	name[o] = '\0';
+	return strcasecmp(name, "password") == 0 ||
+	    strcasecmp(name, "sslpassword") == 0;
+}
+
+void
+sys_store_url_shown(const char *url, char *out, size_t outsz)
+{
+	const char *auth, *q, *at, *colon, *seg, *end, *eq;
+	size_t o = 0, n, m;
+	int first = 1;
+
+	if (outsz == 0)
+		return;
+	if (!is_pg(url)) {
+		(void)snprintf(out, outsz, "%s", url);
+		return;
+	}
+	auth = strstr(url, "://") + 3;
+	q = strchr(auth, '?');
+	/* user:password@host: the last '@' before the query ends the
+	 * user's part, its first ':' starts the password. */
+	for (at = NULL, seg = auth; *seg != '\0' && seg != q; seg++)
+		if (*seg == '@')
+			at = seg;
+	colon = at != NULL ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+#define PUT(p, len) do {						\
+	m = (len);							\
+	if (m > outsz - 1 - o)						\
+		m = outsz - 1 - o;					\
+	memcpy(out + o, (p), m);					\
+	o += m;								\
+} while (0)
+	end = q != NULL ? q : url + strlen(url);
+	if (colon != NULL) {
+		PUT(url, (size_t)(colon - url));
+		PUT(at, (size_t)(end - at));
+	} else
+		PUT(url, (size_t)(end - url));
+	/* The query: each parameter whose key is a secret's goes, with
+	 * its separator. */
+	for (seg = q != NULL ? q + 1 : NULL; seg != NULL; seg = end) {
+		end = strchr(seg, '&');
+		n = end != NULL ? (size_t)(end - seg) : strlen(seg);
+		eq = memchr(seg, '=', n);
+		if (!secret_key(seg, eq != NULL ? (size_t)(eq - seg) : n)) {
+			PUT(first ? "?" : "&", 1);
+			PUT(seg, n);
+			first = 0;
+		}
+		if (end != NULL)
+			end++;
+	}
+#undef PUT
+	out[o] = '\0';
 }
 
 int
@@ -119,7 +288,10 @@ sys_store_open(const char *url, const struct sys_store_cfg *c,
 	s->cfg = *c;
 	s->reason[0] = '\0';
 	s->impl = NULL;
-	memcpy(s->path, path, strlen(path) + 1);
+	if (is_pg(url))
+		sys_store_url_shown(url, s->path, sizeof(s->path));
+	else
+		memcpy(s->path, path, strlen(path) + 1);
 	if (ops->open != NULL && (rc = ops->open(s, url)) != 0) {
 		free(s);
 		return rc;

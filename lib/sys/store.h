@@ -62,7 +62,8 @@ struct sys_store_cfg {
 	const char	*store_key;	/* postgresql: the store key file,
 					 * NULL for SYS_STORE_KEY */
 	const char	*module;	/* postgresql: the object to load,
-					 * NULL for SYS_STORE_PGMODULE */
+					 * NULL: the build tree's (pg_load in
+					 * store.c), else SYS_STORE_PGMODULE */
 	unsigned	deadline_ms;	/* postgresql: a login's deadline,
 					 * 0 for SYS_STORE_DEADLINE */
 };
@@ -122,6 +123,15 @@ int sys_store_open(const char *url, const struct sys_store_cfg *c,
     struct sys_store **sp);
 /* 1 when url names a store (has one of the schemes), else 0. */
 int sys_store_is_url(const char *url);
+/* url as messages show it, into out (truncated to outsz): a
+ * postgresql:// URL without its password, be it user:password@ or a
+ * query parameter libpq reads as one (password, sslpassword, their
+ * names percent-encoded or not); any other URL as it is.  What
+ * sys_store_path() gives for a database. */
+void sys_store_url_shown(const char *url, char *out, size_t outsz);
+/* Why the last sys_store_open() of this thread gave OTP_ESTOREMODULE:
+ * the object tried and the loader's words (dlerror); "" if none. */
+const char *sys_store_load_error(void);
 /* The scheme ("ga", "oath", "otpw") and the path, for messages. */
 const char *sys_store_scheme(const struct sys_store *s);
 const char *sys_store_path(const struct sys_store *s);

@@ -13,14 +13,17 @@
  * one it inherited, nor closes it politely (PQfinish would send the
  * server a Terminate on the parent's socket); it forgets it.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
+#include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,18 +98,28 @@ pgc_now_ms(void)
 static void
 set_why(struct pgc *p, const char *what, const char *msg)
 {
+	char raw[sizeof(p->why)];
 	size_t n, o;
 	char c;
 
-	(void)snprintf(p->why, sizeof(p->why), "%s%s%s", what,
+	(void)snprintf(raw, sizeof(raw), "%s%s%s", what,
 	    msg != NULL && *msg != '\0' ? ": " : "", msg != NULL ? msg : "");
 	/* libpq's messages end in a newline; a log line must not. */
-	n = strlen(p->why);
-	while (n > 0 && (p->why[n - 1] == '\n' || p->why[n - 1] == ' '))
-		p->why[--n] = '\0';
-	/* One line: libpq's line breaks and indents become one blank. */
-	for (n = 0, o = 0; p->why[n] != '\0'; n++) {
-		c = p->why[n] == '\n' || p->why[n] == '\t' ? ' ' : p->why[n];
+	n = strlen(raw);
+	while (n > 0 && (raw[n - 1] == '\n' || raw[n - 1] == ' '))
+		raw[--n] = '\0';
+	/* One line: libpq's lines joined with "; " (its second line is a
+	 * sentence of its own: "Is the server running ..."), indents and
+	 * tabs one blank. */
+	for (n = 0, o = 0; raw[n] != '\0' && o + 2 < sizeof(p->why); n++) {
+		c = raw[n] == '\t' ? ' ' : raw[n];
+		if (c == '\n') {
+			while (o > 0 && p->why[o - 1] == ' ')
+				o--;
+			if (o > 0 && p->why[o - 1] != ';')
+				p->why[o++] = ';';
+			c = ' ';
+		}
 		if (c == ' ' && o > 0 && p->why[o - 1] == ' ')
 			continue;
 		p->why[o++] = c;
@@ -158,6 +171,308 @@ quiet(void *arg, const char *msg)
 	(void)msg;
 }
 
+/*
+ * Host names resolved within the deadline.  libpq resolves a name with a
+ * blocking getaddrinfo() that no deadline bounds (4 s of a slow resolver
+ * against a login's 500 ms), and neither a signal nor process-wide state
+ * may bound it here (pam_otp.so runs in threaded hosts): a thread of its
+ * own resolves each name, which the login waits for until the deadline,
+ * then gives libpq the addresses (hostaddr=, host= kept for TLS and
+ * password lookups).  A resolver still running at the deadline finishes
+ * alone; the last of the two to let go frees the job.
+ */
+#define ADDR_MAX	8	/* addresses of one name, as libpq tries */
+
+struct dns_job {
+	char		*name;
+	struct addrinfo	*res;
+	int		 rc;
+	pthread_mutex_t	 mu;
+	pthread_cond_t	 cv;
+	int		 done;
+	int		 refs;
+};
+
+static void
+dns_release(struct dns_job *j)
+{
+	int last;
+
+	(void)pthread_mutex_lock(&j->mu);
+	last = --j->refs == 0;
+	(void)pthread_mutex_unlock(&j->mu);
+	if (last) {
+		if (j->res != NULL)
+			freeaddrinfo(j->res);
+		free(j->name);
+		(void)pthread_mutex_destroy(&j->mu);
+		(void)pthread_cond_destroy(&j->cv);
+		free(j);
+	}
+}
+
+static void *
+dns_run(void *arg)
+{
+	struct dns_job *j = arg;
+	struct addrinfo hints, *res = NULL;
+	int rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	rc = getaddrinfo(j->name, NULL, &hints, &res);
+	(void)pthread_mutex_lock(&j->mu);
+	j->rc = rc;
+	j->res = res;
+	j->done = 1;
+	(void)pthread_cond_signal(&j->cv);
+	(void)pthread_mutex_unlock(&j->mu);
+	dns_release(j);
+	return NULL;
+}
+
+/* name's addresses by p's deadline: 0 and *res (freeaddrinfo it), else
+ * OTP_EDEADLINE, OTP_ENOMEM or OTP_EDB, with p->why. */
+static int
+resolve(struct pgc *p, const char *name, struct addrinfo **res)
+{
+	struct dns_job *j;
+	pthread_condattr_t ca;
+	pthread_attr_t attr;
+	struct timespec until;
+	pthread_t t;
+	int64_t at;
+	int started = 0, rc;
+	char why[300];
+
+	*res = NULL;
+	if ((j = calloc(1, sizeof(*j))) == NULL ||
+	    (j->name = strdup(name)) == NULL) {
+		free(j);
+		set_why(p, "connect", "out of memory");
+		return OTP_ENOMEM;
+	}
+	(void)pthread_mutex_init(&j->mu, NULL);
+	(void)pthread_condattr_init(&ca);
+	(void)pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	(void)pthread_cond_init(&j->cv, &ca);
+	(void)pthread_condattr_destroy(&ca);
+	j->refs = 2;
+	if (pthread_attr_init(&attr) == 0) {
+		(void)pthread_attr_setdetachstate(&attr,
+		    PTHREAD_CREATE_DETACHED);
+		started = pthread_create(&t, &attr, dns_run, j) == 0;
+		(void)pthread_attr_destroy(&attr);
+	}
+	if (!started) {
+		j->refs = 1;
+		dns_release(j);
+		set_why(p, "connect", "no thread to resolve a host name");
+		return OTP_EDB;
+	}
+	at = p->deadline;
+	until.tv_sec = (time_t)(at / 1000);
+	until.tv_nsec = (long)(at % 1000) * 1000000L;
+	(void)pthread_mutex_lock(&j->mu);
+	while (!j->done && pthread_cond_timedwait(&j->cv, &j->mu,
+	    &until) == 0)
+		;
+	if (j->done && j->rc == 0) {
+		*res = j->res;
+		j->res = NULL;
+	}
+	rc = !j->done ? OTP_EDEADLINE : j->rc != 0 ? OTP_EDB : 0;
+	if (rc == OTP_EDB)
+		(void)snprintf(why, sizeof(why), "could not translate host "
+		    "name \"%.200s\" to address: %s", name,
+		    gai_strerror(j->rc));
+	(void)pthread_mutex_unlock(&j->mu);
+	dns_release(j);
+	if (rc == OTP_EDEADLINE) {
+		(void)snprintf(why, sizeof(why), "resolving \"%.200s\": "
+		    "deadline passed", name);
+		set_why(p, "connect", why);
+	} else if (rc == OTP_EDB)
+		set_why(p, "connect", why);
+	return rc;
+}
+
+/* Whether host (one entry of host=) is libpq's without a name to
+ * resolve: an address, a socket directory, the default. */
+static int
+no_name(const char *h)
+{
+	struct in6_addr a;
+
+	return *h == '\0' || *h == '/' || *h == '@' ||
+	    inet_pton(AF_INET, h, &a) == 1 || inet_pton(AF_INET6, h, &a) == 1;
+}
+
+/* The n-th entry of a comma-separated list into out ("" past its end). */
+static void
+list_at(const char *list, size_t n, char *out, size_t outsz)
+{
+	const char *e;
+
+	for (; n > 0 && list != NULL; n--)
+		if ((list = strchr(list, ',')) != NULL)
+			list++;
+	if (list == NULL) {
+		*out = '\0';
+		return;
+	}
+	e = strchr(list, ',');
+	(void)snprintf(out, outsz, "%.*s", (int)(e != NULL ? (size_t)(e -
+	    list) : strlen(list)), list);
+}
+
+static size_t
+list_len(const char *list)
+{
+	size_t n = 1;
+
+	while ((list = strchr(list, ',')) != NULL) {
+		list++;
+		n++;
+	}
+	return n;
+}
+
+/* Append ",item" (or "item" first) to a growing list. */
+static int
+list_add(char **list, size_t *len, int first, const char *item)
+{
+	size_t n = strlen(item);
+	char *l;
+
+	if ((l = realloc(*list, *len + n + 2)) == NULL)
+		return -1;
+	if (!first)
+		l[(*len)++] = ',';
+	memcpy(l + *len, item, n + 1);
+	*len += n;
+	*list = l;
+	return 0;
+}
+
+/*
+ * Start connecting: the conninfo as it is when no host name needs
+ * resolving (or hostaddr= is given), else with each name's addresses
+ * resolved by the deadline, as host=, hostaddr= and port= lists of one
+ * entry per address.  *c NULL and 0: out of memory.
+ */
+static int
+connect_start(struct pgc *p, PGconn **c)
+{
+	PQconninfoOption *opts, *o;
+	const char *host = NULL, *hostaddr = NULL, *port = NULL;
+	const char **kw = NULL, **val = NULL;
+	char *hosts = NULL, *addrs = NULL, *ports = NULL, *err = NULL;
+	char h[256], pt[32], ip[64];
+	size_t nh, i, k, hl = 0, al = 0, pl = 0, nopt = 0, got = 0;
+	struct addrinfo *res, *ai;
+	int rc = 0, names = 0;
+
+	*c = NULL;
+	if ((opts = PQconninfoParse(p->conninfo, &err)) == NULL) {
+		PQfreemem(err);
+		*c = PQconnectStart(p->conninfo);	/* libpq says why */
+		return 0;
+	}
+	for (o = opts; o->keyword != NULL; o++, nopt++) {
+		if (strcmp(o->keyword, "host") == 0)
+			host = o->val;
+		else if (strcmp(o->keyword, "hostaddr") == 0)
+			hostaddr = o->val;
+		else if (strcmp(o->keyword, "port") == 0)
+			port = o->val;
+	}
+	/* What libpq would take from the environment otherwise. */
+	if (host == NULL)
+		host = getenv("PGHOST");
+	if (hostaddr == NULL)
+		hostaddr = getenv("PGHOSTADDR");
+	if (port == NULL)
+		port = getenv("PGPORT");
+	nh = host != NULL ? list_len(host) : 0;
+	for (i = 0; i < nh; i++) {
+		list_at(host, i, h, sizeof(h));
+		names |= !no_name(h);
+	}
+	if (!names || (hostaddr != NULL && *hostaddr != '\0') ||
+	    (port != NULL && list_len(port) != 1 && list_len(port) != nh)) {
+		PQconninfoFree(opts);
+		*c = PQconnectStart(p->conninfo);
+		return 0;
+	}
+	for (i = 0; i < nh && rc != OTP_EDEADLINE && rc != OTP_ENOMEM; i++) {
+		list_at(host, i, h, sizeof(h));
+		list_at(port, port != NULL && list_len(port) > 1 ? i : 0, pt,
+		    sizeof(pt));
+		if (no_name(h)) {
+			if (list_add(&hosts, &hl, got == 0, h) != 0 ||
+			    list_add(&addrs, &al, got == 0, "") != 0 ||
+			    list_add(&ports, &pl, got == 0, pt) != 0)
+				rc = OTP_ENOMEM;
+			got++;
+			continue;
+		}
+		/* A name that does not resolve: the next host's turn. */
+		if ((rc = resolve(p, h, &res)) != 0)
+			continue;
+		for (ai = res, k = 0; ai != NULL && k < ADDR_MAX;
+		    ai = ai->ai_next, k++) {
+			if (getnameinfo(ai->ai_addr, ai->ai_addrlen, ip,
+			    sizeof(ip), NULL, 0, NI_NUMERICHOST) != 0)
+				continue;
+			if (list_add(&hosts, &hl, got == 0, h) != 0 ||
+			    list_add(&addrs, &al, got == 0, ip) != 0 ||
+			    list_add(&ports, &pl, got == 0, pt) != 0) {
+				rc = OTP_ENOMEM;
+				break;
+			}
+			got++;
+		}
+		freeaddrinfo(res);
+	}
+	if (rc == OTP_EDEADLINE || rc == OTP_ENOMEM || got == 0) {
+		if (rc == OTP_ENOMEM)
+			set_why(p, "connect", "out of memory");
+		rc = rc == 0 ? OTP_EDB : rc;
+		goto out;
+	}
+	rc = 0;
+	kw = calloc(nopt + 4, sizeof(*kw));
+	val = calloc(nopt + 4, sizeof(*val));
+	if (kw == NULL || val == NULL)
+		goto out;
+	for (o = opts, k = 0; o->keyword != NULL; o++)
+		if (o->val != NULL && strcmp(o->keyword, "host") != 0 &&
+		    strcmp(o->keyword, "hostaddr") != 0 &&
+		    strcmp(o->keyword, "port") != 0) {
+			kw[k] = o->keyword;
+			val[k++] = o->val;
+		}
+	kw[k] = "host";
+	val[k++] = hosts;
+	kw[k] = "hostaddr";
+	val[k++] = addrs;
+	if (port != NULL) {
+		kw[k] = "port";
+		val[k++] = ports;
+	}
+	*c = PQconnectStartParams(kw, val, 0);
+out:
+	free(kw);
+	free(val);
+	free(hosts);
+	free(addrs);
+	free(ports);
+	PQconninfoFree(opts);
+	return rc;
+}
+
 /* A new connection within the deadline (every host of a multi-host URL
  * is libpq's to try, in order). */
 static int
@@ -168,7 +483,9 @@ connect_new(struct pgc *p)
 
 	memset(&p->kept, 0, sizeof(p->kept));
 	p->kept.born = p->login;
-	if ((p->c = PQconnectStart(p->conninfo)) == NULL) {
+	if ((rc = connect_start(p, &p->c)) != 0)
+		return rc;
+	if (p->c == NULL) {
 		set_why(p, "connect", "out of memory");
 		return OTP_ENOMEM;
 	}
@@ -635,4 +952,27 @@ pgc_each(struct pgc *p, const char *sql, int n, const char *const *vals,
 		PQclear(r);
 	}
 	return bad != 0 ? bad : stop;
+}
+
+const char *
+pgc_text(const PGresult *r, int row, int col, size_t max, size_t *len)
+{
+	int n;
+
+	if (len != NULL)
+		*len = 0;
+	if (r == NULL || row < 0 || col < 0 || row >= PQntuples(r) ||
+	    col >= PQnfields(r) || PQgetisnull(r, row, col) ||
+	    (n = PQgetlength(r, row, col)) < 0 || (size_t)n > max)
+		return NULL;
+	if (len != NULL)
+		*len = (size_t)n;
+	return PQgetvalue(r, row, col);
+}
+
+int
+pgc_null(const PGresult *r, int row, int col)
+{
+	return r != NULL && row >= 0 && col >= 0 && row < PQntuples(r) &&
+	    col < PQnfields(r) && PQgetisnull(r, row, col);
 }

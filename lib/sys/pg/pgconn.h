@@ -80,5 +80,16 @@ int pgc_run(struct pgc *p, const struct pgc_stmt *st,
 int pgc_each(struct pgc *p, const char *sql, int n,
     const char *const *vals, const int *lens, const int *fmts,
     int (*fn)(void *arg, const PGresult *row), void *arg);
+/*
+ * The one way a result's field is read: the text of row and col of r,
+ * *len its length (len may be NULL), or NULL when r has no such row or
+ * column (a server that sends fewer than asked), the field is NULL, or
+ * it is longer than max bytes.  A constraint of the schema is no bound
+ * here: a table's owner can drop it and write any value.
+ */
+const char *pgc_text(const PGresult *r, int row, int col, size_t max,
+    size_t *len);
+/* 1 when r has row and col and the field is NULL, else 0. */
+int pgc_null(const PGresult *r, int row, int col);
 
 #endif /* OTP_PGCONN_H */

@@ -41,6 +41,11 @@
 #define SCRATCH_MAX	64		/* scratch codes one row keeps */
 #define SEALED_MAX	(OTP_STATE_MAX + OTP_SEAL_OVERHEAD)
 #define AD_MAX		(32 + USER_MAX)
+#define KIND_MAX	7		/* bytes of a kind (struct pg_row) */
+#define SCRATCH_BYTES	(SCRATCH_MAX * OTP_SEAL_HASHLEN)
+/* A bytea of n bytes as text: "\x" and hex, or at most 4 characters a
+ * byte (bytea_output = escape). */
+#define BYTEA_TEXT(n)	(2 + 4 * (size_t)(n))
 
 /* The open store: where, and the keys once read. */
 struct pg_store {
@@ -98,10 +103,13 @@ read_key(struct sys_store *s, struct pg_store *ps)
 
 	if (ps->keyed)
 		return 0;
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)) <
-	    0) {
+	/* O_NONBLOCK: a FIFO put there opens at once (and is refused as no
+	 * regular file), where a login would wait for a writer for ever. */
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
+	    O_NONBLOCK)) < 0) {
 		(void)snprintf(s->reason, sizeof(s->reason), "store key %s: "
-		    "%s", path, strerror(errno));
+		    "%s", path, errno == ELOOP ? "a symbolic link (not "
+		    "followed)" : strerror(errno));
 		return OTP_EIO;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
@@ -181,33 +189,89 @@ make_key(struct sys_store *s, int *made)
 
 /* ---- rows ------------------------------------------------------------ */
 
-/* What a row's seal binds: the store, the user and the kind. */
+/* What a row's seal binds: the store, the user and the kind (a kind is
+ * at most KIND_MAX bytes, a user USER_MAX: col_kind, the callers). */
 static size_t
 assoc(char *ad, const char *user, size_t ulen, const char *kind)
 {
-	size_t n = 0, k = strlen(kind);
+	size_t n = 0, k = strnlen(kind, KIND_MAX);
 
 	memcpy(ad, "otp-utils pg 1", 15);	/* with its NUL */
 	n = 15;
-	memcpy(ad + n, kind, k + 1);
+	memcpy(ad + n, kind, k);
+	ad[n + k] = '\0';
 	n += k + 1;
 	memcpy(ad + n, user, ulen);
 	return n + ulen;
 }
 
-/* A text-format bytea ("\x" and hex) into out; its length or -1. */
+/* A bytea as text into out, whatever the server's bytea_output: "\x"
+ * and hex, or the escape format (printable bytes as themselves, "\\"
+ * for a backslash, "\ooo" for the others); its length, or -1 (a bad
+ * text, or more than outsz). */
 static long
-bytea_in(const char *text, uint8_t *out, size_t outsz)
+bytea_in(const char *text, size_t n, uint8_t *out, size_t outsz)
 {
-	size_t n = strlen(text), len = 0, off;
+	size_t len = 0, off, i;
 
-	if (n < 2 || text[0] != '\\' || text[1] != 'x')
-		return -1;
-	if (n == 2)
-		return 0;
-	if (otp_hex_decode(text + 2, n - 2, out, outsz, &len, &off) != 0)
-		return -1;
+	if (n >= 2 && text[0] == '\\' && text[1] == 'x') {
+		if (n == 2)
+			return 0;
+		if (otp_hex_decode(text + 2, n - 2, out, outsz, &len, &off) !=
+		    0)
+			return -1;
+		return (long)len;
+	}
+	for (i = 0; i < n; len++) {
+		if (len == outsz)
+			return -1;
+		if (text[i] != '\\') {
+			out[len] = (uint8_t)text[i++];
+			continue;
+		}
+		if (i + 1 < n && text[i + 1] == '\\') {
+			out[len] = '\\';
+			i += 2;
+			continue;
+		}
+		if (n - i < 4)
+			return -1;
+		if (text[i + 1] < '0' || text[i + 1] > '3' ||
+		    text[i + 2] < '0' || text[i + 2] > '7' ||
+		    text[i + 3] < '0' || text[i + 3] > '7')
+			return -1;
+		out[len] = (uint8_t)((text[i + 1] - '0') << 6 |
+		    (text[i + 2] - '0') << 3 | (text[i + 3] - '0'));
+		i += 4;
+	}
 	return (long)len;
+}
+
+/* The bytea in row and col of r into out: its length, or -1 (no such
+ * field, NULL, bad, or longer than outsz). */
+static long
+col_bytea(const PGresult *r, int row, int col, uint8_t *out, size_t outsz)
+{
+	size_t n;
+	const char *t = pgc_text(r, row, col, BYTEA_TEXT(outsz), &n);
+
+	return t == NULL ? -1 : bytea_in(t, n, out, outsz);
+}
+
+/* The kind in row and col of r, or NULL (none, or longer than a kind). */
+static const char *
+col_kind(const PGresult *r, int row, int col)
+{
+	return pgc_text(r, row, col, KIND_MAX, NULL);
+}
+
+/* A boolean in row and col of r: 1, 0, or -1 (none). */
+static int
+col_bool(const PGresult *r, int row, int col)
+{
+	const char *t = pgc_text(r, row, col, 1, NULL);
+
+	return t == NULL ? -1 : t[0] == 't';
 }
 
 /* The kind, state and scratch of r's first row (as text, in columns
@@ -215,21 +279,27 @@ bytea_in(const char *text, uint8_t *out, size_t outsz)
 static int
 row_of(const PGresult *r, int off, struct pg_row *row)
 {
-	const char *st = PQgetvalue(r, 0, off + 2);
-	const char *sc = PQgetvalue(r, 0, off + 3);
-	size_t stsz = strlen(st) / 2 + 1, scsz = strlen(sc) / 2 + 1;
+	const char *kind = col_kind(r, 0, off);
+	size_t stsz, scsz;
 	long m, k;
 
 	memset(row, 0, sizeof(*row));
-	(void)snprintf(row->kind, sizeof(row->kind), "%s",
-	    PQgetvalue(r, 0, off));
+	/* Buffers as long as the text at most: a row is some hundred
+	 * bytes, the largest state much more. */
+	if (kind == NULL ||
+	    pgc_text(r, 0, off + 2, BYTEA_TEXT(SEALED_MAX), &stsz) == NULL ||
+	    pgc_text(r, 0, off + 3, BYTEA_TEXT(SCRATCH_BYTES), &scsz) == NULL)
+		return OTP_ESTOREROW;
+	stsz = stsz < SEALED_MAX ? stsz + 1 : SEALED_MAX;
+	scsz = scsz < SCRATCH_BYTES ? scsz + 1 : SCRATCH_BYTES;
+	(void)snprintf(row->kind, sizeof(row->kind), "%s", kind);
 	if ((row->state = malloc(stsz)) == NULL ||
 	    (row->scratch = malloc(scsz)) == NULL) {
 		pg_row_clear(row);
 		return OTP_ENOMEM;
 	}
-	m = bytea_in(st, row->state, stsz);
-	k = bytea_in(sc, row->scratch, scsz);
+	m = col_bytea(r, 0, off + 2, row->state, stsz);
+	k = col_bytea(r, 0, off + 3, row->scratch, scsz);
 	if (m < 0 || k < 0) {
 		pg_row_clear(row);
 		return OTP_ESTOREROW;
@@ -299,6 +369,7 @@ check_schema(struct sys_store *s, struct pgc *p)
 {
 	struct pg_store *ps = s->impl;
 	uint8_t check[OTP_SEAL_HASHLEN + 8];
+	const char *v;
 	PGresult *r;
 	long n;
 	int rc;
@@ -310,16 +381,12 @@ check_schema(struct sys_store *s, struct pgc *p)
 			return OTP_ESTORESCHEMA;
 		return rc;
 	}
-	if (PQntuples(r) != 1 ||
-	    strtol(PQgetvalue(r, 0, 0), NULL, 10) != SCHEMA_VERSION) {
+	if (PQntuples(r) != 1 || (v = pgc_text(r, 0, 0, 16, NULL)) == NULL ||
+	    strtol(v, NULL, 10) != SCHEMA_VERSION || pgc_null(r, 0, 1)) {
 		PQclear(r);
 		return OTP_ESTORESCHEMA;
 	}
-	if (PQgetisnull(r, 0, 1)) {
-		PQclear(r);
-		return OTP_ESTORESCHEMA;
-	}
-	n = bytea_in(PQgetvalue(r, 0, 1), check, sizeof(check));
+	n = col_bytea(r, 0, 1, check, sizeof(check));
 	PQclear(r);
 	if (n != OTP_SEAL_HASHLEN ||
 	    !otp_ct_equal(check, ps->keys.check, OTP_SEAL_HASHLEN))
@@ -329,12 +396,11 @@ check_schema(struct sys_store *s, struct pgc *p)
 
 /* ---- the store as a whole ------------------------------------------- */
 
-/* Keep the URL; show it without a password. */
+/* Keep the URL (store.c shows it without a password). */
 static int
 pg_open(struct sys_store *s, const char *url)
 {
 	struct pg_store *ps;
-	char *at, *colon, *p;
 
 	if ((ps = calloc(1, sizeof(*ps))) == NULL)
 		return OTP_ENOMEM;
@@ -346,23 +412,6 @@ pg_open(struct sys_store *s, const char *url)
 	/* HOTP as RFC 4226 §7.2 says: the counter moves only on an accept
 	 * (a wrong code from anyone must not push a token out of reach). */
 	s->cfg.ga.flags |= OTP_STATE_NOINCRHOTP;
-	/* postgresql://user:password@host...: drop ":password". */
-	p = strstr(s->path, "://");
-	if (p != NULL && (at = strchr(p + 3, '@')) != NULL &&
-	    (colon = memchr(p + 3, ':', (size_t)(at - (p + 3)))) != NULL)
-		memmove(colon, at, strlen(at) + 1);
-	/* ...?a=b&password=x&c=d: the parameter goes, its '&' too. */
-	while ((p = strstr(s->path, "password=")) != NULL) {
-		char *end = strchr(p, '&');
-
-		if (p > s->path && (p[-1] == '&' || p[-1] == '?') &&
-		    end == NULL)
-			p--;	/* the last one: its separator goes */
-		if (end != NULL)
-			memmove(p, end + 1, strlen(end + 1) + 1);
-		else
-			*p = '\0';
-	}
 	return 0;
 }
 
@@ -392,8 +441,10 @@ pg_init(struct sys_store *s, int *made)
 	PGresult *r;
 	int rc;
 
-	if ((rc = make_key(s, made)) != 0 || (rc = read_key(s, ps)) != 0)
+	if ((rc = make_key(s, made)) != 0)
 		return rc;
+	if ((rc = read_key(s, ps)) != 0)
+		goto unmake;
 	pgc_start(&p, s);
 	if ((rc = admin_exec(s, &p, "BEGIN", 0, NULL, NULL, NULL, &r)) != 0)
 		goto out;
@@ -418,6 +469,14 @@ out:
 	if (rc != 0)
 		p.broken = 1;	/* an open transaction is rolled back */
 	pgc_put(&p);
+unmake:
+	/* All or nothing: a key made for a database that was not set up
+	 * goes (the next init makes one and says so). */
+	if (rc != 0 && *made) {
+		(void)unlink(s->cfg.store_key != NULL ? s->cfg.store_key :
+		    SYS_STORE_KEY);
+		*made = 0;
+	}
 	return rc;
 }
 
@@ -572,22 +631,28 @@ list_row(void *arg, const PGresult *r)
 {
 	struct list_arg *la = arg;
 	struct sys_store_entry e;
+	const char *v[7];
 	long n;
+	int i;
 
 	memset(&e, 0, sizeof(e));
-	n = bytea_in(PQgetvalue(r, 0, 0), (uint8_t *)la->user,
-	    sizeof(la->user));
-	if (n <= 0)
+	/* Numbers of at most 20 digits and a sign; last_used may be NULL. */
+	for (i = 3; i < 7; i++)
+		if ((v[i] = pgc_text(r, 0, i, 21, NULL)) == NULL &&
+		    !(i == 5 && pgc_null(r, 0, i)))
+			return OTP_ESTOREROW;
+	n = col_bytea(r, 0, 0, (uint8_t *)la->user, USER_MAX);
+	if (n <= 0 || (e.kind = col_kind(r, 0, 1)) == NULL ||
+	    (i = col_bool(r, 0, 2)) < 0)
 		return OTP_ESTOREROW;
+	la->user[n] = '\0';
 	e.user = la->user;
 	e.userlen = (size_t)n;
-	e.kind = PQgetvalue(r, 0, 1);
-	e.disabled = PQgetvalue(r, 0, 2)[0] == 't';
-	e.nscratch = (unsigned)strtoul(PQgetvalue(r, 0, 3), NULL, 10);
-	e.created = strtoll(PQgetvalue(r, 0, 4), NULL, 10);
-	e.last_used = PQgetisnull(r, 0, 5) ? -1 :
-	    strtoll(PQgetvalue(r, 0, 5), NULL, 10);
-	e.uses = strtoull(PQgetvalue(r, 0, 6), NULL, 10);
+	e.disabled = i;
+	e.nscratch = (unsigned)strtoul(v[3], NULL, 10);
+	e.created = strtoll(v[4], NULL, 10);
+	e.last_used = v[5] == NULL ? -1 : strtoll(v[5], NULL, 10);
+	e.uses = strtoull(v[6], NULL, 10);
 	return la->fn(la->arg, &e);
 }
 
@@ -836,7 +901,7 @@ pg_begin(struct sys_login *l, struct sys_verdict *v)
 	if (PQntuples(r) == 0) {
 		v->unknown = 1;
 		v->why = "no token";
-	} else if (PQgetvalue(r, 0, 1)[0] == 't') {
+	} else if (col_bool(r, 0, 1) == 1) {
 		v->decided = 1;
 		v->why = "token disabled";
 	} else {
@@ -1099,6 +1164,7 @@ end_swap(struct sys_login *l, const struct otp_answer *a, size_t n,
 	int lens[6], fmts[6] = { 1, 1, 1, 0, 1, 1 };
 	size_t imglen, nh, sealedlen;
 	PGresult *r = NULL;
+	const char *t;
 	int rc, wr, tries, committed = 0;
 
 	*done = 1;
@@ -1134,8 +1200,8 @@ end_swap(struct sys_login *l, const struct otp_answer *a, size_t n,
 			pi->p.broken = 1;
 			goto locked;
 		}
-		if (PQntuples(r) == 1 && strcmp(PQgetvalue(r, 0, 0), "1") ==
-		    0) {
+		if ((t = pgc_text(r, 0, 0, 1, NULL)) != NULL &&
+		    strcmp(t, "1") == 0) {
 			committed = 1;
 			v->recorded = 1;
 			keep_row(l, pre->kind, sealedlen, nh);
@@ -1144,7 +1210,7 @@ end_swap(struct sys_login *l, const struct otp_answer *a, size_t n,
 		/* Not written: the row changed since.  Once more, over the
 		 * row as it is, if it is there and on. */
 		if (tries > 0 || PQntuples(r) != 1 ||
-		    PQgetvalue(r, 0, 2)[0] == 't' || row_of(r, 1, &now) != 0)
+		    col_bool(r, 0, 2) != 0 || row_of(r, 1, &now) != 0)
 			goto locked;
 		PQclear(r);
 		r = NULL;
@@ -1163,6 +1229,51 @@ locked:
 	pgc_put(&pi->p);
 	*done = 0;
 	return 0;
+}
+
+/*
+ * A user without a token costs what a refused one does: the row's work
+ * done on a dummy token (a TOTP one of a random key, sealed for this
+ * user), its unseal, the engine over the answers and, when the engine
+ * would write, the seal; *wr then.  So no one tells by the time of a
+ * refusal who is enrolled.  Nothing of it is kept or written.
+ */
+static void
+dummy_work(struct sys_login *l, const struct otp_answer *a, size_t n,
+    int *wr)
+{
+	struct pg_store *ps = l->s->impl;
+	struct pg_login *b = ((struct pg_impl *)l->impl)->buf;
+	struct sys_verdict v;
+	struct pg_row row;
+	uint8_t key[20];
+	char b32[40];
+	size_t ulen = strlen(l->user), bodylen, sealedlen, imglen, nh;
+	int len;
+
+	*wr = 0;
+	if (sys_random_bytes(key, sizeof(key)) != 0 ||
+	    otp_b32_encode(key, sizeof(key), b32, sizeof(b32), 0) < 0) {
+		otp_wipe(key, sizeof(key));
+		return;
+	}
+	otp_wipe(key, sizeof(key));
+	len = snprintf(b->body, sizeof(b->body), "%s\n\" TOTP_AUTH\n"
+	    "\" DISALLOW_REUSE\n", b32);
+	otp_wipe(b32, sizeof(b32));
+	bodylen = len > 0 ? (size_t)len : 0;
+	used(&b->used.body, bodylen);
+	if (seal_body(ps, b, l->user, ulen, "totp", bodylen, &sealedlen) != 0)
+		return;
+	memset(&row, 0, sizeof(row));
+	(void)snprintf(row.kind, sizeof(row.kind), "totp");
+	row.state = b->sealed;
+	row.statelen = sealedlen;
+	memset(&v, 0, sizeof(v));
+	if (open_row(l, &row, &imglen, &nh) == 0)
+		(void)decide(l, a, n, row.kind, imglen, &nh, &sealedlen, &v,
+		    wr);
+	l->reason[0] = '\0';
 }
 
 /* The end in one transaction on the locked row: BEGIN, SELECT ... FOR
@@ -1192,11 +1303,32 @@ end_locked(struct sys_login *l, const struct otp_answer *a, size_t n,
 	if ((rc = login_exec(l, sel, 1, vals, lens, fmts, &r)) != 0)
 		goto out;
 	if (PQntuples(r) == 0) {
+		dummy_work(l, a, n, &wr);
+		/* The same statements as a refusal that writes: this one
+		 * matches no row. */
+		if (wr) {
+			new_row(l, v, 0, 0, vals, lens);
+			PQclear(r);
+			r = NULL;
+			if (login_exec(l, upd, 4, vals, lens, fmts, &r) == 0) {
+				PQclear(r);
+				r = NULL;
+				(void)login_exec(l, "COMMIT", 0, NULL, NULL,
+				    NULL, &r);
+			}
+		}
+		memset(v, 0, sizeof(*v));
 		v->unknown = 1;
 		v->why = "no token";
+		l->reason[0] = '\0';
 		goto out;
 	}
-	if (PQgetvalue(r, 0, 1)[0] == 't') {
+	if ((rc = col_bool(r, 0, 1)) != 0) {
+		if (rc < 0) {
+			rc = OTP_ESTOREROW;
+			goto out;
+		}
+		rc = 0;
 		v->decided = 1;
 		v->why = "token disabled";
 		goto out;
@@ -1293,7 +1425,8 @@ pg_resync(struct sys_store *s, const char *user, const char *const *codes,
 	struct pg_login *b;
 	const char *vals[2];
 	int lens[2], fmts[2] = { 1, 1 };
-	char ad[AD_MAX], kind[8];
+	char ad[AD_MAX], kind[KIND_MAX + 1];
+	const char *t;
 	size_t ulen, adlen, imglen, outlen, bodylen, sealedlen, nc;
 	uint32_t left[SCRATCH_MAX];
 	int64_t now;
@@ -1323,8 +1456,9 @@ pg_resync(struct sys_store *s, const char *user, const char *const *codes,
 		rc = OTP_EUSERSUNKNOWN;
 		goto out;
 	}
-	(void)snprintf(kind, sizeof(kind), "%s", PQgetvalue(r, 0, 0));
-	m = bytea_in(PQgetvalue(r, 0, 1), b->sealed, sizeof(b->sealed));
+	t = col_kind(r, 0, 0);
+	(void)snprintf(kind, sizeof(kind), "%s", t != NULL ? t : "");
+	m = t == NULL ? -1 : col_bytea(r, 0, 1, b->sealed, sizeof(b->sealed));
 	used(&b->used.sealed, m < 0 ? sizeof(b->sealed) : (size_t)m);
 	adlen = assoc(ad, l->user, ulen, kind);
 	rc = m < 0 ? OTP_ESTOREROW : otp_unseal(&ps->keys, ad, adlen,
@@ -1378,6 +1512,7 @@ pg_export(struct sys_store *s, const char *user, char *img, size_t imgsz,
 	struct pg_store *ps = s->impl;
 	uint8_t *sealed;
 	char ad[AD_MAX];
+	const char *kind;
 	PGresult *r;
 	long m;
 	int rc;
@@ -1395,9 +1530,10 @@ pg_export(struct sys_store *s, const char *user, char *img, size_t imgsz,
 		PQclear(r);
 		return OTP_ENOMEM;
 	}
-	m = bytea_in(PQgetvalue(r, 0, 1), sealed, SEALED_MAX);
+	kind = col_kind(r, 0, 0);
+	m = kind == NULL ? -1 : col_bytea(r, 0, 1, sealed, SEALED_MAX);
 	rc = m < 0 ? OTP_ESTOREROW : otp_unseal(&ps->keys, ad,
-	    assoc(ad, user, strlen(user), PQgetvalue(r, 0, 0)), sealed,
+	    assoc(ad, user, strlen(user), kind), sealed,
 	    (size_t)m, (uint8_t *)img, imgsz, len);
 	PQclear(r);
 	free(sealed);
