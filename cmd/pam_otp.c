@@ -47,7 +47,7 @@
 #define DATA_NAME	"pam_otp:otpw"
 
 /* Options that belong to one kind of store, and the first seen of each. */
-enum { OPTS_GA, OPTS_OATH, OPTS_OTPW, OPTS_KINDS };
+enum { OPTS_GA, OPTS_OATH, OPTS_OTPW, OPTS_LIMIT, OPTS_KINDS };
 
 struct params {
 	const char	*store;		/* the URL, unexpanded */
@@ -77,6 +77,7 @@ struct params {
 	unsigned	 lock_age;	/* lock_age=, 0 for the default */
 	/* postgresql: the store key, the module, the login deadline */
 	const char	*store_key;
+	char		 origin[160];	/* a database's audit: rhost= */
 	const char	*module;
 	unsigned	 deadline_ms;
 };
@@ -261,13 +262,13 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
 				return -1;
 			p->unshared = n == 0;
 		} else if (strncmp(a, "deny=", 5) == 0) {
-			kind = OPTS_OATH;
+			kind = OPTS_LIMIT;
 			if (number_arg(pamh, a, 5, 0, 1000, "deny must be 0 "
 			    "to 1000", &n) != 0)
 				return -1;
 			p->deny = n == 0 ? -1 : (int)n;
 		} else if (strncmp(a, "unlock_time=", 12) == 0) {
-			kind = OPTS_OATH;
+			kind = OPTS_LIMIT;
 			if (number_arg(pamh, a, 12, 1, INT32_MAX, "unlock_time "
 			    "must be a number of seconds", &n) != 0)
 				return -1;
@@ -318,6 +319,7 @@ check_args(pam_handle_t *pamh, const struct params *p, unsigned caps)
 	if (caps & SYS_STORE_CHALLENGE) {
 		bad = p->other[OPTS_GA] != NULL ? p->other[OPTS_GA] :
 		    p->other[OPTS_OATH] != NULL ? p->other[OPTS_OATH] :
+		    p->other[OPTS_LIMIT] != NULL ? p->other[OPTS_LIMIT] :
 		    p->nototpw;
 		if (bad != NULL) {
 			pamotp_log(pamh, LOG_ERR, "unknown option \"%s\" (otpw "
@@ -331,6 +333,9 @@ check_args(pam_handle_t *pamh, const struct params *p, unsigned caps)
 	    OPTS_GA : OPTS_OATH];
 	if (bad == NULL)
 		bad = p->other[OPTS_OTPW];
+	/* deny= and unlock_time=: a users file's and a database's. */
+	if (bad == NULL && !(caps & SYS_STORE_MANY))
+		bad = p->other[OPTS_LIMIT];
 	if (bad != NULL) {
 		pamotp_log(pamh, LOG_ERR, "unknown option \"%s\"", bad);
 		return -1;
@@ -825,6 +830,15 @@ open_store(pam_handle_t *pamh, struct params *p, struct target *t, int *rc)
 	c.unshared = p->unshared;
 	c.deny = p->deny;
 	c.unlock_time = p->unlock_time;
+	/* A database's audit trail says whom the host served. */
+	item = NULL;
+	if ((t->caps & SYS_STORE_SHARED) &&
+	    pam_get_item(pamh, PAM_RHOST, &item) == PAM_SUCCESS &&
+	    item != NULL && *(const char *)item != '\0') {
+		(void)snprintf(p->origin, sizeof(p->origin), "rhost=%s",
+		    (const char *)item);
+		c.origin = p->origin;
+	}
 	c.store_key = p->store_key;
 	c.module = p->module;
 	c.deadline_ms = p->deadline_ms;

@@ -135,3 +135,29 @@ ga_file() {
 	run -2 otp-store copy --user=gil "ga:$T/t45" "oath:$T/users"
 	assert_output --partial "30 or 60"
 }
+
+@test "unlock, reseal, log, prune: a database's; their options are theirs alone" {
+	ga_file "$T/a" '" TOTP_AUTH'
+	for c in "unlock ga:$T/a me" "reseal ga:$T/a" "log ga:$T/a" \
+	    "prune --before=now ga:$T/a"; do
+		# shellcheck disable=SC2086 # the command's words
+		run -2 otp-store $c
+		assert_output --partial "the store cannot do that"
+	done
+	run -2 otp-store prune "ga:$T/a"
+	assert_output --partial "prune needs --before=TIME"
+	run -2 otp-store --since=now list "ga:$T/a"
+	assert_output --partial "--since is log's"
+	run -2 otp-store --before=now log "ga:$T/a"
+	assert_output --partial "--before is prune's"
+	run -2 otp-store --user=a --user=b log "ga:$T/a"
+	assert_output --partial "log: one --user"
+	run -2 otp-store --user=a unlock "ga:$T/a" me
+	assert_output --partial "copy's"
+	run -2 otp-store --before=someday prune "ga:$T/a"
+	assert_output --partial "--before"
+	run -2 otp-store unlock "ga:$T/a"
+	assert_output --partial "takes URL and USER"
+	run -2 otp-store reseal "ga:$T/a" x
+	assert_output --partial "takes one URL"
+}

@@ -62,7 +62,7 @@ code_at() {
 	assert_output --partial "store key $K written"
 	[[ $(stat -c %a "$K") == 600 ]]
 	grep -Eqx '[0-9a-f]{64}' "$K"
-	[[ $(sql "SELECT version FROM otp_schema") == 1 ]]
+	[[ $(sql "SELECT version FROM otp_schema") == 2 ]]
 	cp "$K" "$T/k1"
 	run -0 otp-store "${SK[@]}" init "$URL"
 	refute_output --partial written
@@ -148,7 +148,7 @@ code_at() {
 			otp-verify -N "$now" --state "$T/ga2" "$c" >/dev/null \
 			    2>&1 || a=$?
 			otp-verify -N "$now" --store="$URL" --user=bob \
-			    "${SK[@]}" "$c" >/dev/null 2>&1 || b=$?
+			    --deny=0 "${SK[@]}" "$c" >/dev/null 2>&1 || b=$?
 			[[ $a == "$b" ]] || fail "at $now code $c: file $a, database $b"
 		done
 		t=$((t + 40))
@@ -488,4 +488,161 @@ code_at() {
 	run -0 otp-keygen --store="$URL" --user=eve "${SK[@]}"
 	run -0 otp-store "${SK[@]}" copy --user=eve "$URL" "ga:$T/ga"
 	[[ -s $T/ga ]]
+}
+
+@test "attempt limit: 5 wrong codes from two processes at once lock the token in its row; the right one is refused; unlock, or the unlock time, ends it" {
+	init
+	ga_file "$T/ga" '" TOTP_AUTH'
+	run -0 otp-store "${SK[@]}" copy --user=bob "ga:$T/ga" "$URL"
+	V=(otp-verify -N "$NOW" --store="$URL" --user=bob "${SK[@]}")
+	# Two servers guessing at once: 3 + 3 wrong codes, one count.
+	for p in 1 2; do
+		(for i in 1 2 3; do "${V[@]}" 00000$i &>/dev/null || :; done) &
+	done
+	wait
+	f=$(sql "SELECT failures FROM otp_tokens")
+	[[ $f == 5 ]] || fail "failures: $f $(otp-store log "$URL")"
+	run -1 "${V[@]}" "$(code_at "$NOW")"
+	assert_output --partial "locked out"
+	run -0 otp-store "${SK[@]}" list "$URL"
+	assert_output --regexp $'\tfails=5\tlocked=20[0-9-]+T'
+	# The administrator clears it; the code logs in, the count goes.
+	run -0 otp-store "${SK[@]}" unlock "$URL" bob
+	run -0 "${V[@]}" "$(code_at "$NOW")"
+	run -0 otp-store "${SK[@]}" list "$URL"
+	assert_output --regexp $'\tfails=0\tlocked=no\tfrom=[^-]'
+	run -1 otp-store "${SK[@]}" unlock "$URL" nobody
+	# --deny and --unlock-time for a database: 2 wrong codes lock it
+	# for 60 s of the clock the login reads.
+	t=$((1234567890 + 300))
+	W=(otp-verify --store="$URL" --user=bob --deny=2 --unlock-time=60 "${SK[@]}")
+	run -1 "${W[@]}" -N @$t 000001
+	run -1 "${W[@]}" -N @$t 000002
+	run -1 "${W[@]}" -N @$((t + 59)) "$(code_at @$((t + 59)))"
+	assert_output --partial "locked out"
+	run -0 "${W[@]}" -N @$((t + 61)) "$(code_at @$((t + 61)))"
+	# --deny=0: counted, never locked.
+	for i in 1 2 3 4 5 6; do
+		run -1 "${V[@]}" --deny=0 -N @$((t + 120)) 00000$i
+	done
+	run -0 "${V[@]}" --deny=0 -N @$((t + 120)) "$(code_at @$((t + 120)))"
+	run -2 otp-verify --state "$T/ga" --deny=3 123456
+	assert_output --partial "--deny needs --usersfile or --store=postgresql"
+}
+
+@test "freshness: disabled, failures or gen changed by SQL without the key: the row does not open, refused and logged" {
+	init
+	ga_file "$T/ga" '" TOTP_AUTH'
+	run -0 otp-store "${SK[@]}" copy --user=bob "ga:$T/ga" "$URL"
+	run -0 otp-store "${SK[@]}" disable "$URL" bob
+	sql "UPDATE otp_tokens SET disabled = false" >/dev/null
+	run -2 otp-verify -N "$NOW" --store="$URL" --user=bob "${SK[@]}" \
+	    "$(code_at "$NOW")"
+	assert_output --partial "does not open"
+	run -0 otp-store log "$URL"
+	assert_line --regexp $'\tbob\t[^\t]+\terror\tthe row does not open'
+	# The administrator's enable seals it anew only from a row that
+	# opens: the flipped one stays refused.
+	run -2 otp-store "${SK[@]}" enable "$URL" bob
+	sql "UPDATE otp_tokens SET disabled = true" >/dev/null
+	run -0 otp-store "${SK[@]}" enable "$URL" bob
+	run -0 otp-verify -N "$NOW" --store="$URL" --user=bob "${SK[@]}" \
+	    "$(code_at "$NOW")"
+	# Failures counted, then reset by SQL: refused.
+	run -1 otp-verify -N "$NOW" --store="$URL" --user=bob "${SK[@]}" 000000
+	sql "UPDATE otp_tokens SET failures = 0" >/dev/null
+	run -2 otp-verify -N @$((1234567890 + 60)) --store="$URL" --user=bob \
+	    "${SK[@]}" "$(code_at @$((1234567890 + 60)))"
+	sql "UPDATE otp_tokens SET failures = 1, gen = gen + 1" >/dev/null
+	run -2 otp-verify -N @$((1234567890 + 60)) --store="$URL" --user=bob \
+	    "${SK[@]}" "$(code_at @$((1234567890 + 60)))"
+	sql "UPDATE otp_tokens SET gen = gen - 1" >/dev/null
+	run -0 otp-verify -N @$((1234567890 + 60)) --store="$URL" --user=bob \
+	    "${SK[@]}" "$(code_at @$((1234567890 + 60)))"
+	# reseal: every row sealed anew, a higher generation.
+	g0=$(sql "SELECT gen FROM otp_tokens")
+	run -0 otp-store "${SK[@]}" reseal "$URL"
+	assert_output --partial "1 token sealed anew"
+	(($(sql "SELECT gen FROM otp_tokens") > g0))
+	run -0 otp-verify -N @$((1234567890 + 90)) --store="$URL" --user=bob \
+	    "${SK[@]}" "$(code_at @$((1234567890 + 90)))"
+}
+
+@test "audit trail: an entry per decision, in the login's transaction, with server and reason and no code; log filters; prune" {
+	init
+	ga_file "$T/ga" '" TOTP_AUTH' 12345678
+	run -0 otp-store "${SK[@]}" copy --user=alice "ga:$T/ga" "$URL"
+	run -0 otp-store "${SK[@]}" copy --user=bob "ga:$T/ga" "$URL"
+	c=$(code_at "$NOW")
+	V=(otp-verify -N "$NOW" --store="$URL" "${SK[@]}")
+	run -0 "${V[@]}" --user=alice "$c"
+	run -1 "${V[@]}" --user=alice "$c"
+	run -1 "${V[@]}" --user=bob 654321
+	run -0 "${V[@]}" --user=bob 12345678
+	run -2 "${V[@]}" --user=carol "$c"
+	run -0 otp-store "${SK[@]}" disable "$URL" bob
+	run -1 "${V[@]}" --user=bob "$c"
+	# A dry run decides, records nothing.
+	run -0 otp-verify --dry-run -N "$NOW" --store="$URL" "${SK[@]}" \
+	    --user=bob 12345678 || true
+	host=$(hostname)
+	run -0 otp-store log "$URL"
+	assert_equal "${#lines[@]}" 7
+	assert_line --index 0 --regexp $'^20[0-9-]+T[0-9:]+Z\talice\t'"$host"$'\taccept\tcode$'
+	assert_line --index 1 --regexp $'\talice\t.*\trefuse\t'
+	assert_line --index 2 --regexp $'\tbob\t.*\trefuse\twrong code$'
+	assert_line --index 3 --regexp $'\tbob\t.*\taccept\tscratch code$'
+	assert_line --index 4 --regexp $'\tcarol\t.*\trefuse\tno token$'
+	assert_line --index 5 --regexp $'\tbob\t.*\tadmin\tdisabled$'
+	assert_line --index 6 --regexp $'\tbob\t.*\trefuse\ttoken disabled$'
+	# No code, no scratch code anywhere in the trail.
+	sql "SELECT encode(login, 'hex'), at, server, outcome, reason FROM otp_log" >"$T/log"
+	for s in "$c" 654321 12345678; do
+		! grep -q -- "$s" "$T/log" || fail "'$s' in the audit trail"
+	done
+	run -0 otp-store log --user=bob "$URL"
+	assert_equal "${#lines[@]}" 4
+	refute_output --partial alice
+	run -0 otp-store log --since='1 hour ago' --user=alice "$URL"
+	assert_equal "${#lines[@]}" 2
+	run -0 otp-store log --since='+1 hour' "$URL"
+	assert_output ""
+	run -2 otp-store log --since=yesterdayish "$URL"
+	assert_output --partial "--since"
+	run -0 otp-store prune --before='1 hour ago' "$URL"
+	assert_output --partial "0 audit entries removed"
+	run -0 otp-store prune --before='+1 hour' "$URL"
+	assert_output --partial "7 audit entries removed"
+	[[ $(sql "SELECT count(*) FROM otp_log") == 0 ]]
+	# list: the last use and where it came from.
+	run -0 otp-store "${SK[@]}" list "$URL"
+	assert_line --regexp $'^alice\t.*\tuses=1\t.*\tfails=1\tlocked=no\tfrom='"$host"'$'
+}
+
+@test "schema version 1 upgraded in place by init: its rows keep working, a disabled one stays disabled and bound" {
+	psql -X -q -v ON_ERROR_STOP=1 -d "$DB" \
+	    -f "$BATS_TEST_DIRNAME/vectors/pg-store-v1.sql" >/dev/null
+	cp "$BATS_TEST_DIRNAME/vectors/pg-store-v1.key" "$K"
+	chmod 0600 "$K"
+	# Before the upgrade: the tools say so, nothing is let in.
+	run -2 otp-verify -N "$NOW" --store="$URL" --user=old "${SK[@]}" \
+	    "$(code_at "$NOW")"
+	run -0 otp-store "${SK[@]}" init "$URL"
+	refute_output --partial written
+	[[ $(sql "SELECT version FROM otp_schema") == 2 ]]
+	[[ $(sql "SELECT count(*) FROM otp_tokens WHERE gen > 0") == 2 ]]
+	run -0 otp-verify -N "$NOW" --store="$URL" --user=old "${SK[@]}" \
+	    "$(code_at "$NOW")"
+	run -0 otp-verify -N "$NOW" --store="$URL" --user=old "${SK[@]}" \
+	    12345678
+	run -1 otp-verify -N "$NOW" --store="$URL" --user=dis "${SK[@]}" \
+	    "$(code_at "$NOW")"
+	assert_output --partial disabled
+	sql "UPDATE otp_tokens SET disabled = false WHERE login = 'dis'" >/dev/null
+	run -2 otp-verify -N "$NOW" --store="$URL" --user=dis "${SK[@]}" \
+	    "$(code_at "$NOW")"
+	# Again: nothing changes.
+	g=$(sql "SELECT gen FROM otp_tokens WHERE login = 'old'")
+	run -0 otp-store "${SK[@]}" init "$URL"
+	[[ $(sql "SELECT gen FROM otp_tokens WHERE login = 'old'") == "$g" ]]
 }
