@@ -285,11 +285,16 @@ code_at() {
 	ga_file "$T/ga" '" TOTP_AUTH'
 	run -0 otp-store "${SK[@]}" copy --user='o'\''brien' "ga:$T/ga" "$URL"
 	c=$(otp-gen --totp "$RFC_HEX")
-	USER_NAME="\"o'brien\"" USER_PASSWORD="\"$c\"" run -0 \
+	USER_NAME="\"o'brien\"" USER_PASSWORD="\"$c\"" \
+	    NAS_IDENTIFIER='"vpn1"' NAS_IP_ADDRESS=192.0.2.7 run -0 \
 	    otp-verify --radius --store="$URL" "${SK[@]}"
 	assert_output --partial "OTP accepted"
 	USER_NAME="\"o'brien\"" USER_PASSWORD="\"$c\"" run -1 \
 	    otp-verify --radius --store="$URL" "${SK[@]}"
+	# The audit trail names the RADIUS client that asked.
+	run -0 otp-store log "$URL"
+	assert_line --index 0 --regexp $'\to\'brien\t[^\t]+ nas=vpn1/192\\.0\\.2\\.7\taccept\tcode$'
+	assert_line --index 1 --regexp $'\to\'brien\t[^\t]+\trefuse\t'
 }
 
 @test "store options need a database; database options that do not apply are refused" {
@@ -526,6 +531,15 @@ code_at() {
 		run -1 "${V[@]}" --deny=0 -N @$((t + 120)) 00000$i
 	done
 	run -0 "${V[@]}" --deny=0 -N @$((t + 120)) "$(code_at @$((t + 120)))"
+	# A code used already (a host that sends the same answer again) is
+	# no guess: refused, not counted.
+	c=$(code_at @$((t + 150)))
+	run -0 "${V[@]}" -N @$((t + 150)) "$c"
+	for i in 1 2 3 4 5 6; do
+		run -1 "${V[@]}" -N @$((t + 150)) "$c"
+	done
+	[[ $(sql "SELECT failures FROM otp_tokens") == 0 ]]
+	run -0 "${V[@]}" -N @$((t + 180)) "$(code_at @$((t + 180)))"
 	run -2 otp-verify --state "$T/ga" --deny=3 123456
 	assert_output --partial "--deny needs --usersfile or --store=postgresql"
 }
@@ -616,7 +630,10 @@ code_at() {
 	[[ $(sql "SELECT count(*) FROM otp_log") == 0 ]]
 	# list: the last use and where it came from.
 	run -0 otp-store "${SK[@]}" list "$URL"
-	assert_line --regexp $'^alice\t.*\tuses=1\t.*\tfails=1\tlocked=no\tfrom='"$host"'$'
+	assert_line --regexp $'^alice\t.*\tuses=1\t.*\tfails=0\tlocked=no\tfrom='"$host"'$'
+	run -0 otp-store remove "$URL" bob
+	run -0 otp-store log "$URL"
+	assert_output --regexp $'^20[^\t]+\tbob\t'"$host"$'\tadmin\tremoved$'
 }
 
 @test "schema version 1 upgraded in place by init: its rows keep working, a disabled one stays disabled and bound" {

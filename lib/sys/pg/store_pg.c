@@ -699,27 +699,6 @@ pg_list(struct sys_store *s, sys_store_each_fn *fn, void *arg)
 	return rc;
 }
 
-/* One statement on user's row; OTP_EUSERSUNKNOWN when it has none. */
-static int
-row_exec(struct sys_store *s, const char *sql, const char *user)
-{
-	PGresult *r;
-	int rc;
-
-	if ((rc = user_exec(s, sql, user, &r)) == 0) {
-		if (strcmp(PQcmdTuples(r), "0") == 0)
-			rc = OTP_EUSERSUNKNOWN;
-		PQclear(r);
-	}
-	return rc;
-}
-
-static int
-pg_remove(struct sys_store *s, const char *user)
-{
-	return row_exec(s, "DELETE FROM otp_tokens WHERE login = $1", user);
-}
-
 /* ---- rows sealed anew: enable, disable, unlock, reseal, upgrade ----- */
 
 
@@ -741,6 +720,34 @@ origin(const struct sys_store *s, char *out, size_t outsz)
 		if ((unsigned char)out[i] < 0x20 ||
 		    (unsigned char)out[i] > 0x7e)
 			out[i] = '?';
+}
+
+/* The row and, with it, an audit entry. */
+static int
+pg_remove(struct sys_store *s, const char *user)
+{
+	char from[FROM_MAX];
+	const char *vals[2] = { user, from };
+	int lens[2] = { (int)strlen(user), 0 }, fmts[2] = { 1, 0 };
+	struct pgc p;
+	PGresult *r;
+	int rc;
+
+	if (lens[0] == 0 || lens[0] > USER_MAX)
+		return OTP_EUSERSFIELD;
+	origin(s, from, sizeof(from));
+	pgc_start(&p, s);
+	rc = admin_exec(s, &p, "WITH d AS (DELETE FROM otp_tokens WHERE "
+	    "login = $1 RETURNING login) INSERT INTO otp_log (login, server, "
+	    "outcome, reason) SELECT login, $2, 'admin', 'removed' FROM d", 2,
+	    vals, lens, fmts, &r);
+	if (rc == 0) {
+		if (strcmp(PQcmdTuples(r), "0") == 0)
+			rc = OTP_EUSERSUNKNOWN;
+		PQclear(r);
+	}
+	pgc_put(&p);
+	return rc;
 }
 
 /* Open row, user's as read, and seal it anew with nm into b->sealed. */
@@ -1365,6 +1372,16 @@ keep_row(const struct sys_login *l, const char *kind, size_t sealedlen,
 	}
 }
 
+/* A refusal that counts against the attempt limit: a guess.  A code
+ * used already (a host that sends the same answer again), the rate limit
+ * or skew learning is not one. */
+static int
+counts(const struct otp_state_result *r)
+{
+	return !r->accepted && (r->why == OTP_STATE_WHY_WRONG ||
+	    r->why == OTP_STATE_WHY_SHAPE || r->why == OTP_STATE_WHY_NOCODE);
+}
+
 /*
  * The attempt limit, counted in the row on every server alike: a wrong
  * answer counts, deny of them in a row lock the token for unlock_time
@@ -1373,17 +1390,19 @@ keep_row(const struct sys_login *l, const char *kind, size_t sealedlen,
  * the count.  A locked token is refused without a look at the answer.
  */
 static void
-limit(const struct sys_login *l, const struct sys_verdict *v, int64_t now,
-    struct pg_meta *nm)
+limit(const struct sys_login *l, const struct otp_state_result *r,
+    int64_t now, struct pg_meta *nm)
 {
 	const struct sys_store_cfg *c = &l->s->cfg;
 	int64_t deny = c->deny != 0 ? c->deny : SYS_USERS_DENY;
 
-	if (v->accepted) {
+	if (r->accepted) {
 		nm->failures = 0;
 		nm->locked = 0;
 		return;
 	}
+	if (!counts(r))
+		return;
 	if (nm->failures < INT32_MAX)
 		nm->failures++;
 	if (deny > 0 && nm->failures >= deny)
@@ -1394,8 +1413,9 @@ limit(const struct sys_login *l, const struct sys_verdict *v, int64_t now,
 /* The state file engine's login over the opened row, at the clock read
  * now: the verdict in v, and *wr when there is a new row to record,
  * sealed (*sealedlen bytes) with its scratch hashes (*nh) and the
- * login's pg_meta (nm).  A locked token, or an accept with nothing to
- * record, leaves *wr 0: only the audit entry is written. */
+ * login's pg_meta (nm).  A locked token, an accept with nothing to
+ * record, or a refusal that is no guess and changes nothing (a code used
+ * already) leaves *wr 0: only the audit entry is written. */
 static int
 decide(struct sys_login *l, const struct otp_answer *a, size_t n,
     const struct pg_row *row, size_t imglen, size_t *nh, size_t *sealedlen,
@@ -1437,7 +1457,7 @@ decide(struct sys_login *l, const struct otp_answer *a, size_t n,
 	}
 	sys_state_verdict(&res, v);
 	v->decided = 1;		/* one transaction: nothing more to ask */
-	if (l->s->cfg.dry || (!res.changed && v->accepted)) {
+	if (l->s->cfg.dry || (!res.changed && !counts(&res))) {
 		v->recorded = 0;
 		/* Nothing to write: an accept that changes nothing is one
 		 * the engine would not make; refuse to be safe. */
@@ -1448,7 +1468,7 @@ decide(struct sys_login *l, const struct otp_answer *a, size_t n,
 		}
 		return 0;
 	}
-	limit(l, v, now, &pi->nm);
+	limit(l, &res, now, &pi->nm);
 	if (!res.changed) {
 		/* A refusal the engine records nothing of: the row is
 		 * written all the same, for its count. */
