@@ -609,8 +609,10 @@ code_at() {
 	assert_line --index 4 --regexp $'\tcarol\t.*\trefuse\tno token$'
 	assert_line --index 5 --regexp $'\tbob\t.*\tadmin\tdisabled$'
 	assert_line --index 6 --regexp $'\tbob\t.*\trefuse\ttoken disabled$'
-	# No code, no scratch code anywhere in the trail.
-	sql "SELECT encode(login, 'hex'), at, server, outcome, reason FROM otp_log" >"$T/log"
+	# No code, no scratch code anywhere in a dump of the trail.
+	pg_dump -h 127.0.0.1 -p "$PGPORT" -U postgres -t otp_log "$DB" >"$T/log"
+	grep -q 'otp_log' "$T/log"
+	[[ $(grep -c $'\taccept\t\|\trefuse\t\|\tadmin\t' "$T/log") == 7 ]]
 	for s in "$c" 654321 12345678; do
 		! grep -q -- "$s" "$T/log" || fail "'$s' in the audit trail"
 	done
@@ -644,6 +646,9 @@ code_at() {
 	# Before the upgrade: the tools say so, nothing is let in.
 	run -2 otp-verify -N "$NOW" --store="$URL" --user=old "${SK[@]}" \
 	    "$(code_at "$NOW")"
+	assert_output --partial "(otp-store init)"
+	run -2 otp-store "${SK[@]}" list "$URL"
+	assert_output --partial "(otp-store init)"
 	run -0 otp-store "${SK[@]}" init "$URL"
 	refute_output --partial written
 	[[ $(sql "SELECT version FROM otp_schema") == 2 ]]

@@ -7,16 +7,19 @@
  * A token is a row of otp_tokens (schema.sql): the user name as bytea,
  * its kind, whether it is disabled, its state — a state file image as
  * otp-state(5) describes, without its scratch codes, sealed under the
- * store key with the user and kind as associated data — and its scratch
- * codes as keyed hashes.  A login is one transaction with the user's row
- * locked (SELECT ... FOR UPDATE): the row read, the state file engine's
- * login run over the image at the time read once the lock is held, the
- * new row written, COMMIT.  So any number of servers accept a code, use
- * a scratch code, move a counter or count a try exactly once between
- * them.  Anything that goes wrong — no server, the deadline, a row that
- * does not open, a COMMIT that fails or does not come back — is a
- * refusal, never an accept.  Every statement has parameters; no SQL is
- * ever built from a string.
+ * store key with the user, kind, generation, disabled flag, failures and
+ * lock-out as associated data (assoc) — and its scratch codes as keyed
+ * hashes.  A login is one transaction with the user's row locked
+ * (SELECT ... FOR UPDATE): the row read, the state file engine's login
+ * run over the image at the time read once the lock is held, the
+ * attempt limit applied (limit), the new row written with the next
+ * generation and an otp_log entry, COMMIT.  So any number of servers
+ * accept a code, use a scratch code, move a counter or count a try
+ * exactly once between them.  Anything that goes wrong — no server, the
+ * deadline, a row that does not open or is older than one this process
+ * has seen, a COMMIT that fails or does not come back — is a refusal,
+ * never an accept.  Every statement has parameters; no SQL is ever built
+ * from a string.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -331,6 +334,15 @@ db_fail(char *reason, size_t n, const struct pgc *p, int rc)
 {
 	(void)snprintf(reason, n, "%s", p->why);
 	return rc;
+}
+
+/* p failed for want of a table or a column: a store of no schema, or of
+ * an older one (otp-store init makes it, or brings it up). */
+static int
+no_schema(const struct pgc *p)
+{
+	return strncmp(p->why, "42P01", 5) == 0 ||
+	    strncmp(p->why, "42703", 5) == 0;
 }
 
 /* A statement outside a login: connect, run, give the connection back. */
@@ -691,7 +703,7 @@ pg_list(struct sys_store *s, sys_store_each_fn *fn, void *arg)
 	    "FROM otp_tokens ORDER BY login", 0, NULL, NULL, NULL,
 	    list_row, &la);
 	if (rc == OTP_EDB || rc == OTP_EDEADLINE) {
-		if (strncmp(p.why, "42P01", 5) == 0)
+		if (no_schema(&p))
 			rc = OTP_ESTORESCHEMA;
 		(void)db_fail(s->reason, sizeof(s->reason), &p, rc);
 	}
@@ -989,7 +1001,7 @@ pg_log(struct sys_store *s, const char *user, int64_t since,
 	    "at >= to_timestamp($2::bigint) ORDER BY at", 2, vals, lens,
 	    fmts, log_row, &la);
 	if (rc == OTP_EDB || rc == OTP_EDEADLINE) {
-		if (strncmp(p.why, "42P01", 5) == 0)
+		if (no_schema(&p))
 			rc = OTP_ESTORESCHEMA;
 		(void)db_fail(s->reason, sizeof(s->reason), &p, rc);
 	}
@@ -1102,7 +1114,7 @@ login_fail(struct sys_login *l, int rc)
 
 	(void)db_fail(l->reason, sizeof(l->reason), &pi->p, rc);
 	pi->p.broken = 1;
-	return rc;
+	return rc == OTP_EDB && no_schema(&pi->p) ? OTP_ESTORESCHEMA : rc;
 }
 
 /* Run sql in the login's connection. */
@@ -1524,13 +1536,17 @@ outcome(const struct sys_login *l, const struct sys_verdict *v, int rc,
 }
 
 /* Record a decision that writes no row (an unknown user, a disabled or
- * locked token, a row that does not open) in the login's connection, in
- * the transaction open there if any; a failure to is not the login's. */
+ * locked token, a code used already, a row that does not open) in the
+ * login's connection, in the transaction open there if any; a failure to
+ * is not the login's.  Its commit waits for no synchronous standby: it
+ * changes nothing a replay could use, and a standby lost must not hold
+ * up a refusal (the commit would wait until the deadline). */
 static void
 audit(struct sys_login *l, const struct sys_verdict *v, int rc)
 {
-	static const char sql[] = "INSERT INTO otp_log (login, server, "
-	    "outcome, reason) VALUES ($1, $2, $3, $4)";
+	static const char sql[] = "WITH s AS (SELECT set_config("
+	    "'synchronous_commit', 'local', true)) INSERT INTO otp_log "
+	    "(login, server, outcome, reason) SELECT $1, $2, $3, $4 FROM s";
 	struct pg_impl *pi = l->impl;
 	const char *vals[4];
 	int lens[4] = { 0, 0, 0, 0 }, fmts[4] = { 1, 0, 0, 0 };
