@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "otp.h"
 #include "otp_state.h"
+#include "otp_users.h"
 #include "store.h"
 
 enum {
@@ -25,6 +26,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_SINCE,
 	OPT_BEFORE,
+	OPT_WINDOW,
 };
 
 static const struct option longopts[] = {
@@ -36,6 +38,7 @@ static const struct option longopts[] = {
 	{ "since",		required_argument, NULL, OPT_SINCE },
 	{ "store-timeout",	required_argument, NULL, OPT_TIMEOUT },
 	{ "user",		required_argument, NULL, OPT_USER },
+	{ "window",		required_argument, NULL, OPT_WINDOW },
 	{ NULL,			0,		   NULL, 0 }
 };
 
@@ -46,6 +49,8 @@ struct opts {
 	const char	*from_key;	/* copy: the source's, if another */
 	unsigned	 deadline_ms;
 	int		 force;
+	int		 have_window;
+	unsigned	 window;	/* copy: a users file's window= */
 	const char	*users[USERS_MAX];
 	size_t		 nusers;
 	const char	*since;		/* log: --since's text */
@@ -59,7 +64,7 @@ usage(void)
 	    "       otp-store [--store-key=FILE] list URL\n"
 	    "       otp-store [-f] [--store-key=FILE] [--from-key=FILE] "
 	    "[--user=NAME]...\n"
-	    "                 copy FROM TO\n"
+	    "                 [--window=N] copy FROM TO\n"
 	    "       otp-store [--store-key=FILE] remove|disable|enable URL "
 	    "USER\n"
 	    "       otp-store [--store-key=FILE] resync URL USER CODE1 CODE2 "
@@ -71,7 +76,7 @@ usage(void)
 	    "\n"
 	    "Administer the tokens of a store and copy them between stores "
 	    "(ga:FILE,\n"
-	    "postgresql://...).  No secret is ever printed.\n"
+	    "oath:FILE, postgresql://...).  No secret is ever printed.\n"
 	    "\n"
 	    "  init                   make a database ready: its tables, "
 	    "and the store key\n"
@@ -96,6 +101,8 @@ usage(void)
 	    "(those codes are\n"
 	    "                         used); HOTP, the counter found within "
 	    "10000\n"
+	    "                         either side, moved on or set back to "
+	    "it\n"
 	    "  unlock                 clear a user's wrong codes and "
 	    "lock-out\n"
 	    "  reseal                 seal every token anew above any "
@@ -118,6 +125,10 @@ usage(void)
 	    "      --user=NAME        copy: this user's token (a file's: "
 	    "its name in TO);\n"
 	    "                         log: this user's entries\n"
+	    "      --window=N         copy from a users file: the window= "
+	    "pam_oath used\n"
+	    "                         (default 5), kept as the token's "
+	    "window\n"
 	    "  -h, --help             show this help\n"
 	    "  -V, --version          show the version\n");
 	cli_exit(0);
@@ -176,6 +187,8 @@ open_url(const struct opts *o, const char *url, const char *key, int source)
 	 * (a login still checks the owner). */
 	if (source)
 		c.ga.flags |= OTP_STATE_NOSTRICTOWNER;
+	if (source && o->have_window)
+		c.window = o->window;
 	c.store_key = key;
 	c.deadline_ms = o->deadline_ms;
 	c.module = cli_store_module();
@@ -188,30 +201,62 @@ open_url(const struct opts *o, const char *url, const char *key, int source)
 	return s;
 }
 
-/* A failed call on s: its error and what the store knows more. */
-static void __attribute__((noreturn))
-fail(const struct sys_store *s, const char *what, int rc)
+/* A failed call on s: its error and what the store knows more, as a
+ * warning. */
+static void
+warn_fail(const struct sys_store *s, const char *what, int rc)
 {
 	const char *why = sys_store_reason(s);
 
 	if (rc == OTP_EIO && *why == '\0')
-		err(CLI_EXIT_ERR, "%s: %s", sys_store_path(s), what);
-	errx(CLI_EXIT_ERR, "%s: %s: %s%s%s", sys_store_path(s), what,
-	    otp_strerror(rc), *why != '\0' ? ": " : "", why);
+		warn("%s: %s", sys_store_path(s), what);
+	else
+		warnx("%s: %s: %s%s%s", sys_store_path(s), what,
+		    otp_strerror(rc), *why != '\0' ? ": " : "", why);
+}
+
+static void __attribute__((noreturn))
+fail(const struct sys_store *s, const char *what, int rc)
+{
+	warn_fail(s, what, rc);
+	cli_exit(CLI_EXIT_ERR);
+}
+
+static int
+count_one(void *arg, const struct sys_store_entry *e)
+{
+	(void)e;
+	(*(size_t *)arg)++;
+	return 0;
 }
 
 static int
 do_init(const struct opts *o, const char *url)
 {
 	struct sys_store *s = open_url(o, url, o->store_key, 0);
-	int rc, made = 0;
+	size_t n = 0;
+	int rc, made = 0, was;
 
+	/* Whether it was ready before: its tokens can be listed. */
+	was = sys_store_list(s, count_one, &n) == 0;
 	if ((rc = sys_store_init(s, &made)) != 0)
 		fail(s, "init", rc);
 	if (made)
 		fprintf(stderr, "otp-store: store key %s written (mode 0600): "
 		    "keep a copy where the database's backups are not\n",
 		    o->store_key != NULL ? o->store_key : SYS_STORE_KEY);
+	/* Tables there and a new key: made by hand (schema.sql), now
+	 * keyed; else a second init, which writes nothing. */
+	if (was && made)
+		warnx("%s: its tables were there (%zu token%s): the new store "
+		    "key is recorded in it", sys_store_path(s), n,
+		    n == 1 ? "" : "s");
+	else if (was)
+		warnx("%s: already initialised (%zu token%s): its tables "
+		    "were there, and this store key is theirs",
+		    sys_store_path(s), n, n == 1 ? "" : "s");
+	else
+		warnx("%s: initialised", sys_store_path(s));
 	sys_store_close(s);
 	return 0;
 }
@@ -228,13 +273,25 @@ utc(int64_t t, char *when, size_t n)
 		snprintf(when, n, "@%" PRId64, t);
 }
 
+/* What a listing has seen: tokens, and whether its store is a users
+ * file (whose lines hold only the user and the kind). */
+struct listing {
+	size_t	n;
+	int	line;
+};
+
 static int
 list_one(void *arg, const struct sys_store_entry *e)
 {
+	struct listing *ls = arg;
 	char when[32], until[32];
 
-	(void)arg;
+	ls->n++;
 	put_user(e->user, e->userlen);
+	if (ls->line) {
+		printf("\t%s\n", e->kind);
+		return ferror(stdout) ? OTP_EIO : 0;
+	}
 	if (e->last_used < 0)
 		snprintf(when, sizeof(when), "never");
 	else
@@ -322,10 +379,14 @@ static int
 do_list(const struct opts *o, const char *url)
 {
 	struct sys_store *s = open_url(o, url, o->store_key, 0);
+	struct listing ls = { 0, 0 };
 	int rc;
 
-	if ((rc = sys_store_list(s, list_one, NULL)) != 0)
+	ls.line = (sys_store_caps(s) & SYS_STORE_TOKENLINE) != 0;
+	if ((rc = sys_store_list(s, list_one, &ls)) != 0)
 		fail(s, "list", rc);
+	if (ls.n == 0)
+		warnx("%s: no tokens", sys_store_path(s));
 	sys_store_close(s);
 	return 0;
 }
@@ -356,6 +417,38 @@ do_user(const struct opts *o, const char *verb, const char *url,
 	return 0;
 }
 
+/* Where the token was and what a resync did, read back from the store:
+ * HOTP, its codes' counters against the one the store expected; TOTP,
+ * the skew. */
+static void
+resync_said(struct sys_store *s, const char *user, const char *name,
+    size_t ncodes, int64_t moved)
+{
+	uint64_t next, first;
+	int64_t off;
+
+	if (sys_store_load_state(s, user, &sec.st) != 0 ||
+	    sec.st.mode != OTP_STATE_HOTP) {
+		if (sec.st.mode == OTP_STATE_TOTP)
+			warnx("%s: '%s': the token's clock is %" PRId64 " "
+			    "step%s %s ours: TIME_SKEW set to it, the codes "
+			    "given used", sys_store_path(s), name, moved < 0 ?
+			    -moved : moved, moved == 1 || moved == -1 ? "" :
+			    "s", moved < 0 ? "behind" : "ahead of");
+		otp_wipe(&sec.st, sizeof(sec.st));
+		return;
+	}
+	next = sec.st.hotp_counter;
+	otp_wipe(&sec.st, sizeof(sec.st));
+	first = next - ncodes;
+	off = (int64_t)first - ((int64_t)next - moved);
+	warnx("%s: '%s': the codes given are counters %" PRIu64 " to %" PRIu64
+	    ", %" PRId64 " %s the counter the store expected: it %s %" PRIu64,
+	    sys_store_path(s), name, first, next - 1, off < 0 ? -off : off,
+	    off < 0 ? "behind" : "ahead of", moved < 0 ? "is set back to" :
+	    moved == 0 ? "stays at" : "moves on to", next);
+}
+
 static int
 do_resync(const struct opts *o, const char *url, const char *user,
     int ncodes, char **codes)
@@ -383,21 +476,28 @@ do_resync(const struct opts *o, const char *url, const char *user,
 	if (rc != 0)
 		fail(s, "resync", rc);
 	printf("%" PRId64 "\n", moved);
+	resync_said(s, caps & SYS_STORE_MANY ? user : NULL, user,
+	    (size_t)ncodes, moved);
 	sys_store_close(s);
 	return 0;
 }
 
-/* Copy one user's token: read from from (as from_user), put in to. */
-static void
+/* Copy one user's token: read from from (as from_user), put in to; 0,
+ * or -1 once said why not. */
+static int
 copy_one(const struct opts *o, struct sys_store *from, struct sys_store *to,
     const char *from_user, const char *to_user)
 {
+	const char *name = to_user != NULL ? to_user : from_user != NULL ?
+	    from_user : "";
 	size_t len = 0;
 	int rc;
 
 	rc = sys_store_export(from, from_user, sec.img, sizeof(sec.img), &len);
-	if (rc != 0)
-		fail(from, from_user != NULL ? from_user : "read", rc);
+	if (rc != 0) {
+		warn_fail(from, from_user != NULL ? from_user : "read", rc);
+		return -1;
+	}
 	struct sys_record r = { sec.img, len, NULL };
 
 	/* A users file's line has no place for these: said, not lost
@@ -423,27 +523,51 @@ copy_one(const struct opts *o, struct sys_store *from, struct sys_store *to,
 	    otp_state_parse(sec.img, len, &sec.st) == 0) {
 		int ext = sec.st.digits != 6 || sec.st.alg != OTP_ALG_SHA1 ||
 		    sec.st.pin[0] != '\0';
+		int zero = sec.st.mode == OTP_STATE_HOTP &&
+		    sec.st.hotp_counter == 0;
 		unsigned digits = sec.st.digits;
 		enum otp_alg alg = sec.st.alg;
 
 		otp_wipe(&sec.st, sizeof(sec.st));
 		if (ext) {
 			otp_wipe(sec.img, len);
-			errx(CLI_EXIT_ERR, "%s: '%s': a token of %u digits "
-			    "over %s or with a PIN: a state file holds 6 "
-			    "digits over SHA1 without a PIN", sys_store_path(to),
-			    from_user != NULL ? from_user : "", digits,
-			    otp_alg_name(alg));
+			warnx("%s: '%s': a token of %u digits over %s or with "
+			    "a PIN: a state file holds 6 digits over SHA1 "
+			    "without a PIN", sys_store_path(to), from_user !=
+			    NULL ? from_user : "", digits, otp_alg_name(alg));
+			return -1;
+		}
+		/* Its HOTP counters start at 1: the first code, never used,
+		 * cannot be kept. */
+		if (zero) {
+			if ((rc = otp_state_set_option(sec.img, &len,
+			    sizeof(sec.img), "HOTP_COUNTER", "1")) == 0)
+				rc = otp_state_del_option(sec.img, &len,
+				    "HOTP_ZERO");
+			if (rc != 0) {
+				otp_wipe(sec.img, sizeof(sec.img));
+				warnx("%s: '%s': %s", sys_store_path(to), name,
+				    otp_strerror(rc));
+				return -1;
+			}
+			r.len = len;
+			warnx("%s: '%s': a state file's HOTP starts at "
+			    "counter 1: the token's first code (counter 0) "
+			    "is not taken there", sys_store_path(to), name);
 		}
 	}
 	rc = sys_store_put(to, to_user, &r, o->force, NULL);
 	otp_wipe(sec.img, len);
-	if (rc == OTP_ESTATEEXIST || rc == OTP_EUSERSEXIST)
-		errx(CLI_EXIT_ERR, "%s: '%s': has a token already (use -f to "
-		    "replace it)", sys_store_path(to), to_user != NULL ?
-		    to_user : "");
-	if (rc != 0)
-		fail(to, to_user != NULL ? to_user : "write", rc);
+	if (rc == OTP_ESTATEEXIST || rc == OTP_EUSERSEXIST) {
+		warnx("%s: '%s': has a token already (use -f to replace it)",
+		    sys_store_path(to), to_user != NULL ? to_user : "");
+		return -1;
+	}
+	if (rc != 0) {
+		warn_fail(to, to_user != NULL ? to_user : "write", rc);
+		return -1;
+	}
+	return 0;
 }
 
 struct names {
@@ -472,13 +596,51 @@ collect(void *arg, const struct sys_store_entry *e)
 }
 
 static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The names in order, each once (a users file names a user once a
+ * token; copy takes the first). */
+static void
+names_unique(struct names *nm)
+{
+	size_t i, k = 0;
+
+	if (nm->n == 0)
+		return;
+	qsort(nm->v, nm->n, sizeof(nm->v[0]), cmp_name);
+	for (i = 1; i < nm->n; i++) {
+		if (strcmp(nm->v[i], nm->v[k]) == 0)
+			free(nm->v[i]);
+		else
+			nm->v[++k] = nm->v[i];
+	}
+	nm->n = k + 1;
+}
+
+/* What a copy did, on stderr (stdout stays a list's). */
+static int
+copy_said(const char *dst, size_t copied, size_t failed)
+{
+	if (failed == 0)
+		warnx("%s: copied %zu token%s", dst, copied,
+		    copied == 1 ? "" : "s");
+	else
+		warnx("%s: copied %zu token%s, %zu not copied (above)", dst,
+		    copied, copied == 1 ? "" : "s", failed);
+	return failed == 0 ? 0 : CLI_EXIT_ERR;
+}
+
+static int
 do_copy(const struct opts *o, const char *src, const char *dst)
 {
 	struct sys_store *from, *to;
 	struct names nm = { NULL, 0, 0 };
+	size_t i, copied = 0, failed = 0;
 	unsigned fc, tc;
-	size_t i;
-	int rc;
+	int rc, status;
 
 	from = open_url(o, src, o->from_key != NULL ? o->from_key :
 	    o->store_key, 1);
@@ -488,6 +650,9 @@ do_copy(const struct opts *o, const char *src, const char *dst)
 	if ((fc | tc) & SYS_STORE_CHALLENGE)
 		errx(CLI_EXIT_ERR, "copy: OTPW lists are printed, not copied: "
 		    "otp-keygen --otpw makes a new one");
+	if (o->have_window && !(fc & SYS_STORE_TOKENLINE))
+		cli_usage_error("copy: --window is a users file's (the "
+		    "window= of pam_oath): %s has its own", src);
 	if (!(fc & SYS_STORE_MANY)) {
 		/* One user's file: --user names it in TO. */
 		if (o->nusers > 1)
@@ -496,7 +661,11 @@ do_copy(const struct opts *o, const char *src, const char *dst)
 		if ((tc & SYS_STORE_MANY) && o->nusers == 0)
 			cli_usage_error("copy: give --user=NAME: the name of "
 			    "%s's token in %s", src, dst);
-		copy_one(o, from, to, NULL, o->nusers ? o->users[0] : NULL);
+		if (copy_one(o, from, to, NULL, o->nusers ? o->users[0] :
+		    NULL) != 0)
+			failed++;
+		else
+			copied++;
 		goto done;
 	}
 	if (o->nusers == 0) {
@@ -504,7 +673,8 @@ do_copy(const struct opts *o, const char *src, const char *dst)
 			cli_usage_error("copy: name the users of %s to copy "
 			    "(--user=NAME)", src);
 		if (rc != 0)
-			fail(from, "list", rc);
+			fail(from, "read", rc);
+		names_unique(&nm);
 	} else {
 		nm.v = (char **)(void *)o->users;	/* not freed below */
 		nm.n = o->nusers;
@@ -512,18 +682,23 @@ do_copy(const struct opts *o, const char *src, const char *dst)
 	if (!(tc & SYS_STORE_MANY) && nm.n != 1)
 		cli_usage_error("copy: %s holds one token: copy one --user",
 		    dst);
-	for (i = 0; i < nm.n; i++)
-		copy_one(o, from, to, nm.v[i], (tc & SYS_STORE_MANY) ?
-		    nm.v[i] : NULL);
+	for (i = 0; i < nm.n; i++) {
+		if (copy_one(o, from, to, nm.v[i], (tc & SYS_STORE_MANY) ?
+		    nm.v[i] : NULL) != 0)
+			failed++;
+		else
+			copied++;
+	}
 	if (o->nusers == 0) {
 		for (i = 0; i < nm.n; i++)
 			free(nm.v[i]);
 		free(nm.v);
 	}
 done:
+	status = copy_said(sys_store_path(to), copied, failed);
 	sys_store_close(from);
 	sys_store_close(to);
-	return 0;
+	return status;
 }
 
 int
@@ -531,6 +706,7 @@ main(int argc, char *argv[])
 {
 	struct opts o;
 	const char *verb;
+	uint64_t v;
 	int ch, status;
 
 	cli_init(argc, argv);
@@ -563,6 +739,15 @@ main(int argc, char *argv[])
 		case OPT_BEFORE:
 			o.before = optarg;
 			break;
+		case OPT_WINDOW:
+			if (otp_parse_u64(optarg, 0, OTP_USERS_STATE_WINDOW_MAX,
+			    &v) != 0)
+				cli_usage_error("--window: '%s': must be a "
+				    "number from 0 to %d", optarg,
+				    OTP_USERS_STATE_WINDOW_MAX);
+			o.window = (unsigned)v;
+			o.have_window = 1;
+			break;
 		case OPT_USER:
 			if (o.nusers == USERS_MAX)
 				cli_usage_error("--user: at most %d",
@@ -589,9 +774,9 @@ main(int argc, char *argv[])
 	if (strcmp(verb, "log") == 0 && o.nusers > 1)
 		cli_usage_error("log: one --user");
 	if (strcmp(verb, "copy") != 0 && (o.force || o.from_key != NULL ||
-	    (o.nusers > 0 && strcmp(verb, "log") != 0)))
-		cli_usage_error("-f, --user and --from-key are copy's (--user "
-		    "log's too)");
+	    o.have_window || (o.nusers > 0 && strcmp(verb, "log") != 0)))
+		cli_usage_error("-f, --user, --from-key and --window are "
+		    "copy's (--user log's too)");
 	if (o.since != NULL && strcmp(verb, "log") != 0)
 		cli_usage_error("--since is log's");
 	if (o.before != NULL && strcmp(verb, "prune") != 0)

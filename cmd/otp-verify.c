@@ -599,6 +599,26 @@ do_verify(const struct verify *v, int argc, char *argv[])
 	return 0;
 }
 
+/* --find-skew of a stored HOTP token: where its counter is against the
+ * one the store expects, and what to do about it. */
+static void
+hotp_store_said(const struct otp_match *m, uint64_t expected)
+{
+	if (m->offset == 0)
+		warnx("the store expects counter %" PRIu64 " next: the token "
+		    "is there", expected);
+	else if (m->offset > 0)
+		warnx("the store expects counter %" PRIu64 " next: the token "
+		    "is %" PRId64 " ahead; a code within the store's window "
+		    "logs in and the store catches up, further ahead "
+		    "otp-store resync moves it on", expected, m->offset);
+	else
+		warnx("the store expects counter %" PRIu64 " next: the token "
+		    "is %" PRId64 " behind, and its codes are refused until "
+		    "it gets there; otp-store resync sets the store's counter "
+		    "back to the token's", expected, -m->offset);
+}
+
 static int
 do_find_skew(const struct verify *v, int argc, char *argv[])
 {
@@ -642,10 +662,12 @@ do_find_skew(const struct verify *v, int argc, char *argv[])
 	if ((rc = otp_hmac_init(&h, u.alg, u.key.buf, u.key.len)) != 0)
 		errx(CLI_EXIT_ERR, "key: %s", otp_strerror(rc));
 	otp_wipe(&u.key, sizeof(u.key));
+	/* A stored HOTP counter may be ahead of the token too (wrong codes
+	 * under a state file's rule, a copy): look behind it as well. */
 	rc = otp_find_skew(&h, (const char *const *)argv + 1,
 	    (size_t)argc - 1, digits_in_force(v, &u), centre, window,
-	    u.type == OTP_TYPE_HOTP ? OTP_WINDOW_AHEAD : OTP_WINDOW_AROUND,
-	    &m);
+	    u.type == OTP_TYPE_HOTP && v->store == NULL ? OTP_WINDOW_AHEAD :
+	    OTP_WINDOW_AROUND, &m);
 	otp_hmac_wipe(&h);
 	if (rc == OTP_ECODE)
 		errx(CLI_EXIT_ERR, "codes: %s (want %u to %u decimal digits, "
@@ -664,14 +686,16 @@ do_find_skew(const struct verify *v, int argc, char *argv[])
 	if (rc > 1 && !v->quiet)
 		warnx("%d places match; the nearest is shown", rc);
 	if (u.type == OTP_TYPE_HOTP) {
-		printf("+%" PRId64 " counters: the token is at counter "
-		    "%" PRIu64, m.offset, m.counter);
+		printf("%s%" PRId64 " counters: the token is at counter "
+		    "%" PRIu64, m.offset < 0 ? "" : "+", m.offset, m.counter);
 		/* The run may end at 2^64-1: then there is no next one. */
 		if (m.counter <= UINT64_MAX - (uint64_t)argc + 1)
 			printf("; next expect -c %" PRIu64 "\n", m.counter +
 			    (uint64_t)argc - 1);
 		else
 			printf("; the counter range is used up\n");
+		if (v->store != NULL && !v->quiet)
+			hotp_store_said(&m, centre);
 		return 0;
 	}
 	printf("%s%" PRId64 " step%s", m.offset > 0 ? "+" : "", m.offset,

@@ -43,7 +43,6 @@
 #define OTPW_STORE	"otpw:~/.otpw"
 #define CODE_PROMPT	"Verification code: "
 #define PWCODE_PROMPT	"Password & verification code: "
-#define WINDOW_MAX	1000
 #define DATA_NAME	"pam_otp:otpw"
 
 /* Options that belong to one kind of store, and the first seen of each. */
@@ -63,23 +62,10 @@ struct params {
 	int		 nullok;
 	int		 forward_pass;
 	int		 echo;		/* echo_verification_code */
-	struct otp_state_opts opts;	/* flags, allowed_perm, grace */
-	/* oath: pam_oath's */
-	unsigned	 window;
-	unsigned	 digits;	/* a PIN, then this many digits */
-	int		 prompt_unknown;	/* ask users without a token */
-	int		 group_read;	/* allow_group_read */
-	int		 unshared;	/* pam_oath_shared=0 */
-	int		 deny;		/* deny=: 0 default, -1 none */
-	unsigned	 unlock_time;
-	/* otpw: pam_otpw's */
-	int		 nolock;
-	unsigned	 lock_age;	/* lock_age=, 0 for the default */
-	/* postgresql: the store key, the module, the login deadline */
-	const char	*store_key;
+	/* the store's rules: sys_store_option() reads them */
+	struct sys_store_cfg cfg;
+	int		 prompt_unknown;	/* oath: ask users without a token */
 	char		 origin[160];	/* a database's audit: rhost= */
-	const char	*module;
-	unsigned	 deadline_ms;
 };
 
 /* Whose token it is, where, and as whom the store is read. */
@@ -149,30 +135,16 @@ set_store(pam_handle_t *pamh, struct params *p, const char *scheme,
 	return 0;
 }
 
-/* One number option "name=N" in [lo, hi] into *out; 0, or -1 (logged). */
-static int
-number_arg(pam_handle_t *pamh, const char *a, size_t skip, uint64_t lo,
-    uint64_t hi, const char *what, uint64_t *out)
-{
-	if (otp_parse_u64(a + skip, lo, hi, out) == 0)
-		return 0;
-	pamotp_log(pamh, LOG_ERR, "invalid option \"%s\": %s", a, what);
-	return -1;
-}
-
 /* Parse the module arguments; every problem is logged and fails closed. */
 static int
 parse_args(pam_handle_t *pamh, int argc, const char **argv,
     struct params *p)
 {
-	uint64_t n;
-	unsigned mode;
-	int i, kind;
+	const char *why;
+	int i, kind, rc;
 
 	memset(p, 0, sizeof(*p));
-	otp_state_opts_init(&p->opts);
-	p->opts.allowed_perm = OTP_STATE_PERM;
-	p->window = OTP_USERS_WINDOW;
+	sys_store_cfg_init(&p->cfg);
 	for (i = 0; i < argc; i++) {
 		const char *a = argv[i];
 
@@ -209,94 +181,29 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
 			if (pamotp_parse_uid(pamh, a + 5, &p->fixed_uid) != 0)
 				return -1;
 			p->fixed_user = 1;
-		} else if (strncmp(a, "allowed_perm=", 13) == 0) {
-			if (otp_parse_mode(a + 13, &mode) != 0) {
-				pamotp_log(pamh, LOG_ERR, "invalid option "
-				    "\"%s\": allowed_perm must be an octal "
-				    "mode from 1 to 7777", a);
-				return -1;
-			}
-			p->opts.allowed_perm = mode;
-		} else if (strncmp(a, "grace_period=", 13) == 0) {
-			if (number_arg(pamh, a, 13, 0, INT32_MAX, "grace_period "
-			    "must be a number of seconds", &n) != 0)
-				return -1;
-			p->opts.grace_period = n;
 		} else if (strcmp(a, "nullok") == 0) {
 			p->nullok = 1;
-		} else if (strcmp(a, "no_strict_owner") == 0) {
-			p->opts.flags |= OTP_STATE_NOSTRICTOWNER;
 		} else if (strcmp(a, "forward_pass") == 0) {
 			p->forward_pass = 1;
 		} else if (strcmp(a, "echo_verification_code") == 0 ||
 		    strcmp(a, "echo-verification-code") == 0) {
 			p->echo = 1;
-		} else if (strcmp(a, "noskewadj") == 0) {
-			p->opts.flags |= OTP_STATE_NOSKEWADJ;
-		} else if (strcmp(a, "no_increment_hotp") == 0) {
-			p->opts.flags |= OTP_STATE_NOINCRHOTP;
-		} else if (strcmp(a, "allow_readonly") == 0) {
-			p->opts.flags |= OTP_STATE_ALLOWRO;
-		} else if (strncmp(a, "window=", 7) == 0) {
-			kind = OPTS_OATH;
-			if (number_arg(pamh, a, 7, 0, WINDOW_MAX, "window must "
-			    "be 0 to 1000", &n) != 0)
-				return -1;
-			p->window = (unsigned)n;
-		} else if (strncmp(a, "digits=", 7) == 0) {
-			kind = OPTS_OATH;
-			if (number_arg(pamh, a, 7, 6, 8, "digits must be 6, 7 "
-			    "or 8", &n) != 0)
-				return -1;
-			p->digits = (unsigned)n;
 		} else if (strcmp(a, "prompt_unknown") == 0) {
 			kind = OPTS_OATH;
 			p->prompt_unknown = 1;
-		} else if (strcmp(a, "allow_group_read") == 0) {
-			kind = OPTS_OATH;
-			p->group_read = 1;
-		} else if (strncmp(a, "pam_oath_shared=", 16) == 0) {
-			kind = OPTS_OATH;
-			if (number_arg(pamh, a, 16, 0, 1, "pam_oath_shared must "
-			    "be 0 or 1", &n) != 0)
-				return -1;
-			p->unshared = n == 0;
-		} else if (strncmp(a, "deny=", 5) == 0) {
-			kind = OPTS_LIMIT;
-			if (number_arg(pamh, a, 5, 0, 1000, "deny must be 0 "
-			    "to 1000", &n) != 0)
-				return -1;
-			p->deny = n == 0 ? -1 : (int)n;
-		} else if (strncmp(a, "unlock_time=", 12) == 0) {
-			kind = OPTS_LIMIT;
-			if (number_arg(pamh, a, 12, 1, INT32_MAX, "unlock_time "
-			    "must be a number of seconds", &n) != 0)
-				return -1;
-			p->unlock_time = (unsigned)n;
 		} else if (strcmp(a, "alwaysok") == 0) {
 			kind = OPTS_OATH;
 			/* It would let anyone in, unknown users too. */
 			pamotp_log(pamh, LOG_WARNING, "option \"alwaysok\" is "
 			    "not honoured: every code is checked");
-		} else if (strcmp(a, "nolock") == 0) {
-			kind = OPTS_OTPW;
-			p->nolock = 1;
-		} else if (strncmp(a, "lock_age=", 9) == 0) {
-			kind = OPTS_OTPW;
-			if (number_arg(pamh, a, 9, 1, INT32_MAX, "lock_age must "
-			    "be a number of seconds", &n) != 0)
-				return -1;
-			p->lock_age = (unsigned)n;
-		} else if (strncmp(a, "store_key=", 10) == 0 && a[10] == '/') {
-			p->store_key = a + 10;
-		} else if (strncmp(a, "store_module=", 13) == 0 &&
-		    a[13] == '/') {
-			p->module = a + 13;
-		} else if (strncmp(a, "store_timeout=", 14) == 0) {
-			if (number_arg(pamh, a, 14, 1, 600000, "store_timeout "
-			    "must be 1 to 600000 milliseconds", &n) != 0)
-				return -1;
-			p->deadline_ms = (unsigned)n;
+		} else if ((rc = sys_store_option(&p->cfg, a, &why)) < 0) {
+			pamotp_log(pamh, LOG_ERR, "invalid option \"%s\": %s", a,
+			    why);
+			return -1;
+		} else if (rc != SYS_OPT_NONE) {
+			kind = rc == SYS_OPT_OATH ? OPTS_OATH :
+			    rc == SYS_OPT_OTPW ? OPTS_OTPW :
+			    rc == SYS_OPT_LIMIT ? OPTS_LIMIT : OPTS_GA;
 		} else {
 			pamotp_log(pamh, LOG_ERR, "unknown option \"%s\"", a);
 			return -1;
@@ -773,7 +680,7 @@ authenticate(pam_handle_t *pamh, struct params *p, struct target *t,
 	 * and a users file's digits= as pam_oath. */
 	if (error == 0 && usable && r.restlen > 0 && r.answer < n &&
 	    r.how != SYS_BY_GRACE && ((r.accepted && p->forward_pass) ||
-	    p->digits != 0) && hand_on(pamh, ans, &r) != 0) {
+	    p->cfg.digits != 0) && hand_on(pamh, ans, &r) != 0) {
 		pamotp_log(pamh, LOG_ERR, "cannot forward the password");
 		rc = PAM_AUTH_ERR;
 	}
@@ -813,23 +720,14 @@ open_store(pam_handle_t *pamh, struct params *p, struct target *t, int *rc)
 	*rc = 0;
 	if (!t->ok)
 		return NULL;
-	sys_store_cfg_init(&c);
-	c.ga = p->opts;
+	c = p->cfg;
 	c.ga.uid = (unsigned long)t->uid;
 	/* grace_period looks at the remote host at the start. */
-	if (p->opts.grace_period > 0 &&
+	if (c.ga.grace_period > 0 &&
 	    pam_get_item(pamh, PAM_RHOST, &item) == PAM_SUCCESS &&
 	    item != NULL)
 		c.ga.rhost = item;
-	c.window = p->window;
-	c.digits = p->digits;
 	c.owner = (unsigned long)t->uid;
-	c.nolock = p->nolock;
-	c.lock_age = p->lock_age;
-	c.group_read = p->group_read;
-	c.unshared = p->unshared;
-	c.deny = p->deny;
-	c.unlock_time = p->unlock_time;
 	/* A database's audit trail says whom the host served. */
 	item = NULL;
 	if ((t->caps & SYS_STORE_SHARED) &&
@@ -839,9 +737,6 @@ open_store(pam_handle_t *pamh, struct params *p, struct target *t, int *rc)
 		    (const char *)item);
 		c.origin = p->origin;
 	}
-	c.store_key = p->store_key;
-	c.module = p->module;
-	c.deadline_ms = p->deadline_ms;
 	if ((e = sys_store_open(t->url, &c, &s)) != 0) {
 		pamotp_log(pamh, LOG_ERR, "store \"%s\": %s", t->url,
 		    otp_strerror(e));
@@ -865,7 +760,7 @@ store_caps(pam_handle_t *pamh, const struct params *p, unsigned *caps)
 	int rc;
 
 	sys_store_cfg_init(&c);
-	c.module = p->module;
+	c.module = p->cfg.module;
 	if ((rc = sys_store_open(url, &c, &s)) != 0) {
 		if (pamh != NULL)
 			pamotp_log(pamh, LOG_ERR, "store \"%s\": %s; login "

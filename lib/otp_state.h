@@ -57,7 +57,9 @@ struct otp_state {
 
 /* Bits of otp_state_opts.flags. */
 #define OTP_STATE_NOSKEWADJ	0x01	/* no skew learning (noskewadj) */
-#define OTP_STATE_NOINCRHOTP	0x02	/* no HOTP counter move on a miss */
+#define OTP_STATE_NOINCRHOTP	0x02	/* no HOTP counter move on a miss:
+					 * RFC 4226 §7.2, which the
+					 * database store always sets */
 #define OTP_STATE_NOSTRICTOWNER	0x04	/* skip the owner check */
 #define OTP_STATE_ALLOWRO	0x08	/* accept even if not recorded */
 #define OTP_STATE_UID_SELF	((unsigned long)-1)	/* the effective uid */
@@ -186,6 +188,8 @@ int otp_state_unscratch(const char *img, size_t len, char *out, size_t outsz,
 /* Add the scratch code line for code to img[0..*len) (cap bytes), after
  * the secret's line. */
 int otp_state_add_scratch(char *img, size_t *len, size_t cap, uint32_t code);
+/* Delete every option line `" key` of img[0..*len), in place. */
+int otp_state_del_option(char *img, size_t *len, const char *key);
 /* Set the option line `" key val` in img[0..*len) (cap bytes) as the
  * module sets one: the first such line replaced, or one added after the
  * secret. */
@@ -195,10 +199,10 @@ int otp_state_set_option(char *img, size_t *len, size_t cap, const char *key,
 /* An administrator's resync from codes[0..n) (2 or 3 in a row): TOTP
  * within a day of steps either side of now, TIME_SKEW set to put the last
  * code's step at now and the steps recorded under DISALLOW_REUSE; HOTP
- * within OTP_STATE_RESYNC_HOTP counters past HOTP_COUNTER, which moves past
- * the last code.  out (outsz >= len + 4096) gets the new image, *moved the
- * new TIME_SKEW or the counters skipped; OTP_ERESYNC when the run is found
- * nowhere or in more than one place. */
+ * within OTP_STATE_RESYNC_HOTP counters either side of HOTP_COUNTER, which
+ * moves past the last code.  out (outsz >= len + 4096) gets the new image,
+ * *moved the new TIME_SKEW or how far HOTP_COUNTER moved (< 0: back);
+ * OTP_ERESYNC when the run is found nowhere or in more than one place. */
 #define OTP_STATE_RESYNC_HOTP	10000
 int otp_state_resync(const char *img, size_t len, const char *const *codes,
     size_t n, int64_t now, char *out, size_t outsz, size_t *outlen,

@@ -73,6 +73,13 @@ const char *otp_users_why_text(enum otp_users_why why);
 /* 1 if user has a token line in img[0..len), else 0 (OTP_E* for a bad
  * image). */
 int otp_users_has_user(const char *img, size_t len, const char *user);
+/* fn for each token line of img[0..len) in order, with its user (ulen
+ * bytes, not NUL-terminated) and kind, until fn returns non-zero (then
+ * returned); OTP_E* for a bad image. */
+typedef int otp_users_each_fn(void *arg, const char *user, size_t ulen,
+    enum otp_users_kind kind);
+int otp_users_each(const char *img, size_t len, otp_users_each_fn *fn,
+    void *arg);
 /* Check code for user with the typed prefix password at now ("" none), as
  * pam_oath decides; accepted: out (outsz >= len + OTP_USERS_LINE_MAX)
  * gets the edited image, LASTTIME in zone's local time; else *outlen 0. */
@@ -129,8 +136,8 @@ int otp_users_set(const char *img, size_t len,
 unsigned otp_users_from_uri(const struct otp_uri *u, unsigned drop,
     struct otp_users_token *t);
 /* The otpauth account of HOTP or TOTP token t into *u: the user as the
- * account, no issuer, the counter HOTP's COUNTER (one more when LASTOTP
- * has used it); OTP_EINVAL for MOTP. */
+ * account, no issuer, the counter the one pam_oath takes next (COUNTER,
+ * one more when LASTOTP is COUNTER's code); OTP_EINVAL for MOTP. */
 int otp_users_to_uri(const struct otp_users_token *t, struct otp_uri *u);
 /* For a line that otp_users_line_parse() keeps as it is: 0 for a blank
  * line or a comment (first field starting with '#'), else 1 (a token of a
@@ -145,11 +152,16 @@ int otp_users_get(const char *img, size_t len, const char *user,
     struct otp_users_token *t);
 struct otp_state;
 /* A token as a state file image (HOTP, or TOTP of 30 or 60 s, 6 to 8
- * digits, a PIN of at most OTP_STATE_PIN_MAX bytes: else OTP_ECONVERT),
- * HOTP_COUNTER its next code; other digits than 6 and a PIN are
- * otp-utils' own DIGITS and PIN lines. */
-int otp_users_to_state(const struct otp_users_token *t, char *out,
-    size_t outsz, size_t *outlen);
+ * digits, a PIN of at most OTP_STATE_PIN_MAX bytes: else OTP_ECONVERT)
+ * that answers as pam_oath with window= (0..OTP_USERS_STATE_WINDOW_MAX,
+ * else OTP_ERANGE): HOTP_COUNTER the counter pam_oath takes next
+ * (0, a line never used, with a HOTP_ZERO line), WINDOW_SIZE window
+ * (HOTP, at least 1) or 2 window + 1 (TOTP); other digits than 6 and a
+ * PIN are otp-utils' own DIGITS and PIN lines. */
+#define OTP_USERS_STATE_WINDOW_MAX	49	/* 2 * 49 + 1: WINDOW_SIZE's
+						 * largest */
+int otp_users_to_state(const struct otp_users_token *t, unsigned window,
+    char *out, size_t outsz, size_t *outlen);
 /* A state file image as user's token (HOTP, or TOTP of 30 or 60 s, SHA1:
  * else OTP_ECONVERT), with its DIGITS and PIN; st is room for the
  * parse. */

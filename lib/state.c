@@ -8,9 +8,10 @@
  *
  * The format and the rules are in man/otp-state.5.  Codes are HOTP (RFC
  * 4226) over HMAC-SHA1, 6 digits; TOTP (RFC 6238) steps are floor(now /
- * STEP_SIZE).  otp-utils' own lines DIGITS, ALGORITHM and PIN (which the
- * database store writes, the original module never) change the first two
- * and put a PIN before every code.
+ * STEP_SIZE).  otp-utils' own lines DIGITS, ALGORITHM, PIN and HOTP_ZERO
+ * (which the database store writes, the original module never) change the
+ * first two, put a PIN before every code and make HOTP_COUNTER 0 a
+ * counter.
  */
 #include <stdio.h>
 #include <string.h>
@@ -63,6 +64,7 @@ struct cfg {
 	enum otp_alg	alg;		/* ALGORITHM, SHA1 when absent */
 	size_t		pin_at;		/* PIN: its offset in the image */
 	size_t		pin_len;	/* ...and length, 0 for none */
+	int		zero;		/* HOTP_ZERO: counter 0 is a code */
 	size_t		fault;		/* scan's error: its offset... */
 	const char	*fault_opt;	/* ...and option, NULL for line 1 */
 };
@@ -467,8 +469,12 @@ scan(const char *p, size_t len, struct cfg *c)
 			goto bad;
 		c->pin_at = o.vstart;
 	}
-	/* The module takes HOTP only for a counter of 1 or more. */
-	if (c->counter >= 1)
+	/* The module takes HOTP only for a counter of 1 or more; our own
+	 * HOTP_ZERO line makes a counter of 0 the token's first code (RFC
+	 * 4226 counters start at 0, google-authenticator's at 1). */
+	c->zero = opt_find(p, len, 0, "HOTP_ZERO", &o) &&
+	    opt_find(p, len, 0, "HOTP_COUNTER", &o);
+	if (c->counter >= 1 || c->zero)
 		c->mode = OTP_STATE_HOTP;
 	else if (opt_find(p, len, 0, "TOTP_AUTH", &o))
 		c->mode = OTP_STATE_TOTP;
@@ -1059,12 +1065,16 @@ check_hotp(struct img *im, const struct cfg *c, struct otp_hmac *h,
     uint32_t want, struct otp_state_result *res)
 {
 	char val[24];
-	unsigned i, hit = 0;
+	unsigned i, hit = 0, w = c->window;
 	int any = 0;
 	size_t n;
 
+	/* A token whose first code (counter 0) is unused looks one further
+	 * from it, as pam_oath's window= does from a line never used. */
+	if (c->zero && c->counter == 0)
+		w++;
 	/* Counters c..c+W-1 (RFC 4226 §7.4 look-ahead), all computed. */
-	for (i = 0; i < c->window; i++) {
+	for (i = 0; i < w; i++) {
 		if (ct_eq32(code_at(h, c, c->counter + i), want) && !any) {
 			any = 1;
 			hit = i;
@@ -1663,13 +1673,28 @@ otp_state_set_option(char *img, size_t *len, size_t cap, const char *key,
 	return 0;
 }
 
+/* Delete every option line `" key` of img[0..*len), in place. */
+int
+otp_state_del_option(char *img, size_t *len, const char *key)
+{
+	struct img im = { img, *len, *len, *len, 0 };
+	int r;
+
+	if ((r = opt_delete_from(&im, 0, key)) < 0)
+		return r;
+	*len = im.len;
+	return 0;
+}
+
 /*
  * An administrator's resync: codes[0..n) (2 or 3, as the app shows them
  * one after the other) found where they stand in a row.  TOTP: within a
  * day of steps either side of now; TIME_SKEW then puts the last code's
  * step at now, and with DISALLOW_REUSE the steps are recorded, so the
  * codes given cannot log in.  HOTP: within OTP_STATE_RESYNC_HOTP counters
- * past HOTP_COUNTER, which then moves past the last code.  A run found
+ * either side of HOTP_COUNTER (a token behind it too: a counter that wrong
+ * codes or a copy moved past the token), which then moves past the last
+ * code, forward or back.  A run found
  * nowhere, or in more than one place, is OTP_ERESYNC: nothing is guessed.
  * *moved gets the new TIME_SKEW, or the counters skipped.
  */
@@ -1715,8 +1740,7 @@ otp_state_resync(const char *img, size_t len, const char *const *codes,
 	    otp_find_skew(&h, codes, n, c.digits, (uint64_t)tm,
 	    (uint64_t)(86400 / c.step), OTP_WINDOW_AROUND, &m) :
 	    otp_find_skew(&h, codes, n, c.digits, c.counter,
-	    OTP_STATE_RESYNC_HOTP,
-	    OTP_WINDOW_AHEAD, &m);
+	    OTP_STATE_RESYNC_HOTP, OTP_WINDOW_AROUND, &m);
 	otp_hmac_wipe(&h);
 	if (found != 1) {
 		otp_wipe(&c, sizeof(c));

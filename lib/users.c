@@ -439,6 +439,27 @@ find_user(struct cursor *c, const char *user)
 }
 
 int
+otp_users_each(const char *img, size_t len, otp_users_each_fn *fn,
+    void *arg)
+{
+	struct cursor c = { img, len, 0, 0, 0, 0, 0 };
+	struct field f[4];
+	enum otp_users_kind kind;
+	unsigned digits, period;
+	int r;
+
+	if ((r = image_ok(img, len)) < 0)
+		return r;
+	/* The lines find_user() would find, each user's every one. */
+	while (next_line(&c))
+		if (split(img + c.start, c.end - c.start, f, 4) == 4 &&
+		    parse_type(&f[0], &kind, &digits, &period) &&
+		    (r = fn(arg, f[1].p, f[1].n, kind)) != 0)
+			return r;
+	return 0;
+}
+
+int
 otp_users_has_user(const char *img, size_t len, const char *user)
 {
 	struct cursor c = { img, len, 0, 0, 0, 0, 0 };
@@ -982,6 +1003,25 @@ otp_users_from_uri(const struct otp_uri *u, unsigned drop,
 	return 0;
 }
 
+/* The counter whose code pam_oath takes next from HOTP line t: COUNTER,
+ * or one on when LASTOTP is COUNTER's code (the line's last accept,
+ * which pam_oath refuses again as replayed).  Any other LASTOTP is no
+ * code of COUNTER's, so its code is still taken. */
+static uint64_t
+next_hotp(const struct otp_users_token *t)
+{
+	struct otp_hmac h;
+	int used;
+
+	if (t->lastotp[0] == '\0' || strcmp(t->lastotp, "-") == 0 ||
+	    t->counter == UINT64_MAX || strlen(t->lastotp) != t->digits ||
+	    otp_hmac_init(&h, OTP_ALG_SHA1, t->key.buf, t->key.len) != 0)
+		return t->counter;
+	used = step_is(&h, t->counter, t->lastotp, t->digits);
+	otp_hmac_wipe(&h);
+	return t->counter + (used != 0);
+}
+
 int
 otp_users_to_uri(const struct otp_users_token *t, struct otp_uri *u)
 {
@@ -996,10 +1036,7 @@ otp_users_to_uri(const struct otp_users_token *t, struct otp_uri *u)
 	if (t->kind == OTP_USERS_TOTP)
 		u->period = t->period;
 	else
-		/* COUNTER is the last code's when LASTOTP says one was used
-		 * (it is refused again): the token's next code is one on. */
-		u->counter = t->counter + (t->lastotp[0] != '\0' &&
-		    strcmp(t->lastotp, "-") != 0 && t->counter < UINT64_MAX);
+		u->counter = next_hotp(t);
 	memcpy(u->account, t->user, n + 1);
 	memcpy(u->key.buf, t->key.buf, t->key.len);
 	u->key.len = t->key.len;
@@ -1047,29 +1084,42 @@ otp_users_get(const char *img, size_t len, const char *user,
 }
 
 /*
- * A users-file token as a state file image: HOTP or TOTP (30 or 60 s) of
- * 6 digits without a PIN, the kinds both hold; HOTP_COUNTER the next code
- * the line would take (at least 1, where a state file's HOTP starts).  TOTP's last code is not carried: the state file
- * records steps, the line a time in local time.
+ * A users-file token as a state file image: HOTP or TOTP (30 or 60 s),
+ * the kinds both hold, answering as pam_oath with window= would.  HOTP:
+ * HOTP_COUNTER the counter pam_oath takes next (next_hotp); a counter of
+ * 0 (a line never used) is the token's first code, which a state file
+ * says with our HOTP_ZERO line; WINDOW_SIZE the window's codes past the
+ * last accept.  TOTP: WINDOW_SIZE 2 window + 1, the steps either side.
+ * TOTP's last code is not carried: the state file records steps, the
+ * line a time in local time.
  */
 int
-otp_users_to_state(const struct otp_users_token *t, char *out, size_t outsz,
-    size_t *outlen)
+otp_users_to_state(const struct otp_users_token *t, unsigned window,
+    char *out, size_t outsz, size_t *outlen)
 {
 	struct otp_state_new n;
 	struct otp_uri u;
 	char val[24];
+	unsigned w;
 	int r, pin;
 
 	*outlen = 0;
 	if (t->kind == OTP_USERS_MOTP || t->digits < 6 || t->digits > 8)
 		return OTP_ECONVERT;
+	if (window > OTP_USERS_STATE_WINDOW_MAX)
+		return OTP_ERANGE;
 	/* "-" and "+" are no PIN; a PIN must fit the image's PIN line. */
 	pin = strcmp(t->password, "-") != 0 && strcmp(t->password, "+") != 0;
 	if (pin && !otp_state_pin_ok(t->password))
 		return OTP_ECONVERT;
 	if ((r = otp_users_to_uri(t, &u)) < 0)
 		return r;
+	/* Beyond what a state file reads back (its counters stay below
+	 * 2^63 - 200): no such token in practice, but not a silent wrap. */
+	if (u.counter > (uint64_t)INT64_MAX - 200) {
+		otp_wipe(&u, sizeof(u));
+		return OTP_ECONVERT;
+	}
 	memset(&n, 0, sizeof(n));
 	n.mode = u.type == OTP_TYPE_HOTP ? OTP_STATE_HOTP : OTP_STATE_TOTP;
 	if (n.mode == OTP_STATE_TOTP && u.period != 30)
@@ -1077,22 +1127,19 @@ otp_users_to_state(const struct otp_users_token *t, char *out, size_t outsz,
 	n.digits = t->digits;
 	n.pin = pin ? t->password : NULL;
 	r = otp_state_build(u.key.buf, u.key.len, &n, out, outsz, outlen);
-	/* A state file's HOTP counter starts at 1 (0 is no HOTP at all):
-	 * a line never used goes on from counter 1, its first code
-	 * skipped. */
-	if (u.counter == 0)
-		u.counter = 1;
-	/* Beyond what a state file reads back (its counters stay below
-	 * 2^63 - 200): no such token in practice, but not a silent wrap. */
-	if (u.counter > (uint64_t)INT64_MAX - 200) {
-		otp_wipe(&u, sizeof(u));
-		return OTP_ECONVERT;
-	}
+	w = n.mode == OTP_STATE_TOTP ? 2 * window + 1 : window > 0 ? window : 1;
+	(void)snprintf(val, sizeof(val), "%u", w);
+	if (r == 0)
+		r = otp_state_set_option(out, outlen, outsz, "WINDOW_SIZE",
+		    val);
 	if (r == 0 && n.mode == OTP_STATE_HOTP) {
 		(void)snprintf(val, sizeof(val), "%llu",
 		    (unsigned long long)u.counter);
 		r = otp_state_set_option(out, outlen, outsz, "HOTP_COUNTER",
 		    val);
+		if (r == 0 && u.counter == 0)
+			r = otp_state_set_option(out, outlen, outsz,
+			    "HOTP_ZERO", "");
 	}
 	otp_wipe(&u, sizeof(u));
 	if (r < 0)

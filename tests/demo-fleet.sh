@@ -39,6 +39,8 @@ done
 . "$here/pgcluster.bash"
 # shellcheck source=tests/e2e/radius.bash
 . "$here/e2e/radius.bash"
+# shellcheck source=tests/transcript.sh
+. "$here/transcript.sh"
 reason=$(pg_cluster_available) || skip "$reason"
 getent passwd "$RAD_ACCOUNT" >/dev/null || skip "no $RAD_ACCOUNT account"
 
@@ -106,8 +108,9 @@ pam_service() {
 # takes it; its answer lines.
 ask() {
 	local port=${PORTS[$1]}
-	printf '$ echo '\''User-Name = "%s", User-Password = "%s"'\'' | radclient 127.0.0.1:%s auth SECRET   # server %s\n' \
-	    "$2" "$3" "$port" "$1"
+	printf '$ echo %s | %s   # server %s\n' \
+	    "$(quote "User-Name = \"$2\", User-Password = \"$3\"")" \
+	    "$(words radclient "127.0.0.1:$port" auth "$RAD_SECRET")" "$1"
 	rad_auth "$port" "$2" "$3" | sed 's/^/  /' || true
 }
 
@@ -118,7 +121,7 @@ echo
 echo "# a throwaway PostgreSQL cluster on 127.0.0.1, run as postgres"
 pg_cluster_start "$W" demo >/dev/null
 K=$W/store.key
-printf '$ otp-store --store-key=%s init %s\n' "$K" "$PG_URL"
+printf '$ %s\n' "$(words otp-store --store-key="$K" init "$PG_URL")"
 otp-store --store-key="$K" init "$PG_URL" 2>&1 | sed 's/^/  /'
 
 declare -A PORTS
@@ -147,7 +150,8 @@ echo "# server 1 on 127.0.0.1:${PORTS[1]}, server 2 on 127.0.0.1:${PORTS[2]}, bo
 grep '^auth' "$W/radius1/pam.svc" | sed "s|$W/radius1|DIR|g; s/^/  /"
 echo
 echo "# a user, provisioned once for the whole fleet"
-printf '$ otp-keygen --store=%s --user=alice --store-key=%s\n' "$PG_URL" "$K"
+printf '$ %s\n' \
+    "$(words otp-keygen --store="$PG_URL" --user=alice --store-key="$K")"
 otp-keygen --store="$PG_URL" --user=alice --store-key="$K" >"$W/key" \
     2>/dev/null
 sed 's/^/  /' "$W/key"

@@ -4,7 +4,9 @@ set -eu
 : "${OTP_BIN:?}"
 PATH="$OTP_BIN:$PATH"
 KEY=JBSWY3DPEHPK3PXP
-show() { printf '\n$ %s\n' "$*"; "$@"; }
+# shellcheck source=tests/transcript.sh
+. "$(dirname "$0")/transcript.sh"
+show() { printf '\n$ %s\n' "$(words "$@")"; "$@"; }
 have() { [ -x "$OTP_BIN/$1" ]; }
 
 echo "otp-utils demo (tools from $OTP_BIN)"
@@ -12,8 +14,9 @@ show otp-gen 3132333435363738393031323334353637383930
 show otp-gen --totp -d 8 -N @59 3132333435363738393031323334353637383930
 show otp-gen --totp -b -r -w 2 "$KEY"
 if have b32; then
-	printf '\n$ echo "gr6d 5br7 25s6 vnck v4vl hlao re" | b32 -d --hex\n'
-	echo "gr6d 5br7 25s6 vnck v4vl hlao re" | b32 -d --hex
+	s="gr6d 5br7 25s6 vnck v4vl hlao re"
+	printf '\n$ echo %s | b32 -d --hex\n' "$(quote "$s")"
+	echo "$s" | b32 -d --hex
 fi
 if have otp-verify; then
 	code=$(otp-gen --totp -b -N 'now - 30 seconds' "$KEY")
@@ -51,11 +54,33 @@ mkdir "$d/svc"
 user=$(id -un)
 echo "auth required $so secret=$d/state" >"$d/svc/otp-demo"
 echo "auth required pam_deny.so" >"$d/svc/other"
+# pamtester's output as a terminal would show it: the answer to the
+# prompt ends its line; what the module logs (pam_syslog), which
+# pam_wrapper writes to standard error as "PWRAP_ERROR[prog (pid)] -
+# SYSLOG(3): MESSAGE", is the line syslog would have, on its own.
+as_seen() {
+	awk -v prompt="Verification code: " -v tag="pam_otp(otp-demo:auth)" '{
+		if (index($0, prompt) == 1 && length($0) > length(prompt)) {
+			print substr(prompt, 1, length(prompt) - 1)
+			$0 = substr($0, length(prompt) + 1)
+		}
+		i = index($0, "PWRAP_")
+		if (i == 0 || !match(substr($0, i),
+		    /^PWRAP_[A-Z]+\[[^]]*\] - SYSLOG\([0-9]+\): /)) {
+			print
+			next
+		}
+		if (i > 1)
+			print substr($0, 1, i - 1)
+		print "(syslog) " tag ": " substr($0, i + RLENGTH)
+	}'
+}
 login() {
-	printf '\n$ echo %s | pamtester otp-demo %s authenticate\n' "$1" "$user"
-	echo "$1" | LD_PRELOAD=libpam_wrapper.so PAM_WRAPPER=1 \
+	printf '\n$ echo %s | pamtester otp-demo %s authenticate\n' \
+	    "$(quote "$1")" "$(quote "$user")"
+	{ echo "$1" | LD_PRELOAD=libpam_wrapper.so PAM_WRAPPER=1 \
 	    PAM_WRAPPER_SERVICE_DIR="$d/svc" pamtester otp-demo "$user" \
-	    authenticate 2>&1 || true
+	    authenticate 2>&1 || true; } | as_seen
 }
 printf '\n# A login through the PAM service otp-demo, "auth required\n'
 printf '# pam_otp.so secret=STATE": enrol %s (the key goes to the\n' "$user"

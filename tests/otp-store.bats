@@ -37,8 +37,10 @@ ga_file() {
 	now=$(date +%s)
 	a=$(otp-gen --totp -N "@$((now - 3000))" "$RFC_HEX")
 	b=$(otp-gen --totp -N "@$((now - 2970))" "$RFC_HEX")
-	run -0 otp-store resync "ga:$T/s" me "$a" "$b"
+	run -0 --separate-stderr otp-store resync "ga:$T/s" me "$a" "$b"
 	later=$(date +%s)
+	[[ $stderr == *"'me': the token's clock is ${output#-} steps behind ours: TIME_SKEW set to it, the codes given used" ]] ||
+	    fail "$stderr"
 	e1=$(((now - 2970) / 30 - now / 30))
 	e2=$(((now - 2970) / 30 - later / 30))
 	[[ $output == "$e1" || $output == "$e2" ]] ||
@@ -55,9 +57,12 @@ ga_file() {
 @test "resync: HOTP from three codes; not in a row, or one code, is a clean no" {
 	ga_file "$T/h" '" HOTP_COUNTER 1'
 	chmod 0600 "$T/h"
-	run -0 otp-store resync "ga:$T/h" me "$(otp-gen -c 700 "$RFC_HEX")" \
-	    "$(otp-gen -c 701 "$RFC_HEX")" "$(otp-gen -c 702 "$RFC_HEX")"
+	run -0 --separate-stderr otp-store resync "ga:$T/h" me \
+	    "$(otp-gen -c 700 "$RFC_HEX")" "$(otp-gen -c 701 "$RFC_HEX")" \
+	    "$(otp-gen -c 702 "$RFC_HEX")"
 	assert_output 702
+	[[ $stderr == *"counters 700 to 702, 699 ahead of the counter the store expected: it moves on to 703" ]] ||
+	    fail "$stderr"
 	grep -qx '" HOTP_COUNTER 703' "$T/h"
 	cp "$T/h" "$T/h0"
 	run -1 otp-store resync "ga:$T/h" me "$(otp-gen -c 800 "$RFC_HEX")" \
@@ -86,7 +91,11 @@ ga_file() {
 	run -2 otp-store copy "otpw:$T/u" "ga:$T/b"
 	assert_output --partial "OTPW lists are printed, not copied"
 	run -2 otp-store copy "oath:$T/u" "ga:$T/b"
-	assert_output --partial "name the users of oath:$T/u"
+	assert_output --partial "$T/u: read: No such file"
+	printf '%s\n' "HOTP	a	-	$RFC_HEX" "HOTP	b	-	$RFC_HEX" >"$T/u"
+	chmod 0600 "$T/u"
+	run -2 otp-store copy "oath:$T/u" "ga:$T/b"
+	assert_output --partial "holds one token: copy one --user"
 	run -2 otp-store --bogus list "ga:$T/a"
 	run -0 otp-store --help
 	assert_output --partial "usage: otp-store"
@@ -95,7 +104,7 @@ ga_file() {
 }
 
 @test "copy between a users file and state files, with the HOTP counter; what a line cannot hold is refused or named" {
-	printf '%s\n' "HOTP	alice	-	$RFC_HEX	41	123456" \
+	printf '%s\n' "HOTP	alice	-	$RFC_HEX	41	471723" \
 	    "HOTP/T60	bob	-	$RFC_HEX" "HOTP/T30/8	carol	-	$RFC_HEX" \
 	    "HOTP/T30	dave	1234	$RFC_HEX" \
 	    "MOTP	mo	1234	e3152afee62599c8" >"$T/users"
@@ -160,4 +169,63 @@ ga_file() {
 	assert_output --partial "takes URL and USER"
 	run -2 otp-store reseal "ga:$T/a" x
 	assert_output --partial "takes one URL"
+}
+
+@test "list a users file: each token line's user and kind, in its order; none is said" {
+	printf '%s\n' "# comment" "HOTP/T30	bob	-	$RFC_HEX" \
+	    "HOTP	alice	-	$RFC_HEX	3" "MOTP	mo	1234	e3152afee62599c8" \
+	    "HOTP	bob	-	$RFC_HEX" >"$T/users"
+	chmod 0600 "$T/users"
+	run -0 --separate-stderr otp-store list "oath:$T/users"
+	assert_output $'bob\ttotp\nalice\thotp\nmo\tmotp\nbob\thotp'
+	[[ -z $stderr ]]
+	printf '# no tokens yet\n' >"$T/users"
+	run -0 --separate-stderr otp-store list "oath:$T/users"
+	assert_output ""
+	assert_equal "$stderr" "otp-store: $T/users: no tokens"
+}
+
+@test "a users-file line never used, into a state file: counter 1 there, said; into a users file, the same line" {
+	printf '%s\n' "HOTP	alice	-	$RFC_HEX" >"$T/users"
+	chmod 0600 "$T/users"
+	run -0 --separate-stderr otp-store copy --user=alice "oath:$T/users" \
+	    "ga:$T/a"
+	[[ $stderr == *"'alice': a state file's HOTP starts at counter 1: the token's first code (counter 0) is not taken there"* ]] ||
+	    fail "$stderr"
+	grep -qx '" HOTP_COUNTER 1' "$T/a"
+	! grep -q HOTP_ZERO "$T/a" || fail "HOTP_ZERO left in a state file"
+	run -0 otp-verify --state "$T/a" "$(otp-gen -c 1 "$RFC_HEX")"
+	# Between users files the line stays one never used: code 0.
+	run -0 otp-store copy "oath:$T/users" "oath:$T/u2"
+	grep -qx "HOTP	alice	-	$RFC_HEX" "$T/u2"
+	run -0 otp-verify --usersfile "$T/u2" --user=alice \
+	    "$(otp-gen -c 0 "$RFC_HEX")"
+	# The debugger reads such a line at counter 0, whatever its -w.
+	run -0 --separate-stderr otp-verify --find-skew -w 100 \
+	    --usersfile "$T/users" --user=alice "$(otp-gen -c 0 "$RFC_HEX")" \
+	    "$(otp-gen -c 1 "$RFC_HEX")"
+	assert_output "+0 counters: the token is at counter 0; next expect -c 2"
+}
+
+@test "a state file's HOTP counter that wrong codes moved past the token: --find-skew says it is behind, resync sets it back" {
+	ga_file "$T/h" '" HOTP_COUNTER 1'
+	chmod 0600 "$T/h"
+	# Under the original module's rule each wrong code moves it on.
+	for i in 1 2 3 4 5; do
+		run -1 otp-verify --state "$T/h" 000000
+	done
+	grep -qx '" HOTP_COUNTER 6' "$T/h"
+	run -1 otp-verify --state "$T/h" "$(otp-gen -c 2 "$RFC_HEX")"
+	grep -qx '" HOTP_COUNTER 7' "$T/h"
+	run -0 --separate-stderr otp-verify --find-skew --state "$T/h" \
+	    "$(otp-gen -c 2 "$RFC_HEX")" "$(otp-gen -c 3 "$RFC_HEX")"
+	assert_output "-5 counters: the token is at counter 2; next expect -c 4"
+	[[ $stderr == *"the store expects counter 7 next: the token is 5 behind"* ]] ||
+	    fail "$stderr"
+	run -0 --separate-stderr otp-store resync "ga:$T/h" me \
+	    "$(otp-gen -c 2 "$RFC_HEX")" "$(otp-gen -c 3 "$RFC_HEX")"
+	assert_output -- -3
+	[[ $stderr == *"counters 2 to 3, 5 behind the counter the store expected: it is set back to 4" ]] ||
+	    fail "$stderr"
+	run -0 otp-verify --state "$T/h" "$(otp-gen -c 4 "$RFC_HEX")"
 }

@@ -627,6 +627,9 @@ $EX"
 	assert_success
 	[[ $output == *"$ otp-uri "* ]]
 	[[ $stderr != *"bits; RFC 4226"* ]] || { echo "$stderr"; false; }
+	# Shown as a shell reads it: the URI's ? and & quoted.
+	uri=$(grep -m 1 '^otpauth://.*&' <<<"$output")
+	assert_line "\$ otp-uri --qr '$uri'"
 }
 
 @test "--to-migration: a refused account is one line, not three" {

@@ -60,18 +60,34 @@ code_at() {
 @test "init: a store key of mode 0600 and the schema; again, nothing changes; another key is refused" {
 	run -0 otp-store "${SK[@]}" init "$URL"
 	assert_output --partial "store key $K written"
+	assert_output --partial "$URL: initialised"
 	[[ $(stat -c %a "$K") == 600 ]]
 	grep -Eqx '[0-9a-f]{64}' "$K"
 	[[ $(sql "SELECT version FROM otp_schema") == 2 ]]
 	cp "$K" "$T/k1"
+	run -0 --separate-stderr otp-store "${SK[@]}" list "$URL"
+	assert_output ""
+	assert_equal "$stderr" "otp-store: $URL: no tokens"
 	run -0 otp-store "${SK[@]}" init "$URL"
 	refute_output --partial written
+	assert_output "otp-store: $URL: already initialised (0 tokens): its tables were there, and this store key is theirs"
 	cmp "$K" "$T/k1"
+	ga_file "$T/ga" '" TOTP_AUTH'
+	run -0 otp-store "${SK[@]}" copy --user=a "ga:$T/ga" "$URL"
+	assert_output "otp-store: $URL: copied 1 token"
+	run -0 otp-store "${SK[@]}" init "$URL"
+	assert_output --partial "already initialised (1 token)"
 	run -2 otp-store --store-key="$T/other" init "$URL"
 	assert_output --partial "not the one the database was initialised with"
 	# The schema DBAs get is the one init runs.
 	run -0 psql -X -q -v ON_ERROR_STOP=1 -d "$DB" \
 	    -f "$BATS_TEST_DIRNAME/../lib/sys/pg/schema.sql"
+	# Tables a DBA made by hand, then init with a new key: it says so.
+	psql -q -X -v ON_ERROR_STOP=1 -d postgres -c "CREATE DATABASE ${DB}b"
+	psql -X -q -v ON_ERROR_STOP=1 -d "${DB}b" \
+	    -f "$BATS_TEST_DIRNAME/../lib/sys/pg/schema.sql"
+	run -0 otp-store --store-key="$T/k3" init "${URL}b"
+	assert_output --partial "${URL}b: its tables were there (0 tokens): the new store key is recorded in it"
 }
 
 @test "a store key readable by others, or not 64 hex digits, is refused" {
@@ -155,25 +171,90 @@ code_at() {
 	done
 }
 
-@test "HOTP: the counter moves once per accept, a look-ahead within WINDOW_SIZE" {
+@test "HOTP: the counter moves only on an accept (RFC 4226), a look-ahead within WINDOW_SIZE; a state file keeps its module's rule" {
 	init
 	ga_file "$T/h" '" HOTP_COUNTER 1' '" WINDOW_SIZE 3'
 	run -0 otp-store "${SK[@]}" copy --user=h "ga:$T/h" "$URL"
 	run -0 otp-verify --store="$URL" --user=h "${SK[@]}" \
 	    "$(otp-gen -c 2 "$RFC_HEX")"
-	# A miss moves the counter too (3 to 4), as the state file's rules say.
-	run -1 otp-verify --store="$URL" --user=h "${SK[@]}" \
-	    "$(otp-gen -c 2 "$RFC_HEX")"
-	run -1 otp-verify --store="$URL" --user=h "${SK[@]}" \
+	# Wrong codes (used, behind, out of reach, none) move nothing: the
+	# next right code still logs in.
+	for c in 2 2 1 0 30 31 32 33; do
+		run -1 otp-verify --store="$URL" --user=h "${SK[@]}" \
+		    "$(otp-gen -c "$c" "$RFC_HEX")"
+	done
+	run -1 otp-verify --store="$URL" --user=h "${SK[@]}" 000000
+	run -0 otp-verify --store="$URL" --user=h "${SK[@]}" \
 	    "$(otp-gen -c 3 "$RFC_HEX")"
 	run -0 otp-verify --store="$URL" --user=h "${SK[@]}" \
 	    "$(otp-gen -c 6 "$RFC_HEX")"
 	run -1 otp-verify --store="$URL" --user=h "${SK[@]}" \
 	    "$(otp-gen -c 30 "$RFC_HEX")"
-	# Back to a file: the state came along (7 after 6, then 8 after the miss).
+	# Back to a file: the state came along (7 after 6, the miss none).
 	run -0 otp-store "${SK[@]}" copy --user=h "$URL" "ga:$T/back"
+	assert_equal "$(grep '^" HOTP_COUNTER ' "$T/back")" '" HOTP_COUNTER 7'
+	# There pam_google_authenticator's rule holds: a miss moves it on.
+	chmod 0600 "$T/back"
+	run -1 otp-verify --state "$T/back" "$(otp-gen -c 30 "$RFC_HEX")"
 	assert_equal "$(grep '^" HOTP_COUNTER ' "$T/back")" '" HOTP_COUNTER 8'
 	run -0 otp-verify --state "$T/back" "$(otp-gen -c 8 "$RFC_HEX")"
+}
+
+@test "an HOTP burst: 40 processes with the next code, 40 with wrong ones; one accept, no lock-out" {
+	init
+	ga_file "$T/h" '" HOTP_COUNTER 1' '" WINDOW_SIZE 3'
+	run -0 otp-store "${SK[@]}" copy --user=hb "ga:$T/h" "$URL"
+	c=$(otp-gen -c 1 "$RFC_HEX")
+	mkdir "$T/rc"
+	for ((i = 0; i < 80; i++)); do
+		w=$c
+		((i % 2 == 0)) || w=$(printf '%06d' $(((10#$c + i) % 1000000)))
+		(rc=0; otp-verify --store="$URL" --user=hb "${SK[@]}" \
+		    "$w" >/dev/null 2>&1 || rc=$?; echo $rc >"$T/rc/$i") &
+	done
+	wait
+	ok=$(grep -lx 0 "$T"/rc/* | wc -l)
+	bad=$(grep -lvx '[01]' "$T"/rc/* | wc -l)
+	[[ $ok == 1 && $bad == 0 ]] || fail "$ok accepts, $bad errors"
+	[[ $(sql "SELECT uses FROM otp_tokens") == 1 ]]
+	# 79 refusals moved nothing: the token's next code logs in.
+	run -0 otp-verify --store="$URL" --user=hb "${SK[@]}" \
+	    "$(otp-gen -c 2 "$RFC_HEX")"
+	assert_output 0
+}
+
+@test "--find-skew and resync: an HOTP token behind the database's counter, and ahead of it" {
+	init
+	# A counter out of the token's reach (wrong codes under the old
+	# rule, a bad copy): the database expects 37, the token is at 3.
+	ga_file "$T/h" '" HOTP_COUNTER 37' '" WINDOW_SIZE 3'
+	run -0 otp-store "${SK[@]}" copy --user=z "ga:$T/h" "$URL"
+	h() { otp-gen -c "$1" "$RFC_HEX"; }
+	run -1 otp-verify --store="$URL" --user=z "${SK[@]}" "$(h 3)"
+	run -0 --separate-stderr otp-verify --find-skew --store="$URL" \
+	    --user=z "${SK[@]}" "$(h 3)" "$(h 4)" "$(h 5)"
+	assert_output "-34 counters: the token is at counter 3; next expect -c 6"
+	[[ $stderr == *"the store expects counter 37 next: the token is 34 behind"*"otp-store resync sets the store's counter back"* ]] ||
+	    fail "$stderr"
+	run -0 --separate-stderr otp-store "${SK[@]}" resync "$URL" z \
+	    "$(h 3)" "$(h 4)" "$(h 5)"
+	assert_output -- -31
+	[[ $stderr == *"'z': the codes given are counters 3 to 5, 34 behind the counter the store expected: it is set back to 6" ]] ||
+	    fail "$stderr"
+	run -1 otp-verify --store="$URL" --user=z "${SK[@]}" "$(h 5)"
+	run -0 otp-verify --store="$URL" --user=z "${SK[@]}" "$(h 6)"
+	# Ahead, beyond the window: found and moved on.
+	run -1 otp-verify --store="$URL" --user=z "${SK[@]}" "$(h 60)"
+	run -0 --separate-stderr otp-verify --find-skew --store="$URL" \
+	    --user=z "${SK[@]}" "$(h 60)" "$(h 61)"
+	assert_output "+53 counters: the token is at counter 60; next expect -c 62"
+	[[ $stderr == *"the token is 53 ahead"* ]] || fail "$stderr"
+	run -0 --separate-stderr otp-store "${SK[@]}" resync "$URL" z \
+	    "$(h 60)" "$(h 61)"
+	assert_output 55
+	[[ $stderr == *"counters 60 to 61, 53 ahead of the counter the store expected: it moves on to 62" ]] ||
+	    fail "$stderr"
+	run -0 otp-verify --store="$URL" --user=z "${SK[@]}" "$(h 62)"
 }
 
 @test "disable, enable, remove; list shows it" {
@@ -365,8 +446,10 @@ code_at() {
 	now=$(date +%s)
 	a=$(otp-gen --totp -N "@$((now + 1500))" "$RFC_HEX")
 	b=$(otp-gen --totp -N "@$((now + 1530))" "$RFC_HEX")
-	run -0 otp-store "${SK[@]}" resync "$URL" kim "$a" "$b"
+	run -0 --separate-stderr otp-store "${SK[@]}" resync "$URL" kim "$a" "$b"
 	((output >= 50 && output <= 52)) || fail "skew $output"
+	[[ $stderr == *"'kim': the token's clock is $output steps ahead of ours"* ]] ||
+	    fail "$stderr"
 	# The phone's next code works, the ones given are used, the
 	# scratch code is still there.
 	run -0 otp-verify --store="$URL" --user=kim "${SK[@]}" \
@@ -377,6 +460,57 @@ code_at() {
 	assert_output --partial "give codes in a row"
 	run -1 otp-store "${SK[@]}" resync "$URL" nobody "$a" "$b"
 	assert_output --partial "no token"
+}
+
+@test "a whole users file into the database: never used, used, PIN and TOTP lines each log in with pam_oath's next code; its window kept" {
+	init
+	h() { otp-gen -c "$1" "$RFC_HEX"; }
+	printf '%s\n' "# a site's users" "HOTP	hn	-	$RFC_HEX" \
+	    "HOTP	hu	-	$RFC_HEX	7	$(h 7)	2026-12-01T10:00:00L" \
+	    "HOTP	hp	4321	$RFC_HEX	2	$(h 2)" \
+	    "HOTP/T30	ht	-	$RFC_HEX" "HOTP	hu	-	$RFC_HEX	40" >"$T/users"
+	chmod 0600 "$T/users"
+	# No --user: every token of the file (a user's first line).
+	run -0 --separate-stderr otp-store "${SK[@]}" copy "oath:$T/users" "$URL"
+	assert_equal "$stderr" "otp-store: $URL: copied 4 tokens"
+	run -0 otp-store "${SK[@]}" list "$URL"
+	assert_line --index 0 --partial $'hn\thotp'
+	assert_line --index 1 --partial $'hp\thotp'
+	assert_line --index 2 --partial $'ht\ttotp'
+	assert_line --index 3 --partial $'hu\thotp'
+	V=(otp-verify --store="$URL" "${SK[@]}" -N "$NOW")
+	# Never used: its first code, counter 0.
+	run -0 "${V[@]}" --user=hn "$(h 0)"
+	# Used at 7: 7 again is refused, 8 is next.
+	run -1 "${V[@]}" --user=hu "$(h 7)"
+	run -0 "${V[@]}" --user=hu "$(h 8)"
+	# The PIN first, then the code after its last (2).
+	run -1 "${V[@]}" --user=hp "$(h 3)"
+	run -0 "${V[@]}" --user=hp "4321$(h 3)"
+	run -0 "${V[@]}" --user=ht "$(code_at "$NOW")"
+	# pam_oath's window=5: 5 codes past the last one, 5 steps either
+	# side; --window=2 keeps 2.
+	run -0 otp-store -f "${SK[@]}" copy "oath:$T/users" "$URL"
+	run -0 "${V[@]}" --user=hn "$(h 5)"
+	run -1 "${V[@]}" --user=hu "$(h 13)"
+	run -0 "${V[@]}" --user=hu "$(h 12)"
+	run -0 "${V[@]}" --user=ht "$(code_at @$((1234567890 - 150)))"
+	run -0 otp-store -f "${SK[@]}" --window=2 copy "oath:$T/users" "$URL"
+	run -1 "${V[@]}" --user=hn "$(h 3)"
+	run -0 "${V[@]}" --user=hn "$(h 2)"
+	run -1 "${V[@]}" --user=hu "$(h 10)"
+	run -0 "${V[@]}" --user=hu "$(h 9)"
+	run -1 "${V[@]}" --user=ht "$(code_at @$((1234567890 - 90)))"
+	run -0 "${V[@]}" --user=ht "$(code_at @$((1234567890 - 60)))"
+	run -2 otp-store "${SK[@]}" --window=50 copy "oath:$T/users" "$URL"
+	assert_output --partial "from 0 to 49"
+	run -2 otp-store "${SK[@]}" --window=2 copy --user=x "ga:$T/h" "$URL"
+	assert_output --partial "--window is a users file's"
+	# A token the database cannot hold is named; the rest are copied.
+	printf 'MOTP\tmo\t1234\te3152afee62599c8\n' >>"$T/users"
+	run -2 --separate-stderr otp-store -f "${SK[@]}" copy "oath:$T/users" "$URL"
+	[[ $stderr == *"mo: "*"Mobile-OTP"*"copied 4 tokens, 1 not copied (above)" ]] ||
+	    fail "$stderr"
 }
 
 @test "copy a users file into the database and back: counters kept, lines as pam_oath writes them" {

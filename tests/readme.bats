@@ -423,4 +423,10 @@ man_redirects() {
 	[[ $(grep -c 'pamtester: Authentication failure' <<<"$output") == 1 ]]
 	assert_output --partial 'code already used'
 	[[ $output != *"no default config"* ]]
+	# A transcript: the module's log line as syslog has it, on its own,
+	# not pam_wrapper's debug line after the prompt.
+	refute_output --partial 'PWRAP_'
+	assert_line --regexp \
+	    '^\(syslog\) pam_otp\(otp-demo:auth\): .*: code already used'
+	assert_line 'Verification code:'
 }

@@ -12,7 +12,7 @@ function __otp_store_operands
             echo $w
         else if test "x$w" = x--
             set dashdash 1
-        else if contains -- $w --store-key --from-key --store-timeout --user --since --before
+        else if contains -- $w --store-key --from-key --store-timeout --user --window --since --before
             set skip 1
         else if not string match -q -- '-*' $w
             echo $w
@@ -65,5 +65,6 @@ complete -c otp-store -l store-timeout -x -a '500ms 1s 3s 10s' -d 'The deadline 
 complete -c otp-store -l user -x -a '(__fish_complete_users)' -d "Copy: this user's token (a file store's: its name in TO); log: this user's entries"
 complete -c otp-store -l since -x -d 'Log: entries at TIME or later'
 complete -c otp-store -l before -x -d 'Prune: entries before TIME'
+complete -c otp-store -l window -x -a '1 3 5 8 10' -d "Copy from a users file: pam_oath's window= (default 5)"
 complete -c otp-store -s h -l help -d 'Show help'
 complete -c otp-store -s V -l version -d 'Show version'

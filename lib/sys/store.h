@@ -87,6 +87,23 @@ struct sys_store_cfg {
  * of 5, the effective uid as owner), the real clock. */
 void sys_store_cfg_init(struct sys_store_cfg *c);
 
+/* Whose rules an option of sys_store_option() sets. */
+enum sys_opt_kind {
+	SYS_OPT_NONE,		/* not a store option */
+	SYS_OPT_GA,		/* the state file's (and a database's) */
+	SYS_OPT_OATH,		/* the users file's */
+	SYS_OPT_OTPW,		/* the OTPW list's */
+	SYS_OPT_LIMIT,		/* the attempt limit: a users file's and a
+				 * database's */
+};
+
+/* Read one option as pam_otp.so takes it ("window=3", "nolock",
+ * "store_key=/PATH": the values point into a) into c: its SYS_OPT_* kind,
+ * SYS_OPT_NONE when a sets no store rule, or OTP_EINVAL with *why saying
+ * what the value must be (c is then unchanged but for that field). */
+int sys_store_option(struct sys_store_cfg *c, const char *a,
+    const char **why);
+
 /* What a store is like (sys_store_caps()): what its peer's login
  * module does, which pam_otp.so follows for each. */
 #define SYS_STORE_MANY		0x01	/* holds many users' tokens */
@@ -184,7 +201,8 @@ typedef int sys_store_log_fn(void *arg, const struct sys_store_logent *e);
 /* Make the store ready: the schema, the store key file (created, mode
  * 0600, when missing: *made says so). */
 int sys_store_init(struct sys_store *s, int *made);
-/* fn for each token in s, in order of user, until fn returns non-zero
+/* fn for each token in s, in order of user (a users file: in its order,
+ * a user with several tokens several times), until fn returns non-zero
  * (returned); never a secret. */
 int sys_store_list(struct sys_store *s, sys_store_each_fn *fn, void *arg);
 /* Remove user's token; OTP_EUSERSUNKNOWN when there is none. */
@@ -193,8 +211,9 @@ int sys_store_remove(struct sys_store *s, const char *user);
 int sys_store_enable(struct sys_store *s, const char *user, int on);
 /* An administrator's resync from codes[0..n) (2 or 3 in a row) under the
  * store's lock: TOTP, the clock skew found within a day; HOTP, the counter
- * within 10000 (otp_state_resync); *moved the new skew or the counters
- * skipped; OTP_ERESYNC when the codes fit no place or more than one. */
+ * within 10000 either side (otp_state_resync); *moved the new skew or how
+ * far the counter moved (< 0: back); OTP_ERESYNC when the codes fit no
+ * place or more than one. */
 int sys_store_resync(struct sys_store *s, const char *user,
     const char *const *codes, size_t n, int64_t *moved);
 /* Clear user's failures and lock-out; OTP_EUSERSUNKNOWN. */

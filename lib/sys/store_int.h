@@ -158,6 +158,10 @@ int sys_users_set(const char *path, const struct otp_users_token *t,
  * file is only replaced by a rename): 1, 0 when there is none, OTP_E*. */
 int sys_users_get(const char *path, const char *user, int group_read,
     struct otp_users_token *t);
+/* otp_users_each() over the file at path (no lock: it is only replaced
+ * by a rename). */
+int sys_users_each(const char *path, int group_read, otp_users_each_fn *fn,
+    void *arg);
 /* 1 if path has a token line for user, 0 if not, OTP_E* (no lock taken);
  * group_read: a group-readable file is taken. */
 int sys_users_has_user(const char *path, const char *user, int group_read);

@@ -181,7 +181,11 @@ oath_export(struct sys_store *s, const char *user, char *img, size_t imgsz,
 	if (rc == 0)
 		rc = OTP_EUSERSUNKNOWN;
 	if (rc == 1) {
-		rc = otp_users_to_state(&t, img, imgsz, len);
+		/* A window wider than an image holds is a debugger's -w
+		 * (otp-store copy refuses one): the image's widest. */
+		rc = otp_users_to_state(&t, s->cfg.window <
+		    OTP_USERS_STATE_WINDOW_MAX ? s->cfg.window :
+		    OTP_USERS_STATE_WINDOW_MAX, img, imgsz, len);
 		if (rc == OTP_ECONVERT)
 			(void)snprintf(s->reason, sizeof(s->reason), "'%s' "
 			    "has a Mobile-OTP token or a PIN of more than %d "
@@ -189,6 +193,37 @@ oath_export(struct sys_store *s, const char *user, char *img, size_t imgsz,
 	}
 	otp_wipe(&t, sizeof(t));
 	return rc;
+}
+
+struct oath_each {
+	sys_store_each_fn	*fn;
+	void			*arg;
+};
+
+static int
+oath_one(void *arg, const char *user, size_t ulen, enum otp_users_kind kind)
+{
+	const struct oath_each *oe = arg;
+	struct sys_store_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.user = user;
+	e.userlen = ulen;
+	e.kind = kind == OTP_USERS_HOTP ? "hotp" : kind == OTP_USERS_TOTP ?
+	    "totp" : "motp";
+	e.last_used = -1;
+	return oe->fn(oe->arg, &e);
+}
+
+/* Each token line's user and kind, in the file's order (a user with
+ * several tokens, several times); a line holds no more that a listing
+ * shows. */
+static int
+oath_list(struct sys_store *s, sys_store_each_fn *fn, void *arg)
+{
+	struct oath_each oe = { fn, arg };
+
+	return sys_users_each(s->path, s->cfg.group_read, oath_one, &oe);
 }
 
 static int
@@ -210,5 +245,6 @@ const struct sys_store_ops sys_store_oath = {
 	.begin = oath_begin,
 	.peek = oath_peek,
 	.end = oath_end,
+	.list = oath_list,
 	.export = oath_export,
 };

@@ -813,6 +813,22 @@ sys_users_get(const char *path, const char *user, int group_read,
 	return ret;
 }
 
+int
+sys_users_each(const char *path, int group_read, otp_users_each_fn *fn,
+    void *arg)
+{
+	char *in;
+	size_t len;
+	int ret;
+
+	if ((ret = read_whole(path, group_read, &in, &len)) != 0)
+		return ret;
+	ret = otp_users_each(in, len, fn, arg);
+	otp_wipe(in, len);
+	free(in);
+	return ret;
+}
+
 /* Whether user has a token line: the file read in pieces without a lock
  * (it is only ever replaced by a rename), the first line found enough. */
 int

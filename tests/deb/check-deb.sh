@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # check-deb.sh - the Debian packages, otp-utils and otp-utils-pg (the
-# PostgreSQL store), built, installed, used and purged on this machine,
+# PostgreSQL store), and the library's libotputils0, libotputils-dev and
+# python3-otputils, built, installed, used and purged on this machine,
 # which must be left as it was.  As root (CI, `make check-deb`).  Steps:
 #
 #   1. the source: debian/changelog's version is the GNUmakefile's
@@ -24,8 +25,12 @@
 #      otp-utils-pg purged alone takes its files and leaves the tools
 #      working, saying the object cannot be loaded; installed again on
 #      its own, it loads;
-#   4. apt purges both (and any package they pulled in): no file, no dpkg
-#      list, /etc/pam.d and /var/lib/pam as before, the same packages.
+#      a C program builds with `pkg-config otputils` and runs against the
+#      installed library, and /usr/bin/python3 imports otputils and
+#      checks a code;
+#   4. apt purges them all (and any package they pulled in): no file, no
+#      dpkg list, /etc/pam.d and /var/lib/pam as before, the same
+#      packages.
 #
 # OTP_DEB_KEEP=1 keeps the work directory (its path is printed).
 set -euo pipefail
@@ -33,6 +38,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 PKG=otp-utils
 PGPKG=otp-utils-pg
+LIBPKGS=(libotputils0 libotputils-dev python3-otputils)
 PWRAP_SO=libpam_wrapper.so
 fails=0
 
@@ -49,7 +55,7 @@ now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 [[ $(id -u) == 0 ]] || die "run as root: it installs and purges $PKG"
-for p in "$PKG" "$PGPKG"; do
+for p in "$PKG" "$PGPKG" "${LIBPKGS[@]}"; do
 	if dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
 	    grep -q 'ok installed'; then
 		die "$p is installed already; this check would remove it"
@@ -146,13 +152,18 @@ say "packages built in $(since "$t0") s"
 arch=$(dpkg --print-architecture)
 deb=$W/src/${PKG}_${chver}_$arch.deb
 pgdeb=$W/src/${PGPKG}_${chver}_$arch.deb
-for d in "$deb" "$pgdeb"; do
+libdebs=()
+for p in "${LIBPKGS[@]}"; do
+	libdebs+=("$W/src/${p}_${chver}_$arch.deb")
+done
+for d in "$deb" "$pgdeb" "${libdebs[@]}"; do
 	[[ -f $d ]] || die "no $d"
 done
-# These two and their -dbgsym packages, nothing else.
+# These and their -dbgsym packages, nothing else.
 built=$(find "$W/src" -maxdepth 1 -name '*.deb' ! -name '*-dbgsym_*' \
     -printf '%f\n' | sort)
-[[ $built == "$(printf '%s\n' "${deb##*/}" "${pgdeb##*/}" | sort)" ]] ||
+[[ $built == "$(printf '%s\n' "${deb##*/}" "${pgdeb##*/}" \
+    "${libdebs[@]##*/}" | sort)" ]] ||
     bad "the build made other packages: ${built//$'\n'/ }"
 # The hardening flags reached the compiler and the linker.
 for flag in -fstack-protector-strong -D_FORTIFY_SOURCE=2 -Wl,-z,relro \
@@ -161,7 +172,8 @@ for flag in -fstack-protector-strong -D_FORTIFY_SOURCE=2 -Wl,-z,relro \
 	    bad "dpkg-buildflags' $flag is not on the build's lines"
 done
 
-if ! lintian --fail-on error,warning "$deb" "$pgdeb" >"$W/lintian.log" 2>&1
+if ! lintian --fail-on error,warning "$deb" "$pgdeb" "${libdebs[@]}" \
+    >"$W/lintian.log" 2>&1
 then
 	cat "$W/lintian.log" >&2
 	bad "lintian reports errors or warnings"
@@ -173,21 +185,27 @@ fi
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 make --no-print-directory -s -C "$src" install DESTDIR="$W/destdir" \
     STATIC_DEPS=0 PREFIX=/usr PAMDIR="/usr/lib/$multiarch/security" \
+    APILIBDIR="/usr/lib/$multiarch" \
     ZSHCOMPDIR=/usr/share/zsh/vendor-completions >/dev/null
 (cd "$W/destdir" && find . ! -type d | sed 's/^\.//' | sort) \
     >"$W/make-install.list"
 dpkg-deb -c "$deb" >"$W/deb.contents"
 dpkg-deb -c "$pgdeb" >"$W/pgdeb.contents"
+: >"$W/libdeb.contents"
+for d in "${libdebs[@]}"; do
+	dpkg-deb -c "$d" >>"$W/libdeb.contents"
+done
 # files CONTENTS: the files of a `dpkg-deb -c` listing, as installed.
 files() { awk '$1 !~ /^d/ { print $6 }' "$1" | sed 's/^\.//'; }
-{ files "$W/deb.contents"; files "$W/pgdeb.contents"; } |
+{ files "$W/deb.contents"; files "$W/pgdeb.contents"
+    files "$W/libdeb.contents"; } |
     grep -v -e '^/usr/share/doc/' -e '^/usr/share/pam-configs/' |
     sed 's|^\(/usr/share/man/.*\)\.gz$|\1|' | sort >"$W/deb.list"
 diff "$W/make-install.list" "$W/deb.list" >&2 ||
     bad "the .deb files' files (+) differ from make install's (-)"
 # One package for each file: no file in both.
-dups=$(sort <(files "$W/deb.contents") <(files "$W/pgdeb.contents") |
-    uniq -d)
+dups=$(sort <(files "$W/deb.contents") <(files "$W/pgdeb.contents") \
+    <(files "$W/libdeb.contents") | uniq -d)
 [[ -z $dups ]] || bad "in both packages: $dups"
 PGSO=/usr/lib/otp-utils/store-pg.so
 PGSQL=/usr/share/otp-utils/schema.sql
@@ -217,11 +235,15 @@ mkdir -p "$W/x/$PKG" "$W/x/$PGPKG"
 dpkg-deb -x "$deb" "$W/x/$PKG"
 dpkg-deb -x "$pgdeb" "$W/x/$PGPKG"
 nelf=0
+for d in "${libdebs[@]}"; do
+	dpkg-deb -x "$d" "$W/x/$PKG"
+done
 while IFS= read -r -d '' f; do
 	is_elf "$f" || continue
 	nelf=$((nelf + 1))
-	lib=$(needs "$f" | grep -m 1 libpq) || lib=
-	[[ -z $lib ]] || bad "${f#"$W/x/$PKG"} of $PKG needs $lib"
+	lib=$(LD_LIBRARY_PATH="$W/x/$PKG/usr/lib/$multiarch" needs "$f" |
+	    grep -m 1 libpq) || lib=
+	[[ -z $lib ]] || bad "${f#"$W/x/$PKG"} needs $lib"
 done < <(find "$W/x/$PKG" -type f -print0)
 [[ $nelf -ge 6 ]] || bad "only $nelf ELF files in $PKG"
 pgso=$W/x/$PGPKG$PGSO
@@ -235,7 +257,8 @@ if [[ -f $pgso ]] && is_elf "$pgso"; then
 else
 	bad "no ELF $PGSO in $PGPKG"
 fi
-say "$nelf ELF files in $PKG, none needs libpq; $PGSO does"
+say "$nelf ELF files in $PKG and the library's packages, none needs" \
+    "libpq; $PGSO does"
 
 # --- 3. install and use ---------------------------------------------------
 snapshot() {
@@ -261,12 +284,14 @@ newdirs() {
 newdirs "$W/deb.contents" >"$W/newdirs.list"
 newdirs "$W/pgdeb.contents" >"$W/pgnewdirs.list"
 cat "$W/pgnewdirs.list" >>"$W/newdirs.list"
+newdirs "$W/libdeb.contents" | sort -u >"$W/libnewdirs.list"
+cat "$W/libnewdirs.list" >>"$W/newdirs.list"
 
 t0=$(now)
-aptq install --no-install-recommends "$deb" "$pgdeb" >"$W/install.log" 2>&1 ||
-{
+aptq install --no-install-recommends "$deb" "$pgdeb" "${libdebs[@]}" \
+    >"$W/install.log" 2>&1 || {
 	cat "$W/install.log" >&2
-	die "apt-get install $deb $pgdeb failed"
+	die "apt-get install $deb $pgdeb ${libdebs[*]} failed"
 }
 installed=1
 pkglist >"$W/pkgs.after"
@@ -275,6 +300,9 @@ mapfile -t newpkgs < <(comm -13 "$W/pkgs.before" "$W/pkgs.after" |
 say "installed in $(since "$t0") s: ${newpkgs[*]}"
 dpkg -L "$PKG" | sort >"$W/files.list"
 dpkg -L "$PGPKG" | sort >"$W/pgfiles.list"
+for p in "${LIBPKGS[@]}"; do
+	dpkg -L "$p"
+done | sort -u >"$W/libfiles.list"
 
 # Default: no, so installing changed no PAM stack (pam-auth-update notes
 # the profile as seen in /var/lib/pam/seen, until the purge).
@@ -337,6 +365,7 @@ while read -r f; do
 	    bad "$t: a completion is missing"
 	man -w "$t" >/dev/null 2>&1 || bad "man -w $t finds no page"
 done <"$W/files.list"
+cat "$W/libfiles.list" >>"$W/files.list"
 [[ $ntools -ge 6 ]] || bad "only $ntools tools in /usr/bin"
 
 # A postgresql:// store: the tools load the store's object from its
@@ -381,6 +410,42 @@ while read -r f; do
 	    bad "man -w ${BASH_REMATCH[1]} ${BASH_REMATCH[2]}: '${p:-}'"
 done <"$W/files.list"
 say "$ntools tools, $npages pages"
+
+# The library as a program uses it: a C program built with pkg-config
+# against the installed header and library (no path of the build), and
+# Debian's python3 importing the module and checking a code.
+cat >"$T/app.c" <<'EOC'
+#include <stdio.h>
+#include <otputils.h>
+
+int
+main(void)
+{
+	struct otp_token *t;
+	char code[16];
+
+	if (otp_token_parse(&t, "otpauth://totp/x?secret="
+	    "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ&digits=8", NULL) != 0)
+		return 2;
+	otp_token_code(t, 59, code, sizeof(code));
+	printf("%s %s %d\n", otp_version(), code,
+	    otp_token_verify(t, code, 59, 0, -1, NULL));
+	otp_token_free(t);
+	return 0;
+}
+EOC
+# shellcheck disable=SC2046  # pkg-config's flags are words
+if cc -o "$T/app" "$T/app.c" $(pkg-config --cflags --libs otputils) 2>&1 &&
+    out=$("$T/app") && [[ $out == "$version 94287082 1" ]]; then
+	say "a C program with pkg-config otputils: $out"
+else
+	bad "a C program against libotputils: '${out:-}'"
+fi
+out=$(cd / && /usr/bin/python3 -c 'import otputils
+t = otputils.TOTP("GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", digits=8)
+print(otputils.__version__, t.at(59), t.verify("94287082", 59))') || out=
+[[ $out == "$version 94287082 True" ]] ||
+    bad "python3 -c 'import otputils': '$out'"
 
 # The module by its bare name, through pam_wrapper: as libpam finds it.
 so=/usr/lib/$multiarch/security/pam_otp.so
@@ -509,6 +574,9 @@ installed=0
 say "purged in $(since "$t0") s"
 gone "$PKG" "$W/files.list" "$W/newdirs.list"
 gone "$PGPKG" "$W/pgfiles.list" "$W/pgnewdirs.list"
+for p in "${LIBPKGS[@]}"; do
+	gone "$p" "$W/libfiles.list" "$W/libnewdirs.list"
+done
 diff "$W/pam.before" <(snapshot) >&2 ||
     bad "/etc/pam.d or /var/lib/pam differ from before"
 diff "$W/pkgs.before" <(pkglist) >&2 ||
@@ -518,4 +586,5 @@ if [[ $fails -gt 0 ]]; then
 	say "$fails failures"
 	exit 1
 fi
-say "ok: both built, lintian clean, installed, used, purged without a trace"
+say "ok: all five built, lintian clean, installed, used, purged without" \
+    "a trace"

@@ -53,20 +53,22 @@ via_uri(const struct otp_users_token *t)
 }
 
 /* t as a state file image and back (otp-store copy): the kinds both
- * hold come back the same, the others are OTP_ECONVERT. */
+ * hold come back the same, an HOTP counter as the one pam_oath takes
+ * next, the others are OTP_ECONVERT. */
 static void
 via_state(const struct otp_users_token *t)
 {
 	static char img[OTP_STATE_MAX];
 	static struct otp_state st;
 	struct otp_users_token b;
+	struct otp_uri u;
 	size_t len;
 	int rc;
 
 	int pin = strcmp(t->password, "-") != 0 &&
 	    strcmp(t->password, "+") != 0;
 
-	rc = otp_users_to_state(t, img, sizeof(img), &len);
+	rc = otp_users_to_state(t, OTP_USERS_WINDOW, img, sizeof(img), &len);
 	if (rc == OTP_ECONVERT) {
 		if (t->kind != OTP_USERS_MOTP &&
 		    (!pin || otp_state_pin_ok(t->password)) &&
@@ -82,7 +84,9 @@ via_state(const struct otp_users_token *t)
 	    strcmp(b.password, pin ? t->password : "-") != 0 ||
 	    b.key.len != t->key.len ||
 	    memcmp(b.key.buf, t->key.buf, t->key.len) != 0 ||
-	    strcmp(b.user, t->user) != 0)
+	    strcmp(b.user, t->user) != 0 ||
+	    (t->kind == OTP_USERS_HOTP && (otp_users_to_uri(t, &u) != 0 ||
+	    b.counter != u.counter)))
 		abort();
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_state.h"
 #include "otp_uri.h"
 #include "otp_users.h"
 #include "unit.h"
@@ -282,11 +283,17 @@ uri_cases(void)
 		    c[i].uri);
 	}
 	/* A used HOTP counter gives the next; TOTP's COUNTER is not a URI's. */
-	uri = "HOTP\tz\t-\t3132\t7\t123456";
+	uri = "HOTP\tz\t-\t3132\t7\t445008";
 	CHECK_EQ_INT(otp_users_line_parse(uri, strlen(uri), &t), 1, uri);
 	CHECK(otp_users_to_uri(&t, &v) == 0 && v.counter == 8 &&
 	    v.type == OTP_TYPE_HOTP && strcmp(v.account, "z") == 0 &&
 	    v.issuer[0] == '\0', "used counter");
+	/* A LASTOTP that is no code of COUNTER's: pam_oath still takes
+	 * COUNTER's code. */
+	uri = "HOTP\tz\t-\t3132\t7\t123456";
+	CHECK_EQ_INT(otp_users_line_parse(uri, strlen(uri), &t), 1, uri);
+	CHECK(otp_users_to_uri(&t, &v) == 0 && v.counter == 7,
+	    "LASTOTP not COUNTER's code");
 	t.counter = UINT64_MAX;
 	CHECK(otp_users_to_uri(&t, &v) == 0 && v.counter == UINT64_MAX,
 	    "last counter");
@@ -316,6 +323,76 @@ uri_cases(void)
 	}
 }
 
+/* A state image from line at now: the engine's verdict on code. */
+static int
+state_takes(const char *line, unsigned window, const char *code,
+    int64_t now, struct otp_state_result *r)
+{
+	static char img[OTP_STATE_MAX], o[OTP_STATE_OUTMAX];
+	struct otp_users_token t;
+	struct otp_state_opts op;
+	size_t len, olen;
+
+	if (otp_users_line_parse(line, strlen(line), &t) != 1 ||
+	    otp_users_to_state(&t, window, img, sizeof(img), &len) != 0)
+		return -1;
+	otp_state_opts_init(&op);
+	op.flags |= OTP_STATE_NOINCRHOTP;
+	if (otp_state_check(img, len, code, now, &op, r, o, sizeof(o),
+	    &olen) != 0)
+		return -1;
+	return r->accepted;
+}
+
+/* otp_users_to_state: the code pam_oath takes next, and its window=,
+ * as a state image (RFC 4226's codes of its key). */
+static void
+state_cases(void)
+{
+	static char img[OTP_STATE_MAX];
+	struct otp_users_token t;
+	struct otp_state_result r;
+	const char *never = "HOTP\tz\t-\t"
+	    "3132333435363738393031323334353637383930";
+	const char *used = "HOTP\tz\t-\t"
+	    "3132333435363738393031323334353637383930\t3\t969429";
+	const char *totp = "HOTP/T30\tz\t-\t"
+	    "3132333435363738393031323334353637383930";
+	size_t len;
+
+	CHECK(otp_users_line_parse(never, strlen(never), &t) == 1 &&
+	    otp_users_to_state(&t, 5, img, sizeof(img), &len) == 0 &&
+	    strstr(img, "\" HOTP_COUNTER 0\n") != NULL &&
+	    strstr(img, "\" HOTP_ZERO") != NULL &&
+	    strstr(img, "\" WINDOW_SIZE 5\n") != NULL, "never used: image");
+	/* Never used: counters 0 to 5, as pam_oath's window=5. */
+	CHECK(state_takes(never, 5, "755224", 0, &r) == 1 && r.counter == 0,
+	    "never used: counter 0");
+	CHECK(state_takes(never, 5, "254676", 0, &r) == 1 && r.counter == 5,
+	    "never used: counter 5");
+	CHECK_EQ_INT(state_takes(never, 5, "287922", 0, &r), 0,
+	    "never used: counter 6");
+	/* Used at 3: counters 4 to 8. */
+	CHECK_EQ_INT(state_takes(used, 5, "969429", 0, &r), 0, "used: 3");
+	CHECK(state_takes(used, 5, "338314", 0, &r) == 1 && r.counter == 4,
+	    "used: 4");
+	CHECK(state_takes(used, 5, "399871", 0, &r) == 1 && r.counter == 8,
+	    "used: 8");
+	CHECK_EQ_INT(state_takes(used, 5, "520489", 0, &r), 0, "used: 9");
+	CHECK(state_takes(used, 1, "338314", 0, &r) == 1, "window 1: 4");
+	CHECK_EQ_INT(state_takes(used, 1, "254676", 0, &r), 0, "window 1: 5");
+	/* TOTP: window=2 is 2 steps either side (RFC 6238's 59 s: step 1;
+	 * code 287082 is step 1's). */
+	CHECK(otp_users_line_parse(totp, strlen(totp), &t) == 1 &&
+	    otp_users_to_state(&t, 2, img, sizeof(img), &len) == 0 &&
+	    strstr(img, "\" WINDOW_SIZE 5\n") != NULL, "TOTP: image");
+	CHECK(state_takes(totp, 2, "287082", 59 + 60, &r) == 1, "TOTP: -2");
+	CHECK_EQ_INT(state_takes(totp, 2, "287082", 59 + 90, &r), 0,
+	    "TOTP: -3");
+	CHECK_EQ_INT(otp_users_to_state(&t, OTP_USERS_STATE_WINDOW_MAX + 1,
+	    img, sizeof(img), &len), OTP_ERANGE, "window too wide");
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -326,5 +403,6 @@ main(int argc, char *argv[])
 	set_cases();
 	limit_cases();
 	uri_cases();
+	state_cases();
 	return unit_done();
 }

@@ -423,6 +423,9 @@ pg_open(struct sys_store *s, const char *url)
 		return OTP_ENOMEM;
 	}
 	s->impl = ps;
+	/* HOTP as RFC 4226 §7.2 says: the counter moves only on an accept
+	 * (a wrong code from anyone must not push a token out of reach). */
+	s->cfg.ga.flags |= OTP_STATE_NOINCRHOTP;
 	/* postgresql://user:password@host...: drop ":password". */
 	p = strstr(s->path, "://");
 	if (p != NULL && (at = strchr(p + 3, '@')) != NULL &&
