@@ -270,16 +270,22 @@ bytea_in(const char *text, uint8_t *out, size_t outsz)
 	return (long)len;
 }
 
-/* Row i of r (ROW_COLS as text from column off) into row. */
+/* Row i of r (ROW_COLS as text from column off) into row; a result of
+ * fewer rows or columns (a server's answer is no bound) is a bad row. */
 static int
 row_at(const PGresult *r, int i, int off, struct pg_row *row)
 {
-	const char *st = PQgetvalue(r, i, off + 2);
-	const char *sc = PQgetvalue(r, i, off + 3);
-	size_t stsz = strlen(st) / 2 + 1, scsz = strlen(sc) / 2 + 1;
+	const char *st, *sc;
+	size_t stsz, scsz;
 	long m, k;
 
 	memset(row, 0, sizeof(*row));
+	if (i >= PQntuples(r) || PQnfields(r) < off + 7)
+		return OTP_ESTOREROW;
+	st = PQgetvalue(r, i, off + 2);
+	sc = PQgetvalue(r, i, off + 3);
+	stsz = strlen(st) / 2 + 1;
+	scsz = strlen(sc) / 2 + 1;
 	(void)snprintf(row->kind, sizeof(row->kind), "%.7s",
 	    PQgetvalue(r, i, off));
 	row->m.disabled = PQgetvalue(r, i, off + 1)[0] == 't';
@@ -667,6 +673,8 @@ list_row(void *arg, const PGresult *r)
 	long n;
 
 	memset(&e, 0, sizeof(e));
+	if (PQnfields(r) < 10)
+		return OTP_ESTOREROW;
 	n = bytea_in(PQgetvalue(r, 0, 0), (uint8_t *)la->user,
 	    sizeof(la->user));
 	if (n <= 0)
@@ -966,6 +974,8 @@ log_row(void *arg, const PGresult *r)
 	long n;
 
 	memset(&e, 0, sizeof(e));
+	if (PQnfields(r) < 5)
+		return OTP_ESTOREROW;
 	n = bytea_in(PQgetvalue(r, 0, 1), (uint8_t *)la->user,
 	    sizeof(la->user));
 	if (n < 0)
@@ -1397,26 +1407,65 @@ counts(const struct otp_state_result *r)
 	    r->why == OTP_STATE_WHY_SHAPE || r->why == OTP_STATE_WHY_NOCODE);
 }
 
+/* Whether an HOTP answer is a code the token has used already: one of
+ * the WINDOW_SIZE counters before the stored one, after the token's PIN
+ * (a host that sends the same answer again, a request resent), which the
+ * engine refuses as a wrong code but is no guess. */
+static int
+hotp_replay(const struct sys_login *l, const struct otp_answer *a,
+    size_t n, size_t imglen)
+{
+	const struct pg_login *b = ((const struct pg_impl *)l->impl)->buf;
+	struct otp_state *st;
+	struct otp_hmac h;
+	struct otp_match m;
+	size_t i, plen;
+	uint64_t w;
+	int hit = 0;
+
+	if ((st = malloc(sizeof(*st))) == NULL)
+		return 0;
+	if (otp_state_parse(b->img, imglen, st) != 0 ||
+	    st->mode != OTP_STATE_HOTP || st->window == 0 ||
+	    st->hotp_counter == 0 ||
+	    otp_hmac_init(&h, st->alg, st->key.buf, st->key.len) != 0)
+		goto out;
+	w = st->window < st->hotp_counter ? st->window : st->hotp_counter;
+	plen = strlen(st->pin);
+	for (i = 0; i < n && !hit; i++) {
+		if (strlen(a[i].text) != plen + st->digits ||
+		    (plen > 0 && !otp_ct_equal(a[i].text, st->pin, plen)))
+			continue;
+		hit = otp_verify(&h, a[i].text + plen, st->digits,
+		    st->hotp_counter - w, w - 1, OTP_WINDOW_AHEAD, &m) == 1;
+	}
+	otp_hmac_wipe(&h);
+out:
+	otp_wipe(st, sizeof(*st));
+	free(st);
+	return hit;
+}
+
 /*
  * The attempt limit, counted in the row on every server alike: a wrong
- * answer counts, deny of them in a row lock the token for unlock_time
- * seconds (the users file's defaults, SYS_USERS_DENY and
+ * answer (guess) counts, deny of them in a row lock the token for
+ * unlock_time seconds (the users file's defaults, SYS_USERS_DENY and
  * SYS_USERS_UNLOCK; deny < 0: counted, never locked), an accept clears
  * the count.  A locked token is refused without a look at the answer.
  */
 static void
-limit(const struct sys_login *l, const struct otp_state_result *r,
-    int64_t now, struct pg_meta *nm)
+limit(const struct sys_login *l, int accepted, int guess, int64_t now,
+    struct pg_meta *nm)
 {
 	const struct sys_store_cfg *c = &l->s->cfg;
 	int64_t deny = c->deny != 0 ? c->deny : SYS_USERS_DENY;
 
-	if (r->accepted) {
+	if (accepted) {
 		nm->failures = 0;
 		nm->locked = 0;
 		return;
 	}
-	if (!counts(r))
+	if (!guess)
 		return;
 	if (nm->failures < INT32_MAX)
 		nm->failures++;
@@ -1443,7 +1492,7 @@ decide(struct sys_login *l, const struct otp_answer *a, size_t n,
 	uint32_t left[SCRATCH_MAX];
 	size_t outlen, bodylen, added, nleft;
 	int64_t now;
-	int rc;
+	int rc, guess;
 
 	*wr = 0;
 	now = l->s->cfg.now != SYS_NOW_REAL ? l->s->cfg.now :
@@ -1472,7 +1521,8 @@ decide(struct sys_login *l, const struct otp_answer *a, size_t n,
 	}
 	sys_state_verdict(&res, v);
 	v->decided = 1;		/* one transaction: nothing more to ask */
-	if (l->s->cfg.dry || (!res.changed && !counts(&res))) {
+	guess = counts(&res) && !hotp_replay(l, a, n, imglen);
+	if (l->s->cfg.dry || (!res.changed && !guess)) {
 		v->recorded = 0;
 		/* Nothing to write: an accept that changes nothing is one
 		 * the engine would not make; refuse to be safe. */
@@ -1483,7 +1533,7 @@ decide(struct sys_login *l, const struct otp_answer *a, size_t n,
 		}
 		return 0;
 	}
-	limit(l, &res, now, &pi->nm);
+	limit(l, res.accepted, guess, now, &pi->nm);
 	if (!res.changed) {
 		/* A refusal the engine records nothing of: the row is
 		 * written all the same, for its count. */
