@@ -721,6 +721,13 @@ code_at() {
 	(($(sql "SELECT gen FROM otp_tokens") > g0))
 	run -0 otp-verify -N @$((1234567890 + 90)) --store="$URL" --user=bob \
 	    "${SK[@]}" "$(code_at @$((1234567890 + 90)))"
+	# A token replaced takes a generation above the one it replaces,
+	# however far ahead the clock that wrote that one was.
+	sql "UPDATE otp_tokens SET gen = 9000000000000000" >/dev/null
+	run -0 otp-store -f "${SK[@]}" copy --user=bob "ga:$T/ga" "$URL"
+	[[ $(sql "SELECT gen FROM otp_tokens") == 9000000000000001 ]]
+	run -0 otp-verify -N @$((1234567890 + 120)) --store="$URL" --user=bob \
+	    "${SK[@]}" "$(code_at @$((1234567890 + 120)))"
 }
 
 @test "audit trail: an entry per decision, in the login's transaction, with server and reason and no code; log filters; prune" {

@@ -102,6 +102,8 @@ static int rewrite(struct sys_store *, struct pgc *, const char *,
     enum rewrite, unsigned long *);
 static void wipe_used(struct pg_login *);
 static void audit(struct sys_login *, const struct sys_verdict *, int);
+static int user_exec(struct sys_store *, const char *, const char *,
+    PGresult **);
 
 /* ---- store key ------------------------------------------------------ */
 
@@ -592,6 +594,17 @@ pg_put(struct sys_store *s, const char *user, const struct sys_record *r,
 	for (i = 0; i < n; i++)
 		scratch_hash(ps, user, ulen, pl->codes[i],
 		    pl->scratch + i * OTP_SEAL_HASHLEN);
+	/* A token replaced: above the generation it replaces, whatever the
+	 * clocks of the hosts that wrote it said (a host refuses a row
+	 * older than one it has seen). */
+	if (force && (rc = user_exec(s, "SELECT gen FROM otp_tokens WHERE "
+	    "login = $1", user, &res)) == 0) {
+		if (PQntuples(res) == 1 && PQnfields(res) == 1 &&
+		    strtoll(PQgetvalue(res, 0, 0), NULL, 10) >= m.gen)
+			m.gen = strtoll(PQgetvalue(res, 0, 0), NULL, 10) + 1;
+		PQclear(res);
+	} else if (force)
+		goto out;
 	if ((rc = seal_body(ps, pl, user, ulen, kind, &m, bodylen,
 	    &sealedlen)) != 0)
 		goto out;
