@@ -124,8 +124,8 @@ cli_otp_init(struct cli_otp *o)
 	o->enc = OTP_KEYENC_HEX;
 }
 
-static int64_t
-parse_time_option(const char *name, const char *arg)
+int64_t
+cli_time(const char *name, const char *arg)
 {
 	size_t off = 0, n;
 	int64_t t;
@@ -177,11 +177,11 @@ cli_otp_option(struct cli_otp *o, int ch, const char *arg)
 		o->have_digits = 1;
 		return 1;
 	case 'N':
-		o->now = parse_time_option("--now", arg);
+		o->now = cli_time("--now", arg);
 		o->have_now = 1;
 		return 1;
 	case 'S':
-		o->start = parse_time_option("--start-time", arg);
+		o->start = cli_time("--start-time", arg);
 		o->have_start = 1;
 		return 1;
 	case 's':

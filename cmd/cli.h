@@ -122,6 +122,9 @@ uint64_t cli_period(const char *arg);
 /* A store's deadline: "500ms", or a duration (3, 3s, 1m) of up to 10
  * minutes, in milliseconds; a bad value exits 2 naming opt. */
 unsigned cli_deadline(const char *opt, const char *arg);
+/* A time as --now takes it (otp_time_parse, the local zone), or exit 2
+ * naming opt and the word not understood. */
+int64_t cli_time(const char *opt, const char *arg);
 /* The PostgreSQL store's object from OTP_STORE_MODULE (not for a set-id
  * program), or NULL for the build tree's or the installed one. */
 const char *cli_store_module(void);

@@ -24,14 +24,18 @@ enum {
 	OPT_FROMKEY,
 	OPT_USER,
 	OPT_TIMEOUT,
+	OPT_SINCE,
+	OPT_BEFORE,
 	OPT_WINDOW,
 };
 
 static const struct option longopts[] = {
 	CLI_STD_LONGOPTS,
+	{ "before",		required_argument, NULL, OPT_BEFORE },
 	{ "force",		no_argument,	   NULL, 'f' },
 	{ "from-key",		required_argument, NULL, OPT_FROMKEY },
 	{ "store-key",		required_argument, NULL, OPT_STOREKEY },
+	{ "since",		required_argument, NULL, OPT_SINCE },
 	{ "store-timeout",	required_argument, NULL, OPT_TIMEOUT },
 	{ "user",		required_argument, NULL, OPT_USER },
 	{ "window",		required_argument, NULL, OPT_WINDOW },
@@ -49,6 +53,8 @@ struct opts {
 	unsigned	 window;	/* copy: a users file's window= */
 	const char	*users[USERS_MAX];
 	size_t		 nusers;
+	const char	*since;		/* log: --since's text */
+	const char	*before;	/* prune: --before's text */
 };
 
 static void __attribute__((noreturn))
@@ -63,6 +69,10 @@ usage(void)
 	    "USER\n"
 	    "       otp-store [--store-key=FILE] resync URL USER CODE1 CODE2 "
 	    "[CODE3]\n"
+	    "       otp-store [--store-key=FILE] unlock URL USER\n"
+	    "       otp-store [--store-key=FILE] reseal URL\n"
+	    "       otp-store log [--user=NAME] [--since=TIME] URL\n"
+	    "       otp-store prune --before=TIME URL\n"
 	    "\n"
 	    "Administer the tokens of a store and copy them between stores "
 	    "(ga:FILE,\n"
@@ -71,10 +81,15 @@ usage(void)
 	    "  init                   make a database ready: its tables, "
 	    "and the store key\n"
 	    "                         file (created, mode 0600, when "
-	    "missing)\n"
+	    "missing); a store of\n"
+	    "                         schema version 1 brought up to "
+	    "version 2 in place\n"
 	    "  list                   one line a token: user, kind, "
 	    "enabled or disabled,\n"
-	    "                         scratch codes left, uses, last use\n"
+	    "                         scratch codes left, uses, last use, "
+	    "wrong codes since\n"
+	    "                         the last accept, lock-out, where the "
+	    "last use came from\n"
 	    "  copy                   every token of FROM, or those of "
 	    "--user, into TO with\n"
 	    "                         its state (counters, used steps, "
@@ -88,15 +103,28 @@ usage(void)
 	    "10000\n"
 	    "                         either side, moved on or set back to "
 	    "it\n"
+	    "  unlock                 clear a user's wrong codes and "
+	    "lock-out\n"
+	    "  reseal                 seal every token anew above any "
+	    "generation a server\n"
+	    "                         has seen: after a backup is restored\n"
+	    "  log                    the audit trail: time, user, server, "
+	    "outcome, reason\n"
+	    "  prune                  remove audit entries older than "
+	    "--before\n"
+	    "      --before=TIME      prune: entries before TIME (as --now "
+	    "elsewhere)\n"
 	    "  -f, --force            copy: replace a token TO has "
 	    "already\n"
 	    "      --store-key=FILE   the key file, default " SYS_STORE_KEY "\n"
 	    "      --from-key=FILE    copy: the source database's key, if "
 	    "another\n"
+	    "      --since=TIME       log: entries at TIME or later\n"
 	    "      --store-timeout=DUR  the deadline of each database call "
 	    "(default 3s)\n"
 	    "      --user=NAME        copy: this user's token (a file's: "
-	    "its name in TO)\n"
+	    "its name in TO);\n"
+	    "                         log: this user's entries\n"
 	    "      --window=N         copy from a users file: the window= "
 	    "pam_oath used\n"
 	    "                         (default 5), kept as the token's "
@@ -201,6 +229,18 @@ do_init(const struct opts *o, const char *url)
 	return 0;
 }
 
+/* t as 2009-02-13T23:31:30Z into when. */
+static void
+utc(int64_t t, char *when, size_t n)
+{
+	struct tm tm;
+	time_t tt = (time_t)t;
+
+	if (gmtime_r(&tt, &tm) == NULL ||
+	    strftime(when, n, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(when, n, "@%" PRId64, t);
+}
+
 /* What a listing has seen: tokens, and whether its store is a users
  * file (whose lines hold only the user and the kind). */
 struct listing {
@@ -212,9 +252,7 @@ static int
 list_one(void *arg, const struct sys_store_entry *e)
 {
 	struct listing *ls = arg;
-	char when[32];
-	struct tm tm;
-	time_t t;
+	char when[32], until[32];
 
 	ls->n++;
 	/* Any bytes, as text a terminal and a script can take. */
@@ -225,19 +263,83 @@ list_one(void *arg, const struct sys_store_entry *e)
 	}
 	if (e->last_used < 0)
 		snprintf(when, sizeof(when), "never");
-	else {
-		t = (time_t)e->last_used;
-		if (gmtime_r(&t, &tm) == NULL ||
-		    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm) ==
-		    0)
-			snprintf(when, sizeof(when), "@%" PRId64,
-			    e->last_used);
-	}
-	printf("\t%s\t%s\tscratch=%u\tuses=%" PRIu64 "\tlast=%s\n",
-	    cli_esc(e->kind),
-	    e->disabled ? "disabled" : "enabled", e->nscratch, e->uses,
-	    when);
+	else
+		utc(e->last_used, when, sizeof(when));
+	/* The lock-out's end; one past is over (cleared at the next
+	 * login), shown all the same. */
+	if (e->locked_until == 0)
+		snprintf(until, sizeof(until), "no");
+	else
+		utc(e->locked_until, until, sizeof(until));
+	printf("\t%s\t%s\tscratch=%u\tuses=%" PRIu64 "\tlast=%s\t"
+	    "fails=%u\tlocked=%s\tfrom=", cli_esc(e->kind), e->disabled ?
+	    "disabled" : "enabled", e->nscratch, e->uses, when, e->failures,
+	    until);
+	if (e->last_from != NULL)
+		cli_esc_put(stdout, e->last_from, strlen(e->last_from));
+	else
+		putchar('-');
+	putchar('\n');
 	return ferror(stdout) ? OTP_EIO : 0;
+}
+
+static int
+log_one(void *arg, const struct sys_store_logent *e)
+{
+	char when[32];
+
+	(void)arg;
+	utc(e->at, when, sizeof(when));
+	printf("%s\t", when);
+	cli_esc_put(stdout, e->user, e->userlen);
+	printf("\t%s\t%s\t%s\n", cli_esc(*e->server != '\0' ? e->server :
+	    "-"), cli_esc(e->outcome), cli_esc(e->reason));
+	return ferror(stdout) ? OTP_EIO : 0;
+}
+
+static int
+do_log(const struct opts *o, const char *url)
+{
+	struct sys_store *s = open_url(o, url, o->store_key, 0);
+	int64_t since = o->since != NULL ? cli_time("--since", o->since) : 0;
+	int rc;
+
+	if ((rc = sys_store_log(s, o->nusers > 0 ? o->users[0] : NULL, since,
+	    log_one, NULL)) != 0)
+		fail(s, "log", rc);
+	sys_store_close(s);
+	return 0;
+}
+
+static int
+do_prune(const struct opts *o, const char *url)
+{
+	struct sys_store *s = open_url(o, url, o->store_key, 0);
+	int64_t before = cli_time("--before", o->before);
+	unsigned long n;
+	int rc;
+
+	if ((rc = sys_store_prune(s, before, &n)) != 0)
+		fail(s, "prune", rc);
+	fprintf(stderr, "otp-store: %lu audit entr%s removed\n", n,
+	    n == 1 ? "y" : "ies");
+	sys_store_close(s);
+	return 0;
+}
+
+static int
+do_reseal(const struct opts *o, const char *url)
+{
+	struct sys_store *s = open_url(o, url, o->store_key, 0);
+	unsigned long n;
+	int rc;
+
+	if ((rc = sys_store_reseal(s, &n)) != 0)
+		fail(s, "reseal", rc);
+	fprintf(stderr, "otp-store: %lu token%s sealed anew\n", n,
+	    n == 1 ? "" : "s");
+	sys_store_close(s);
+	return 0;
 }
 
 static int
@@ -267,6 +369,8 @@ do_user(const struct opts *o, const char *verb, const char *url,
 		cli_usage_error("%s: an empty user name", verb);
 	if (strcmp(verb, "remove") == 0)
 		rc = sys_store_remove(s, user);
+	else if (strcmp(verb, "unlock") == 0)
+		rc = sys_store_unlock(s, user);
 	else
 		rc = sys_store_enable(s, user, strcmp(verb, "enable") == 0);
 	if (rc == OTP_EUSERSUNKNOWN) {
@@ -606,6 +710,12 @@ main(int argc, char *argv[])
 		case OPT_TIMEOUT:
 			o.deadline_ms = cli_deadline("--store-timeout", optarg);
 			break;
+		case OPT_SINCE:
+			o.since = optarg;
+			break;
+		case OPT_BEFORE:
+			o.before = optarg;
+			break;
 		case OPT_WINDOW:
 			if (otp_parse_u64(optarg, 0, OTP_USERS_STATE_WINDOW_MAX,
 			    &v) != 0)
@@ -633,25 +743,40 @@ main(int argc, char *argv[])
 	argv += optind;
 	if (argc < 1)
 		cli_usage_error("a command is needed: init, list, copy, "
-		    "remove, disable, enable or resync");
+		    "remove, disable, enable, resync, unlock, reseal, log or "
+		    "prune");
 	verb = argv[0];
 	argc--;
 	argv++;
-	if (strcmp(verb, "copy") != 0 && (o.force || o.nusers > 0 ||
-	    o.from_key != NULL || o.have_window))
+	if (strcmp(verb, "log") == 0 && o.nusers > 1)
+		cli_usage_error("log: one --user");
+	if (strcmp(verb, "copy") != 0 && (o.force || o.from_key != NULL ||
+	    o.have_window || (o.nusers > 0 && strcmp(verb, "log") != 0)))
 		cli_usage_error("-f, --user, --from-key and --window are "
-		    "copy's");
-	if (strcmp(verb, "init") == 0 || strcmp(verb, "list") == 0) {
+		    "copy's (--user log's too)");
+	if (o.since != NULL && strcmp(verb, "log") != 0)
+		cli_usage_error("--since is log's");
+	if (o.before != NULL && strcmp(verb, "prune") != 0)
+		cli_usage_error("--before is prune's");
+	if (o.before == NULL && strcmp(verb, "prune") == 0)
+		cli_usage_error("prune needs --before=TIME");
+	if (strcmp(verb, "init") == 0 || strcmp(verb, "list") == 0 ||
+	    strcmp(verb, "reseal") == 0 || strcmp(verb, "log") == 0 ||
+	    strcmp(verb, "prune") == 0) {
 		if (argc != 1)
 			cli_usage_error("%s takes one URL", verb);
 		status = verb[0] == 'i' ? do_init(&o, argv[0]) :
-		    do_list(&o, argv[0]);
+		    strcmp(verb, "list") == 0 ? do_list(&o, argv[0]) :
+		    verb[0] == 'r' ? do_reseal(&o, argv[0]) :
+		    strcmp(verb, "log") == 0 ? do_log(&o, argv[0]) :
+		    do_prune(&o, argv[0]);
 	} else if (strcmp(verb, "copy") == 0) {
 		if (argc != 2)
 			cli_usage_error("copy takes FROM and TO");
 		status = do_copy(&o, argv[0], argv[1]);
 	} else if (strcmp(verb, "remove") == 0 ||
-	    strcmp(verb, "disable") == 0 || strcmp(verb, "enable") == 0) {
+	    strcmp(verb, "disable") == 0 || strcmp(verb, "enable") == 0 ||
+	    strcmp(verb, "unlock") == 0) {
 		if (argc != 2)
 			cli_usage_error("%s takes URL and USER", verb);
 		status = do_user(&o, verb, argv[0], argv[1]);
@@ -662,6 +787,7 @@ main(int argc, char *argv[])
 		status = do_resync(&o, argv[0], argv[1], argc - 2, argv + 2);
 	} else
 		cli_usage_error("'%s': not a command (init, list, copy, "
-		    "remove, disable, enable, resync)", verb);
+		    "remove, disable, enable, resync, unlock, reseal, log, "
+		    "prune)", verb);
 	cli_exit(status);
 }

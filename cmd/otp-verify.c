@@ -123,6 +123,7 @@ struct verify {
 	const char	*store_key;	/* --store-key: a database's key */
 	unsigned	 deadline_ms;	/* --store-timeout, 0 the default */
 	const char	*oath_opt;	/* a users file's option given */
+	const char	*limit_opt;	/* --deny or --unlock-time given */
 	int		 group_read;	/* --allow-group-read */
 	int		 unshared;	/* --pam-oath-shared=0 */
 	int		 deny;		/* --deny: 0 default, -1 none */
@@ -253,12 +254,14 @@ usage(void)
 	    "      --usersfile=FILE   the same as --store=oath:FILE\n"
 	    "      --allow-group-read  users file: take one its group may "
 	    "read (mode 0640)\n"
-	    "      --deny=N           users file: N wrong codes in a row "
-	    "lock the user out\n"
-	    "                         (default 5; 0 no limit), counted in "
-	    "FILE.tally/USER\n"
-	    "      --unlock-time=SECONDS  users file: how long a lock-out "
-	    "lasts (default 600)\n"
+	    "      --deny=N           users file, database: N wrong codes in "
+	    "a row lock the\n"
+	    "                         user out (default 5; 0 no limit), "
+	    "counted in\n"
+	    "                         FILE.tally/USER or the token's row\n"
+	    "      --unlock-time=SECONDS  users file, database: how long a "
+	    "lock-out lasts\n"
+	    "                         (default 600)\n"
 	    "      --pam-oath-shared=0|1  users file: 0 when no pam_oath "
 	    "uses it (no 10 ms\n"
 	    "                         linger on FILE.lock; default 1)\n"
@@ -871,11 +874,31 @@ store_fault(struct sys_login *l, const char *path, int rc)
 	    otp_strerror(rc), opt);
 }
 
+/* For a database's audit trail: the RADIUS client (NAS) that asks. */
+static const char *
+radius_origin(void)
+{
+	static char origin[160];
+	char id[64], ip[48];
+
+	if (sys_radius_attr("NAS_IDENTIFIER", id, sizeof(id)) < 0)
+		id[0] = '\0';
+	if (sys_radius_attr("NAS_IP_ADDRESS", ip, sizeof(ip)) < 0)
+		ip[0] = '\0';
+	if (id[0] == '\0' && ip[0] == '\0')
+		return NULL;
+	(void)snprintf(origin, sizeof(origin), "nas=%s%s%s", id,
+	    id[0] != '\0' && ip[0] != '\0' ? "/" : "", ip);
+	return origin;
+}
+
 /* The rules the command line sets for the store. */
 static void
 store_cfg(const struct verify *v, struct sys_store_cfg *c)
 {
 	sys_store_cfg_init(c);
+	if (v->mode == MODE_RADIUS)
+		c->origin = radius_origin();
 	c->ga.flags = v->state_flags;
 	if (v->have_perm)
 		c->ga.allowed_perm = v->allowed_perm;
@@ -1686,6 +1709,9 @@ check_options(const struct verify *v)
 	if (v->oath_opt != NULL && (!(caps & SYS_STORE_MANY) ||
 	    caps & SYS_STORE_SHARED))
 		cli_usage_error("%s needs --usersfile", v->oath_opt);
+	if (v->limit_opt != NULL && !(caps & SYS_STORE_MANY))
+		cli_usage_error("%s needs --usersfile or "
+		    "--store=postgresql://...", v->limit_opt);
 	if ((v->store_key != NULL || v->deadline_ms != 0) &&
 	    !(caps & SYS_STORE_SHARED))
 		cli_usage_error("--store-key and --store-timeout need "
@@ -1826,14 +1852,14 @@ main(int argc, char *argv[])
 				errx(CLI_EXIT_ERR, "--deny: '%s': want 0 to "
 				    "1000", optarg);
 			v.deny = n == 0 ? -1 : (int)n;
-			v.oath_opt = "--deny";
+			v.limit_opt = "--deny";
 			break;
 		case OPT_UNLOCKTIME:
 			if (otp_parse_u64(optarg, 1, INT32_MAX, &n) != 0)
 				errx(CLI_EXIT_ERR, "--unlock-time: '%s': want a "
 				    "number of seconds", optarg);
 			v.unlock_time = (unsigned)n;
-			v.oath_opt = "--unlock-time";
+			v.limit_opt = "--unlock-time";
 			break;
 		case 'h':
 			usage();

@@ -46,7 +46,7 @@
 #define DATA_NAME	"pam_otp:otpw"
 
 /* Options that belong to one kind of store, and the first seen of each. */
-enum { OPTS_GA, OPTS_OATH, OPTS_OTPW, OPTS_KINDS };
+enum { OPTS_GA, OPTS_OATH, OPTS_OTPW, OPTS_LIMIT, OPTS_KINDS };
 
 struct params {
 	const char	*store;		/* the URL, unexpanded */
@@ -65,6 +65,7 @@ struct params {
 	/* the store's rules: sys_store_option() reads them */
 	struct sys_store_cfg cfg;
 	int		 prompt_unknown;	/* oath: ask users without a token */
+	char		 origin[160];	/* a database's audit: rhost= */
 };
 
 /* Whose token it is, where, and as whom the store is read. */
@@ -201,7 +202,8 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
 			return -1;
 		} else if (rc != SYS_OPT_NONE) {
 			kind = rc == SYS_OPT_OATH ? OPTS_OATH :
-			    rc == SYS_OPT_OTPW ? OPTS_OTPW : OPTS_GA;
+			    rc == SYS_OPT_OTPW ? OPTS_OTPW :
+			    rc == SYS_OPT_LIMIT ? OPTS_LIMIT : OPTS_GA;
 		} else {
 			pamotp_log(pamh, LOG_ERR, "unknown option \"%s\"", a);
 			return -1;
@@ -224,6 +226,7 @@ check_args(pam_handle_t *pamh, const struct params *p, unsigned caps)
 	if (caps & SYS_STORE_CHALLENGE) {
 		bad = p->other[OPTS_GA] != NULL ? p->other[OPTS_GA] :
 		    p->other[OPTS_OATH] != NULL ? p->other[OPTS_OATH] :
+		    p->other[OPTS_LIMIT] != NULL ? p->other[OPTS_LIMIT] :
 		    p->nototpw;
 		if (bad != NULL) {
 			pamotp_log(pamh, LOG_ERR, "unknown option \"%s\" (otpw "
@@ -237,6 +240,9 @@ check_args(pam_handle_t *pamh, const struct params *p, unsigned caps)
 	    OPTS_GA : OPTS_OATH];
 	if (bad == NULL)
 		bad = p->other[OPTS_OTPW];
+	/* deny= and unlock_time=: a users file's and a database's. */
+	if (bad == NULL && !(caps & SYS_STORE_MANY))
+		bad = p->other[OPTS_LIMIT];
 	if (bad != NULL) {
 		pamotp_log(pamh, LOG_ERR, "unknown option \"%s\"", bad);
 		return -1;
@@ -758,6 +764,15 @@ open_store(pam_handle_t *pamh, struct params *p, struct target *t, int *rc)
 	    item != NULL)
 		c.ga.rhost = item;
 	c.owner = (unsigned long)t->uid;
+	/* A database's audit trail says whom the host served. */
+	item = NULL;
+	if ((t->caps & SYS_STORE_SHARED) &&
+	    pam_get_item(pamh, PAM_RHOST, &item) == PAM_SUCCESS &&
+	    item != NULL && *(const char *)item != '\0') {
+		(void)snprintf(p->origin, sizeof(p->origin), "rhost=%s",
+		    (const char *)item);
+		c.origin = p->origin;
+	}
 	if ((e = sys_store_open(t->url, &c, &s)) != 0) {
 		log_open_fail(pamh, t->url, e, "");
 		*rc = PAM_AUTH_ERR;

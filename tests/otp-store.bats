@@ -145,6 +145,32 @@ ga_file() {
 	assert_output --partial "30 or 60"
 }
 
+@test "unlock, reseal, log, prune: a database's; their options are theirs alone" {
+	ga_file "$T/a" '" TOTP_AUTH'
+	for c in "unlock ga:$T/a me" "reseal ga:$T/a" "log ga:$T/a" \
+	    "prune --before=now ga:$T/a"; do
+		# shellcheck disable=SC2086 # the command's words
+		run -2 otp-store $c
+		assert_output --partial "the store cannot do that"
+	done
+	run -2 otp-store prune "ga:$T/a"
+	assert_output --partial "prune needs --before=TIME"
+	run -2 otp-store --since=now list "ga:$T/a"
+	assert_output --partial "--since is log's"
+	run -2 otp-store --before=now log "ga:$T/a"
+	assert_output --partial "--before is prune's"
+	run -2 otp-store --user=a --user=b log "ga:$T/a"
+	assert_output --partial "log: one --user"
+	run -2 otp-store --user=a unlock "ga:$T/a" me
+	assert_output --partial "copy's"
+	run -2 otp-store --before=someday prune "ga:$T/a"
+	assert_output --partial "--before"
+	run -2 otp-store unlock "ga:$T/a"
+	assert_output --partial "takes URL and USER"
+	run -2 otp-store reseal "ga:$T/a" x
+	assert_output --partial "takes one URL"
+}
+
 @test "list a users file: each token line's user and kind, in its order; none is said" {
 	printf '%s\n' "# comment" "HOTP/T30	bob	-	$RFC_HEX" \
 	    "HOTP	alice	-	$RFC_HEX	3" "MOTP	mo	1234	e3152afee62599c8" \

@@ -337,7 +337,7 @@ host_stop() {
 	# The reads before a prompt are counted in the statements logged.
 	hosts_setup
 	reads() {
-		grep -c 'SELECT kind, disabled, state, scratch FROM otp_tokens WHERE login = \$1$' \
+		grep -c 'SELECT kind, disabled, state, scratch, gen, failures, locked_until FROM otp_tokens WHERE login = \$1$' \
 		    "$log" || true
 	}
 	host_start a
@@ -446,7 +446,7 @@ host_stop() {
 	count() { grep -cE "execute $1: $2" "$log" || true; }
 	named() { count 'otp_[0-9a-f]{16}' "$1"; }
 	unnamed() { count '<unnamed>' "$1"; }
-	swap='WITH cur AS' read='SELECT kind, disabled, state, scratch FROM'
+	swap='WITH cur AS' read='SELECT kind, disabled, state, scratch, gen, failures, locked_until FROM'
 	V="otp-verify --store=$URL --store-key=$K --user=$PAM_USER"
 	a0=$(named .) s0=$(named "$swap") r0=$(named "$read")
 	us0=$(unnamed "$swap") ur0=$(unnamed "$read")
@@ -480,9 +480,10 @@ host_stop() {
 	[[ $(($(named "$swap") - s0)) == 7 ]] ||
 	    fail "$(($(named "$swap") - s0)) swaps by name, not 3 + 2 + 1 + 1"
 	[[ $(($(named "$read") - r0)) == 1 ]] || fail "the second read not by name"
-	# Sent whole: pamtester's two and the host's first.
-	[[ $(($(unnamed "$swap") - us0)) == 3 ]] ||
-	    fail "$(($(unnamed "$swap") - us0)) swaps sent whole, not 2 + 1"
+	# Sent whole: otp-verify's three (the locked way writes with the
+	# same statement), pamtester's two and the host's first.
+	[[ $(($(unnamed "$swap") - us0)) == 6 ]] ||
+	    fail "$(($(unnamed "$swap") - us0)) swaps sent whole, not 3 + 2 + 1"
 	# Sent whole: otp-verify's three (FOR UPDATE), pamtester's two, the
 	# host's first.
 	[[ $(($(unnamed "$read") - ur0)) == 6 ]] ||
@@ -532,4 +533,47 @@ host_stop() {
 	[[ $(($(stale) - s0)) == 1 ]] || fail "$(($(stale) - s0)) stale plans run, not 1"
 	[[ $(locked) == "$f0" ]] || fail "$(($(locked) - f0)) logins went the locked way"
 	[[ $(psql -X -A -t -d "$DB" -c "SELECT uses FROM otp_tokens") == 4 ]]
+}
+
+@test "a row written back from a dump: a long-lived host that saw a newer one refuses it and logs it; reseal takes it back" {
+	hosts_setup
+	host_start a
+	[[ $(host_login a "$(hotp 1)") == accepted ]] || fail "first login refused"
+	# The row as a dump taken now holds it.
+	psql -X -q -d "$DB" -c "CREATE TABLE saved AS SELECT * FROM otp_tokens"
+	[[ $(host_login a "$(hotp 2)") == accepted ]] || fail "second login refused"
+	[[ $(host_login a "$(hotp 3)") == accepted ]] || fail "third login refused"
+	# Written back: codes 2 and 3 would count again.
+	psql -X -q -d "$DB" -c "UPDATE otp_tokens t SET state = s.state,
+	    scratch = s.scratch, gen = s.gen, failures = s.failures,
+	    locked_until = s.locked_until FROM saved s WHERE t.login = s.login"
+	[[ $(host_login a "$(hotp 2)") == refused* ]] || fail "a used code accepted again"
+	[[ $(host_login a "$(hotp 4)") == refused* ]] || fail "an old row taken"
+	run -0 otp-store log --user="$PAM_USER" "$URL"
+	assert_line --partial "older than one this host has seen"
+	# The administrator's reseal after a restore: served again.
+	run -0 otp-store --store-key="$K" reseal "$URL"
+	[[ $(host_login a "$(hotp 4)") == accepted ]] || fail "resealed, refused"
+	host_stop a
+}
+
+@test "store=postgresql://: deny= and unlock_time= count in the row; the audit trail names the host" {
+	service t "auth required @MOD@ $OPTS deny=2 unlock_time=600"
+	pam_run t 000001
+	refused
+	pam_run t 000002
+	refused
+	pam_run t "$(totp $T0)"
+	refused
+	[[ $(psql -X -A -t -d "$DB" -c "SELECT failures FROM otp_tokens") == 2 ]]
+	run -0 otp-store --store-key="$K" unlock "$URL" "$PAM_USER"
+	pam_run t "$(totp $T0)"
+	accepted
+	run -0 otp-store log "$URL"
+	assert_line --index 0 --regexp $'\t'"$(hostname)"$'\trefuse\twrong code$'
+	assert_line --index 2 --regexp $'\trefuse\tlocked out$'
+	service t "auth required @MOD@ $OPTS deny=x"
+	pam_run t "$(totp $T0)"
+	refused
+	assert_output --partial "deny must be"
 }

@@ -55,6 +55,6 @@ complete -c otp-verify -l store -x -a '(__otp_store_url)' -d 'Where tokens live:
 complete -c otp-verify -l store-key -r -F -d 'postgresql: the store key file'
 complete -c otp-verify -l store-timeout -x -a '500ms 1s 3s 10s' -d 'postgresql: the deadline of a check'
 complete -c otp-verify -l allow-group-read -d 'users file: take one its group may read'
-complete -c otp-verify -l deny -x -d 'users file: wrong codes in a row that lock a user out'
-complete -c otp-verify -l unlock-time -x -d 'users file: how long a lock-out lasts'
+complete -c otp-verify -l deny -x -d 'users file, database: wrong codes in a row that lock a user out'
+complete -c otp-verify -l unlock-time -x -d 'users file, database: how long a lock-out lasts'
 complete -c otp-verify -l pam-oath-shared -x -a '0 1' -d 'users file: whether pam_oath uses it too'

@@ -398,6 +398,36 @@ owner_reason(const struct sys_store *s, int rc, char *reason, size_t size)
 }
 
 int
+sys_store_unlock(struct sys_store *s, const char *user)
+{
+	return s->ops->unlock == NULL ? OTP_ESTOREOP :
+	    s->ops->unlock(s, user);
+}
+
+int
+sys_store_reseal(struct sys_store *s, unsigned long *n)
+{
+	*n = 0;
+	return s->ops->reseal == NULL ? OTP_ESTOREOP : s->ops->reseal(s, n);
+}
+
+int
+sys_store_log(struct sys_store *s, const char *user, int64_t since,
+    sys_store_log_fn *fn, void *arg)
+{
+	return s->ops->log == NULL ? OTP_ESTOREOP :
+	    s->ops->log(s, user, since, fn, arg);
+}
+
+int
+sys_store_prune(struct sys_store *s, int64_t before, unsigned long *n)
+{
+	*n = 0;
+	return s->ops->prune == NULL ? OTP_ESTOREOP :
+	    s->ops->prune(s, before, n);
+}
+
+int
 sys_store_export(struct sys_store *s, const char *user, char *img,
     size_t imgsz, size_t *len)
 {

@@ -66,6 +66,10 @@ struct sys_store_cfg {
 					 * store.c), else SYS_STORE_PGMODULE */
 	unsigned	deadline_ms;	/* postgresql: a login's deadline,
 					 * 0 for SYS_STORE_DEADLINE */
+	const char	*origin;	/* postgresql: who asks, for the
+					 * audit trail after the host's name
+					 * (the remote host, a RADIUS NAS);
+					 * NULL for none */
 };
 
 /* Where the PostgreSQL store's key and module are, unless told. */
@@ -90,6 +94,8 @@ enum sys_opt_kind {
 	SYS_OPT_GA,		/* the state file's (and a database's) */
 	SYS_OPT_OATH,		/* the users file's */
 	SYS_OPT_OTPW,		/* the OTPW list's */
+	SYS_OPT_LIMIT,		/* the attempt limit: a users file's and a
+				 * database's */
 };
 
 /* Read one option as pam_otp.so takes it ("window=3", "nolock",
@@ -184,8 +190,24 @@ struct sys_store_entry {
 	int64_t		 created;	/* seconds since the epoch */
 	int64_t		 last_used;	/* or -1: never */
 	uint64_t	 uses;		/* accepts so far */
+	unsigned	 failures;	/* wrong answers since the last
+					 * accept (a database's) */
+	int64_t		 locked_until;	/* a lock-out's end, 0: none */
+	const char	*last_from;	/* where the last accept came from,
+					 * NULL: not known */
 };
 typedef int sys_store_each_fn(void *arg, const struct sys_store_entry *e);
+
+/* One entry of a database's audit trail (sys_store_log()). */
+struct sys_store_logent {
+	int64_t		 at;		/* seconds since the epoch */
+	const char	*user;		/* not NUL-terminated: userlen bytes */
+	size_t		 userlen;
+	const char	*server;	/* who decided, for whom; "" unknown */
+	const char	*outcome;	/* accept, refuse, error, admin */
+	const char	*reason;	/* never a code */
+};
+typedef int sys_store_log_fn(void *arg, const struct sys_store_logent *e);
 /* Make the store ready: the schema, the store key file (created, mode
  * 0600, when missing: *made says so). */
 int sys_store_init(struct sys_store *s, int *made);
@@ -204,6 +226,17 @@ int sys_store_enable(struct sys_store *s, const char *user, int on);
  * place or more than one. */
 int sys_store_resync(struct sys_store *s, const char *user,
     const char *const *codes, size_t n, int64_t *moved);
+/* Clear user's failures and lock-out; OTP_EUSERSUNKNOWN. */
+int sys_store_unlock(struct sys_store *s, const char *user);
+/* Seal every token anew with a generation above any a host has seen (after
+ * a backup is restored); *n gets how many. */
+int sys_store_reseal(struct sys_store *s, unsigned long *n);
+/* fn for each audit entry, oldest first, of user (NULL: everyone's) at
+ * since or later, until fn returns non-zero (returned). */
+int sys_store_log(struct sys_store *s, const char *user, int64_t since,
+    sys_store_log_fn *fn, void *arg);
+/* Remove the audit entries older than before; *n gets how many. */
+int sys_store_prune(struct sys_store *s, int64_t before, unsigned long *n);
 /* user's token with its state as a state file image (its scratch codes
  * only where the store can give them back), read only. */
 int sys_store_export(struct sys_store *s, const char *user, char *img,

@@ -48,6 +48,12 @@ struct sys_store_ops {
 		    size_t imgsz, size_t *len);
 	int	(*resync)(struct sys_store *s, const char *user,
 		    const char *const *codes, size_t n, int64_t *moved);
+	int	(*unlock)(struct sys_store *s, const char *user);
+	int	(*reseal)(struct sys_store *s, unsigned long *n);
+	int	(*log)(struct sys_store *s, const char *user, int64_t since,
+		    sys_store_log_fn *fn, void *arg);
+	int	(*prune)(struct sys_store *s, int64_t before,
+		    unsigned long *n);
 };
 
 /* The entry point of a loadable store: its table row, or NULL when the

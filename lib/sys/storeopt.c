@@ -70,11 +70,11 @@ sys_store_option(struct sys_store_cfg *c, const char *a, const char **why)
 		    &n);
 		c->unshared = n == 0;
 	} else if (strncmp(a, "deny=", 5) == 0) {
-		kind = SYS_OPT_OATH;
+		kind = SYS_OPT_LIMIT;
 		rc = number(a, 5, 0, 1000, "deny must be 0 to 1000", why, &n);
 		c->deny = n == 0 ? -1 : (int)n;
 	} else if (strncmp(a, "unlock_time=", 12) == 0) {
-		kind = SYS_OPT_OATH;
+		kind = SYS_OPT_LIMIT;
 		rc = number(a, 12, 1, INT32_MAX, "unlock_time must be a number "
 		    "of seconds", why, &n);
 		c->unlock_time = (unsigned)n;

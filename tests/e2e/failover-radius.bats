@@ -268,6 +268,11 @@ $RAD_ACCOUNT 600"
 	tally "database well, 3 wrong codes at once on each server"
 	((NO == 6)) || fail "database well: $NO refused of 6"
 	well=$MAX
+	# 5 of them, on either server, lock the token (deny=5), counted in
+	# its row: the administrator clears it.
+	otp-store --store-key="$K" list "$URL" | grep -q $'^sb\t.*\tfails=5\tlocked=2' ||
+	    fail "6 wrong codes on two servers did not lock sb"
+	run -0 otp-store --store-key="$K" unlock "$URL" sb
 	rad_db_stop frs immediate || fail "cannot stop the standby"
 	# Each a new code: the commit waits for the standby for ever, the
 	# store cancels it at the deadline (its outcome unknown: refused).
@@ -324,7 +329,10 @@ $RAD_ACCOUNT 600"
 	say "standby lost: refusals logged: ${#lines[@]} with the deadline's reason, $n with \"code already used\" (9 + 1 sent)"
 	((${#lines[@]} >= 4 && ${#lines[@]} + n == 10)) ||
 	    fail "refusals logged: ${#lines[@]} + $n, not 10: $(grep -hF '"sb"' "$R1/log/syslog" "$R2/log/syslog")"
-	[ "$(syslog_count 'invalid verification code for "sb": wrong code')" -eq 6 ]
+	# 5 wrong codes lock the token (deny=5): the sixth is refused as
+	# locked out.
+	[ "$(syslog_count 'invalid verification code for "sb": wrong code')" -eq 5 ]
+	[ "$(syslog_count 'invalid verification code for "sb": locked out')" -eq 1 ]
 	[ "$(syslog_count 'accepted verification code for "sb"')" -eq 4 ]
 }
 

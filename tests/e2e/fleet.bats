@@ -408,10 +408,13 @@ thaw_db() {
 	local c base p
 	new_user frozen
 	# Both servers hold open connections; a refusal's time with the
-	# database well.
-	run rad_auth "$P1" frozen 000000
-	run rad_auth "$P2" frozen 000000
-	timed_auth "$P1" frozen 000001
+	# database well.  A user without a token: a wrong code of frozen's
+	# would be written (its count), and a server that kept that row
+	# would send its next login's write at once, to run when the
+	# database thaws (an outcome unknown, the code perhaps used).
+	run rad_auth "$P1" frozen-nobody 000000
+	run rad_auth "$P2" frozen-nobody 000000
+	timed_auth "$P1" frozen-nobody 000001
 	base=$MS
 	c=$(rad_code "$KEY")
 	freeze_db

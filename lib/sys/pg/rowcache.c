@@ -28,6 +28,7 @@
 #include "rowcache.h"
 
 #define ROWCACHE_SLOTS	4096
+#define SEEN_SLOTS	65536
 
 struct entry {
 	char		*conninfo;
@@ -39,6 +40,14 @@ struct entry {
 static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct entry cache[ROWCACHE_SLOTS];
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+/* The generations seen, by a 64-bit hash of server and user: a row
+ * older than one seen here is one written back (store_pg.c).  A child
+ * of fork() saw what its parent saw: the marks stay true there. */
+static struct {
+	uint64_t	key;
+	int64_t		gen;
+} seen[SEEN_SLOTS];
 
 /* fork() with the mutex held by another thread would leave it locked in
  * the child: hold it across the fork.  The child's rows stay where they
@@ -105,12 +114,39 @@ entry_clear(struct entry *e)
 }
 
 /* FNV-1a over conninfo, a NUL, and user. */
-static size_t
-slot_of(const char *conninfo, const char *user)
+static uint64_t
+hash_of(const char *conninfo, const char *user)
 {
 	uint64_t h = fnv1a64(FNV64_BASIS, conninfo) * 0x100000001b3ULL;
 
-	return (size_t)(fnv1a64(h, user) % ROWCACHE_SLOTS);
+	return fnv1a64(h, user);
+}
+
+static size_t
+slot_of(const char *conninfo, const char *user)
+{
+	return (size_t)(hash_of(conninfo, user) % ROWCACHE_SLOTS);
+}
+
+int64_t
+rowcache_seen(const char *conninfo, const char *user, int64_t gen)
+{
+	uint64_t key = hash_of(conninfo, user) | 1;	/* 0: an empty slot */
+	size_t i = (size_t)(key % SEEN_SLOTS);
+	int64_t was = 0;
+
+	(void)pthread_once(&fork_once, fork_register);
+	(void)pthread_mutex_lock(&cache_mu);
+	if (seen[i].key == key)
+		was = seen[i].gen;
+	else {
+		seen[i].key = key;
+		seen[i].gen = 0;
+	}
+	if (gen > seen[i].gen)
+		seen[i].gen = gen;
+	(void)pthread_mutex_unlock(&cache_mu);
+	return was;
 }
 
 int

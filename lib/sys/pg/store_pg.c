@@ -7,16 +7,19 @@
  * A token is a row of otp_tokens (schema.sql): the user name as bytea,
  * its kind, whether it is disabled, its state — a state file image as
  * otp-state(5) describes, without its scratch codes, sealed under the
- * store key with the user and kind as associated data — and its scratch
- * codes as keyed hashes.  A login is one transaction with the user's row
- * locked (SELECT ... FOR UPDATE): the row read, the state file engine's
- * login run over the image at the time read once the lock is held, the
- * new row written, COMMIT.  So any number of servers accept a code, use
- * a scratch code, move a counter or count a try exactly once between
- * them.  Anything that goes wrong — no server, the deadline, a row that
- * does not open, a COMMIT that fails or does not come back — is a
- * refusal, never an accept.  Every statement has parameters; no SQL is
- * ever built from a string.
+ * store key with the user, kind, generation, disabled flag, failures and
+ * lock-out as associated data (assoc) — and its scratch codes as keyed
+ * hashes.  A login is one transaction with the user's row locked
+ * (SELECT ... FOR UPDATE): the row read, the state file engine's login
+ * run over the image at the time read once the lock is held, the
+ * attempt limit applied (limit), the new row written with the next
+ * generation and an otp_log entry, COMMIT.  So any number of servers
+ * accept a code, use a scratch code, move a counter or count a try
+ * exactly once between them.  Anything that goes wrong — no server, the
+ * deadline, a row that does not open or is older than one this process
+ * has seen, a COMMIT that fails or does not come back — is a refusal,
+ * never an accept.  Every statement has parameters; no SQL is ever built
+ * from a string.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,16 +39,22 @@
 #include "schema.h"
 #include "store_int.h"
 
-#define SCHEMA_VERSION	1
+#define SCHEMA_VERSION	2
 #define USER_MAX	255		/* bytes of a login (schema.sql) */
 #define SCRATCH_MAX	64		/* scratch codes one row keeps */
 #define SEALED_MAX	(OTP_STATE_MAX + OTP_SEAL_OVERHEAD)
-#define AD_MAX		(32 + USER_MAX)
+#define AD_MAX		(64 + USER_MAX)
 #define KIND_MAX	7		/* bytes of a kind (struct pg_row) */
 #define SCRATCH_BYTES	(SCRATCH_MAX * OTP_SEAL_HASHLEN)
+#define FROM_MAX	160		/* bytes of otp_log.server */
+#define LOG_TEXT_MAX	512		/* bytes of an otp_log text shown */
 /* A bytea of n bytes as text: "\x" and hex, or at most 4 characters a
  * byte (bytea_output = escape). */
 #define BYTEA_TEXT(n)	(2 + 4 * (size_t)(n))
+
+/* The columns of a row a login reads, in the order row_of takes them. */
+#define ROW_COLS	"kind, disabled, state, scratch, gen, failures, " \
+	"locked_until"
 
 /* The open store: where, and the keys once read. */
 struct pg_store {
@@ -85,6 +94,22 @@ used(size_t *at, size_t n)
 	if (n > *at)
 		*at = n;
 }
+
+/* What rewrite() changes of a row. */
+enum rewrite {
+	RW_ENABLE,
+	RW_DISABLE,
+	RW_UNLOCK,
+	RW_RESEAL,		/* every row: a generation above any seen */
+	RW_UPGRADE,		/* every row of schema version 1 */
+};
+
+static int rewrite(struct sys_store *, struct pgc *, const char *,
+    enum rewrite, unsigned long *);
+static void wipe_used(struct pg_login *);
+static void audit(struct sys_login *, const struct sys_verdict *, int);
+static int user_exec(struct sys_store *, const char *, const char *,
+    PGresult **);
 
 /* ---- store key ------------------------------------------------------ */
 
@@ -189,22 +214,60 @@ make_key(struct sys_store *s, int *made)
 
 /* ---- rows ------------------------------------------------------------ */
 
-/* What a row's seal binds: the store, the user and the kind (a kind is
- * at most KIND_MAX bytes, a user USER_MAX: col_kind, the callers). */
+/* n big-endian bytes of v at p. */
 static size_t
-assoc(char *ad, const char *user, size_t ulen, const char *kind)
+put_be(char *p, uint64_t v, size_t n)
 {
-	size_t n = 0, k = strnlen(kind, KIND_MAX);
+	size_t i;
 
-	memcpy(ad, "otp-utils pg 1", 15);	/* with its NUL */
-	n = 15;
+	for (i = 0; i < n; i++)
+		p[i] = (char)(v >> (8 * (n - 1 - i)));
+	return n;
+}
+
+/* What a row's seal binds: the store, the kind, the row's generation,
+ * whether it is disabled, its failures and lock-out, and the user.  A
+ * row of schema version 1 (gen 0) bound the kind and the user alone;
+ * only init and reseal open one, to seal it anew.  A kind is at most
+ * KIND_MAX bytes, a user USER_MAX (col_kind, the callers). */
+static size_t
+assoc(char *ad, const char *user, size_t ulen, const char *kind,
+    const struct pg_meta *m)
+{
+	size_t n, k = strnlen(kind, KIND_MAX);
+
+	if (m->gen == 0) {
+		memcpy(ad, "otp-utils pg 1", 15);	/* with its NUL */
+		n = 15;
+	} else {
+		memcpy(ad, "otp-utils pg 2", 15);
+		n = 15;
+	}
 	memcpy(ad + n, kind, k);
 	ad[n + k] = '\0';
 	n += k + 1;
+	if (m->gen != 0) {
+		n += put_be(ad + n, (uint64_t)m->gen, 8);
+		ad[n++] = m->disabled ? 1 : 0;
+		n += put_be(ad + n, (uint32_t)m->failures, 4);
+		n += put_be(ad + n, (uint64_t)m->locked, 8);
+	}
 	memcpy(ad + n, user, ulen);
 	return n + ulen;
 }
 
+/* A new token's generation, and the least one after a restore (reseal):
+ * microseconds of the real clock, above any a write has made before. */
+static int64_t
+gen_now(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* A text-format bytea ("\x" and hex) into out; its length or -1. */
 /* A bytea as text into out, whatever the server's bytea_output: "\x"
  * and hex, or the escape format (printable bytes as themselves, "\\"
  * for a backslash, "\ooo" for the others); its length, or -1 (a bad
@@ -274,25 +337,34 @@ col_bool(const PGresult *r, int row, int col)
 	return t == NULL ? -1 : t[0] == 't';
 }
 
-/* The kind, state and scratch of r's first row (as text, in columns
- * off, off + 2 and off + 3) into row. */
+/* Row i of r (ROW_COLS as text from column off) into row; a result of
+ * fewer rows or columns (a server's answer is no bound) is a bad row. */
 static int
-row_of(const PGresult *r, int off, struct pg_row *row)
+row_at(const PGresult *r, int i, int off, struct pg_row *row)
 {
-	const char *kind = col_kind(r, 0, off);
+	const char *kind = col_kind(r, i, off), *v[3];
+	int j, dis;
 	size_t stsz, scsz;
 	long m, k;
 
 	memset(row, 0, sizeof(*row));
+	/* Numbers of at most 20 digits and a sign. */
+	for (j = 0; j < 3; j++)
+		if ((v[j] = pgc_text(r, i, off + 4 + j, 21, NULL)) == NULL)
+			return OTP_ESTOREROW;
 	/* Buffers as long as the text at most: a row is some hundred
 	 * bytes, the largest state much more. */
-	if (kind == NULL ||
-	    pgc_text(r, 0, off + 2, BYTEA_TEXT(SEALED_MAX), &stsz) == NULL ||
-	    pgc_text(r, 0, off + 3, BYTEA_TEXT(SCRATCH_BYTES), &scsz) == NULL)
+	if (kind == NULL || (dis = col_bool(r, i, off + 1)) < 0 ||
+	    pgc_text(r, i, off + 2, BYTEA_TEXT(SEALED_MAX), &stsz) == NULL ||
+	    pgc_text(r, i, off + 3, BYTEA_TEXT(SCRATCH_BYTES), &scsz) == NULL)
 		return OTP_ESTOREROW;
 	stsz = stsz < SEALED_MAX ? stsz + 1 : SEALED_MAX;
 	scsz = scsz < SCRATCH_BYTES ? scsz + 1 : SCRATCH_BYTES;
 	(void)snprintf(row->kind, sizeof(row->kind), "%s", kind);
+	row->m.disabled = dis;
+	row->m.gen = strtoll(v[0], NULL, 10);
+	row->m.failures = (int32_t)strtol(v[1], NULL, 10);
+	row->m.locked = strtoll(v[2], NULL, 10);
 	if ((row->state = malloc(stsz)) == NULL ||
 	    (row->scratch = malloc(scsz)) == NULL) {
 		pg_row_clear(row);
@@ -307,6 +379,13 @@ row_of(const PGresult *r, int off, struct pg_row *row)
 	row->statelen = (size_t)m;
 	row->scratchlen = (size_t)k;
 	return 0;
+}
+
+/* ROW_COLS of r's first row from column off into row. */
+static int
+row_of(const PGresult *r, int off, struct pg_row *row)
+{
+	return row_at(r, 0, off, row);
 }
 
 static const char *
@@ -333,6 +412,15 @@ db_fail(char *reason, size_t n, const struct pgc *p, int rc)
 {
 	(void)snprintf(reason, n, "%s", p->why);
 	return rc;
+}
+
+/* p failed for want of a table or a column: a store of no schema, or of
+ * an older one (otp-store init makes it, or brings it up). */
+static int
+no_schema(const struct pgc *p)
+{
+	return strncmp(p->why, "42P01", 5) == 0 ||
+	    strncmp(p->why, "42703", 5) == 0;
 }
 
 /* A statement outside a login: connect, run, give the connection back. */
@@ -437,6 +525,7 @@ pg_init(struct sys_store *s, int *made)
 	struct pg_store *ps = s->impl;
 	const char *vals[1];
 	int lens[1], fmts[1] = { 1 };
+	unsigned long n;
 	struct pgc p;
 	PGresult *r;
 	int rc;
@@ -462,6 +551,9 @@ pg_init(struct sys_store *s, int *made)
 	PQclear(r);
 	if ((rc = check_schema(s, &p)) != 0)
 		goto out;
+	/* A version-1 store's rows, sealed anew for version 2. */
+	if ((rc = rewrite(s, &p, NULL, RW_UPGRADE, &n)) != 0)
+		goto out;
 	rc = admin_exec(s, &p, "COMMIT", 0, NULL, NULL, NULL, &r);
 	if (rc == 0)
 		PQclear(r);
@@ -480,14 +572,15 @@ unmake:
 	return rc;
 }
 
-/* Seal body for user and kind into the login's buffer; its length. */
+/* Seal body for user, kind and m into the login's buffer; its length. */
 static int
 seal_body(const struct pg_store *ps, struct pg_login *pl, const char *user,
-    size_t ulen, const char *kind, size_t bodylen, size_t *sealedlen)
+    size_t ulen, const char *kind, const struct pg_meta *m, size_t bodylen,
+    size_t *sealedlen)
 {
 	uint8_t nonce[OTP_SEAL_NONCELEN];
 	char ad[AD_MAX];
-	size_t adlen = assoc(ad, user, ulen, kind);
+	size_t adlen = assoc(ad, user, ulen, kind, m);
 	int rc;
 
 	if ((rc = sys_random_bytes(nonce, sizeof(nonce))) != 0)
@@ -504,18 +597,22 @@ pg_put(struct sys_store *s, const char *user, const struct sys_record *r,
     int force, int *note)
 {
 	static const char *const sql[2] = {
-		"INSERT INTO otp_tokens (login, kind, state, scratch) "
-		"VALUES ($1, $2, $3, $4) ON CONFLICT (login) DO NOTHING",
-		"INSERT INTO otp_tokens (login, kind, state, scratch) "
-		"VALUES ($1, $2, $3, $4) ON CONFLICT (login) DO UPDATE SET "
-		"kind = $2, state = $3, scratch = $4, disabled = false, "
-		"created = now(), last_used = NULL, uses = 0",
+		"INSERT INTO otp_tokens (login, kind, state, scratch, gen) "
+		"VALUES ($1, $2, $3, $4, $5) ON CONFLICT (login) DO NOTHING",
+		"INSERT INTO otp_tokens (login, kind, state, scratch, gen) "
+		"VALUES ($1, $2, $3, $4, $5) ON CONFLICT (login) DO UPDATE "
+		"SET kind = $2, state = $3, scratch = $4, gen = $5, "
+		"disabled = false, failures = 0, locked_until = 0, "
+		"created = now(), last_used = NULL, last_from = NULL, "
+		"uses = 0",
 	};
 	struct pg_store *ps = s->impl;
 	struct pg_login *pl;
 	struct otp_state *st = NULL;
-	const char *vals[4], *kind;
-	int lens[4], fmts[4] = { 1, 0, 1, 1 };
+	struct pg_meta m = { gen_now(), 0, 0, 0 };
+	const char *vals[5], *kind;
+	char gen[24];
+	int lens[5], fmts[5] = { 1, 0, 1, 1, 0 };
 	size_t ulen, bodylen, n, i, sealedlen;
 	struct pgc p;
 	PGresult *res;
@@ -556,9 +653,24 @@ pg_put(struct sys_store *s, const char *user, const struct sys_record *r,
 	for (i = 0; i < n; i++)
 		scratch_hash(ps, user, ulen, pl->codes[i],
 		    pl->scratch + i * OTP_SEAL_HASHLEN);
-	if ((rc = seal_body(ps, pl, user, ulen, kind, bodylen, &sealedlen)) !=
-	    0)
+	/* A token replaced: above the generation it replaces, whatever the
+	 * clocks of the hosts that wrote it said (a host refuses a row
+	 * older than one it has seen). */
+	if (force && (rc = user_exec(s, "SELECT gen FROM otp_tokens WHERE "
+	    "login = $1", user, &res)) == 0) {
+		const char *g = pgc_text(res, 0, 0, 21, NULL);
+
+		if (g != NULL && strtoll(g, NULL, 10) >= m.gen)
+			m.gen = strtoll(g, NULL, 10) + 1;
+		PQclear(res);
+	} else if (force)
 		goto out;
+	if ((rc = seal_body(ps, pl, user, ulen, kind, &m, bodylen,
+	    &sealedlen)) != 0)
+		goto out;
+	(void)snprintf(gen, sizeof(gen), "%" PRId64, m.gen);
+	vals[4] = gen;
+	lens[4] = 0;
 	vals[0] = user;
 	lens[0] = (int)ulen;
 	vals[1] = kind;
@@ -569,7 +681,7 @@ pg_put(struct sys_store *s, const char *user, const struct sys_record *r,
 	lens[3] = (int)(n * OTP_SEAL_HASHLEN);
 	pgc_start(&p, s);
 	if ((rc = check_schema(s, &p)) == 0 &&
-	    (rc = admin_exec(s, &p, sql[force != 0], 4, vals, lens, fmts,
+	    (rc = admin_exec(s, &p, sql[force != 0], 5, vals, lens, fmts,
 	    &res)) == 0) {
 		if (strcmp(PQcmdTuples(res), "1") != 0)
 			rc = OTP_ESTATEEXIST;
@@ -631,16 +743,19 @@ list_row(void *arg, const PGresult *r)
 {
 	struct list_arg *la = arg;
 	struct sys_store_entry e;
-	const char *v[7];
+	const char *v[10];
 	long n;
 	int i;
 
 	memset(&e, 0, sizeof(e));
 	/* Numbers of at most 20 digits and a sign; last_used may be NULL. */
-	for (i = 3; i < 7; i++)
+	for (i = 3; i < 9; i++)
 		if ((v[i] = pgc_text(r, 0, i, 21, NULL)) == NULL &&
 		    !(i == 5 && pgc_null(r, 0, i)))
 			return OTP_ESTOREROW;
+	if ((v[9] = pgc_text(r, 0, 9, FROM_MAX, NULL)) == NULL &&
+	    !pgc_null(r, 0, 9))
+		return OTP_ESTOREROW;
 	n = col_bytea(r, 0, 0, (uint8_t *)la->user, USER_MAX);
 	if (n <= 0 || (e.kind = col_kind(r, 0, 1)) == NULL ||
 	    (i = col_bool(r, 0, 2)) < 0)
@@ -653,6 +768,9 @@ list_row(void *arg, const PGresult *r)
 	e.created = strtoll(v[4], NULL, 10);
 	e.last_used = v[5] == NULL ? -1 : strtoll(v[5], NULL, 10);
 	e.uses = strtoull(v[6], NULL, 10);
+	e.failures = (unsigned)strtoul(v[7], NULL, 10);
+	e.locked_until = strtoll(v[8], NULL, 10);
+	e.last_from = v[9];
 	return la->fn(la->arg, &e);
 }
 
@@ -671,11 +789,12 @@ pg_list(struct sys_store *s, sys_store_each_fn *fn, void *arg)
 	rc = pgc_each(&p, "SELECT login, kind, disabled, "
 	    "octet_length(scratch) / 32, "
 	    "extract(epoch FROM created)::bigint, "
-	    "extract(epoch FROM last_used)::bigint, uses "
+	    "extract(epoch FROM last_used)::bigint, uses, failures, "
+	    "locked_until, last_from "
 	    "FROM otp_tokens ORDER BY login", 0, NULL, NULL, NULL,
 	    list_row, &la);
 	if (rc == OTP_EDB || rc == OTP_EDEADLINE) {
-		if (strncmp(p.why, "42P01", 5) == 0)
+		if (no_schema(&p))
 			rc = OTP_ESTORESCHEMA;
 		(void)db_fail(s->reason, sizeof(s->reason), &p, rc);
 	}
@@ -683,33 +802,327 @@ pg_list(struct sys_store *s, sys_store_each_fn *fn, void *arg)
 	return rc;
 }
 
-/* One statement on user's row; OTP_EUSERSUNKNOWN when it has none. */
-static int
-row_exec(struct sys_store *s, const char *sql, const char *user)
+/* ---- rows sealed anew: enable, disable, unlock, reseal, upgrade ----- */
+
+
+/* Who decides, for the audit trail: this host's name and the front
+ * end's origin, printable ASCII only (the column is text). */
+static void
+origin(const struct sys_store *s, char *out, size_t outsz)
 {
+	char host[128];
+	size_t i;
+
+	if (gethostname(host, sizeof(host)) != 0)
+		host[0] = '\0';
+	host[sizeof(host) - 1] = '\0';
+	(void)snprintf(out, outsz, "%s%s%s", host, s->cfg.origin != NULL &&
+	    *host != '\0' ? " " : "", s->cfg.origin != NULL ?
+	    s->cfg.origin : "");
+	for (i = 0; out[i] != '\0'; i++)
+		if ((unsigned char)out[i] < 0x20 ||
+		    (unsigned char)out[i] > 0x7e)
+			out[i] = '?';
+}
+
+/* The row and, with it, an audit entry. */
+static int
+pg_remove(struct sys_store *s, const char *user)
+{
+	char from[FROM_MAX];
+	const char *vals[2] = { user, from };
+	int lens[2] = { (int)strlen(user), 0 }, fmts[2] = { 1, 0 };
+	struct pgc p;
 	PGresult *r;
 	int rc;
 
-	if ((rc = user_exec(s, sql, user, &r)) == 0) {
+	if (lens[0] == 0 || lens[0] > USER_MAX)
+		return OTP_EUSERSFIELD;
+	origin(s, from, sizeof(from));
+	pgc_start(&p, s);
+	rc = admin_exec(s, &p, "WITH d AS (DELETE FROM otp_tokens WHERE "
+	    "login = $1 RETURNING login) INSERT INTO otp_log (login, server, "
+	    "outcome, reason) SELECT login, $2, 'admin', 'removed' FROM d", 2,
+	    vals, lens, fmts, &r);
+	if (rc == 0) {
 		if (strcmp(PQcmdTuples(r), "0") == 0)
 			rc = OTP_EUSERSUNKNOWN;
 		PQclear(r);
 	}
+	pgc_put(&p);
 	return rc;
 }
 
+/* Open row, user's as read, and seal it anew with nm into b->sealed. */
 static int
-pg_remove(struct sys_store *s, const char *user)
+reseal(const struct pg_store *ps, struct pg_login *b, const char *user,
+    size_t ulen, const struct pg_row *row, const struct pg_meta *nm,
+    size_t *sealedlen)
 {
-	return row_exec(s, "DELETE FROM otp_tokens WHERE login = $1", user);
+	char ad[AD_MAX];
+	size_t adlen = assoc(ad, user, ulen, row->kind, &row->m), bodylen;
+	int rc;
+
+	if (row->statelen > SEALED_MAX)
+		return OTP_ESTOREROW;
+	rc = otp_unseal(&ps->keys, ad, adlen, row->state, row->statelen,
+	    (uint8_t *)b->body, OTP_STATE_MAX, &bodylen);
+	used(&b->used.body, rc == 0 ? bodylen : OTP_STATE_MAX);
+	if (rc != 0)
+		return rc;
+	return seal_body(ps, b, user, ulen, row->kind, nm, bodylen,
+	    sealedlen);
+}
+
+/* In p's open transaction: user's row (RW_ENABLE, RW_DISABLE,
+ * RW_UNLOCK; an audit entry each) or every row (RW_RESEAL, RW_UPGRADE)
+ * locked, opened and sealed anew as what says; *count rows. */
+static int
+rewrite(struct sys_store *s, struct pgc *p, const char *user,
+    enum rewrite what, unsigned long *count)
+{
+	static const char *const reasons[] = { "enabled", "disabled",
+	    "unlocked" };
+	struct pg_store *ps = s->impl;
+	struct pg_login *b;
+	struct pg_row row;
+	struct pg_meta nm;
+	char login[USER_MAX + 1], num[3][24], from[FROM_MAX];
+	const char *vals[6];
+	int lens[6], fmts[6] = { 1, 1, 0, 0, 0, 0 }, logfmts[3] = { 1, 0, 0 };
+	size_t sealedlen;
+	PGresult *r = NULL, *w;
+	long ulen;
+	int rc = 0, i, n;
+
+	*count = 0;
+	vals[0] = user;
+	lens[0] = user != NULL ? (int)strlen(user) : 0;
+	rc = admin_exec(s, p, what == RW_UPGRADE ? "SELECT login, " ROW_COLS
+	    " FROM otp_tokens WHERE gen = 0 FOR UPDATE" : "SELECT login, "
+	    ROW_COLS " FROM otp_tokens WHERE $1::bytea IS NULL OR "
+	    "login = $1 FOR UPDATE", what == RW_UPGRADE ? 0 : 1, vals, lens,
+	    fmts, &r);
+	if (rc != 0)
+		return rc;
+	if ((b = malloc(sizeof(*b))) == NULL) {
+		PQclear(r);
+		return OTP_ENOMEM;
+	}
+	memset(&b->used, 0, sizeof(b->used));
+	origin(s, from, sizeof(from));
+	n = PQntuples(r);
+	for (i = 0; i < n && rc == 0; i++) {
+		ulen = col_bytea(r, i, 0, (uint8_t *)login, USER_MAX);
+		if (ulen <= 0 || row_at(r, i, 1, &row) != 0) {
+			rc = OTP_ESTOREROW;
+			break;
+		}
+		login[ulen] = '\0';
+		nm = row.m;
+		switch (what) {
+		case RW_ENABLE:
+		case RW_DISABLE:
+			nm.disabled = what == RW_DISABLE;
+			break;
+		case RW_UNLOCK:
+			nm.failures = 0;
+			nm.locked = 0;
+			break;
+		case RW_RESEAL:
+		case RW_UPGRADE:
+			break;
+		}
+		nm.gen = what >= RW_RESEAL || row.m.gen <= 0 ? gen_now() : 0;
+		if (nm.gen <= row.m.gen)
+			nm.gen = row.m.gen + 1;
+		rc = reseal(ps, b, login, (size_t)ulen, &row, &nm, &sealedlen);
+		pg_row_clear(&row);
+		if (rc != 0) {
+			if (user == NULL)
+				(void)snprintf(s->reason, sizeof(s->reason),
+				    "a row does not open (otp-store list "
+				    "names the users): nothing changed");
+			break;
+		}
+		(void)snprintf(num[0], sizeof(num[0]), "%" PRId64, nm.gen);
+		(void)snprintf(num[1], sizeof(num[1]), "%" PRId32,
+		    nm.failures);
+		(void)snprintf(num[2], sizeof(num[2]), "%" PRId64, nm.locked);
+		vals[0] = login;
+		lens[0] = (int)ulen;
+		vals[1] = (const char *)b->sealed;
+		lens[1] = (int)sealedlen;
+		vals[2] = num[0];
+		vals[3] = nm.disabled ? "t" : "f";
+		vals[4] = num[1];
+		vals[5] = num[2];
+		if ((rc = admin_exec(s, p, "UPDATE otp_tokens SET state = $2, "
+		    "gen = $3, disabled = $4, failures = $5, locked_until = "
+		    "$6 WHERE login = $1", 6, vals, lens, fmts, &w)) != 0)
+			break;
+		PQclear(w);
+		if (what <= RW_UNLOCK) {
+			vals[1] = from;
+			lens[1] = 0;
+			vals[2] = reasons[what];
+			if ((rc = admin_exec(s, p, "INSERT INTO otp_log (login, "
+			    "server, outcome, reason) VALUES ($1, $2, 'admin', "
+			    "$3)", 3, vals, lens, logfmts, &w)) != 0)
+				break;
+			PQclear(w);
+		}
+		(*count)++;
+	}
+	PQclear(r);
+	wipe_used(b);
+	free(b);
+	otp_wipe(login, sizeof(login));
+	return rc;
+}
+
+/* rewrite() in a transaction of its own, the store checked first. */
+static int
+rewrite_tx(struct sys_store *s, const char *user, enum rewrite what,
+    unsigned long *count)
+{
+	struct pg_store *ps = s->impl;
+	struct pgc p;
+	PGresult *r;
+	int rc;
+
+	if (user != NULL && (strlen(user) == 0 || strlen(user) > USER_MAX))
+		return OTP_EUSERSFIELD;
+	if ((rc = read_key(s, ps)) != 0)
+		return rc;
+	pgc_start(&p, s);
+	if ((rc = admin_exec(s, &p, "BEGIN", 0, NULL, NULL, NULL, &r)) != 0)
+		goto out;
+	PQclear(r);
+	if ((rc = check_schema(s, &p)) != 0 ||
+	    (rc = rewrite(s, &p, user, what, count)) != 0)
+		goto out;
+	if (user != NULL && *count == 0) {
+		rc = OTP_EUSERSUNKNOWN;
+		goto out;
+	}
+	if ((rc = admin_exec(s, &p, "COMMIT", 0, NULL, NULL, NULL, &r)) == 0)
+		PQclear(r);
+out:
+	if (rc != 0)
+		p.broken = 1;	/* an open transaction is rolled back */
+	pgc_put(&p);
+	return rc;
 }
 
 static int
 pg_enable(struct sys_store *s, const char *user, int on)
 {
-	return row_exec(s, on ?
-	    "UPDATE otp_tokens SET disabled = false WHERE login = $1" :
-	    "UPDATE otp_tokens SET disabled = true WHERE login = $1", user);
+	unsigned long n;
+
+	return rewrite_tx(s, user, on ? RW_ENABLE : RW_DISABLE, &n);
+}
+
+static int
+pg_unlock(struct sys_store *s, const char *user)
+{
+	unsigned long n;
+
+	return rewrite_tx(s, user, RW_UNLOCK, &n);
+}
+
+static int
+pg_reseal(struct sys_store *s, unsigned long *n)
+{
+	return rewrite_tx(s, NULL, RW_RESEAL, n);
+}
+
+/* ---- the audit trail ---------------------------------------------------- */
+
+struct log_arg {
+	sys_store_log_fn	*fn;
+	void			*arg;
+	char			 user[USER_MAX + 1];
+};
+
+static int
+log_row(void *arg, const PGresult *r)
+{
+	struct log_arg *la = arg;
+	struct sys_store_logent e;
+	const char *at;
+	long n;
+
+	memset(&e, 0, sizeof(e));
+	/* Every field bounded: a server's answer is no bound. */
+	n = col_bytea(r, 0, 1, (uint8_t *)la->user, USER_MAX);
+	if (n < 0 || (at = pgc_text(r, 0, 0, 21, NULL)) == NULL ||
+	    (e.outcome = pgc_text(r, 0, 3, LOG_TEXT_MAX, NULL)) == NULL)
+		return OTP_ESTOREROW;
+	if ((e.server = pgc_text(r, 0, 2, LOG_TEXT_MAX, NULL)) == NULL)
+		e.server = "";
+	if ((e.reason = pgc_text(r, 0, 4, LOG_TEXT_MAX, NULL)) == NULL)
+		e.reason = "";
+	e.at = strtoll(at, NULL, 10);
+	e.user = la->user;
+	e.userlen = (size_t)n;
+	return la->fn(la->arg, &e);
+}
+
+static int
+pg_log(struct sys_store *s, const char *user, int64_t since,
+    sys_store_log_fn *fn, void *arg)
+{
+	struct log_arg la = { fn, arg, { 0 } };
+	char num[24];
+	const char *vals[2] = { user, num };
+	int lens[2] = { user != NULL ? (int)strlen(user) : 0, 0 };
+	int fmts[2] = { 1, 0 };
+	struct pgc p;
+	int rc;
+
+	if (user != NULL && (lens[0] == 0 || lens[0] > USER_MAX))
+		return OTP_EUSERSFIELD;
+	(void)snprintf(num, sizeof(num), "%" PRId64, since);
+	pgc_start(&p, s);
+	p.deadline = pgc_now_ms() + 3600 * 1000;
+	if ((rc = pgc_get(&p)) != 0)
+		return db_fail(s->reason, sizeof(s->reason), &p, rc);
+	rc = pgc_each(&p, "SELECT extract(epoch FROM at)::bigint, login, "
+	    "coalesce(server, ''), outcome, coalesce(reason, '') "
+	    "FROM otp_log WHERE ($1::bytea IS NULL OR login = $1) AND "
+	    "at >= to_timestamp($2::bigint) ORDER BY at", 2, vals, lens,
+	    fmts, log_row, &la);
+	if (rc == OTP_EDB || rc == OTP_EDEADLINE) {
+		if (no_schema(&p))
+			rc = OTP_ESTORESCHEMA;
+		(void)db_fail(s->reason, sizeof(s->reason), &p, rc);
+	}
+	pgc_put(&p);
+	return rc;
+}
+
+static int
+pg_prune(struct sys_store *s, int64_t before, unsigned long *n)
+{
+	char num[24];
+	const char *vals[1] = { num };
+	int lens[1] = { 0 }, fmts[1] = { 0 };
+	struct pgc p;
+	PGresult *r;
+	int rc;
+
+	(void)snprintf(num, sizeof(num), "%" PRId64, before);
+	pgc_start(&p, s);
+	p.deadline = pgc_now_ms() + 3600 * 1000;
+	rc = admin_exec(s, &p, "DELETE FROM otp_log WHERE at < "
+	    "to_timestamp($1::bigint)", 1, vals, lens, fmts, &r);
+	if (rc == 0) {
+		*n = strtoul(PQcmdTuples(r), NULL, 10);
+		PQclear(r);
+	}
+	pgc_put(&p);
+	return rc;
 }
 
 /* ---- a login ----------------------------------------------------------- */
@@ -721,6 +1134,8 @@ struct pg_impl {
 	struct pg_row	 pre;		/* the row as pg_begin found it */
 	int		 have_pre;
 	int		 cached;	/* pre: the row this host last wrote */
+	struct pg_meta	 nm;		/* the new row's (decide) */
+	char		 from[FROM_MAX];	/* origin() */
 };
 
 static int
@@ -737,6 +1152,7 @@ pg_login_open(struct sys_login *l)
 	}
 	memset(&pi->buf->used, 0, sizeof(pi->buf->used));
 	pi->serial = pgc_new_login();
+	origin(l->s, pi->from, sizeof(pi->from));
 	l->impl = pi;
 	return 0;
 }
@@ -791,7 +1207,7 @@ login_fail(struct sys_login *l, int rc)
 
 	(void)db_fail(l->reason, sizeof(l->reason), &pi->p, rc);
 	pi->p.broken = 1;
-	return rc;
+	return rc == OTP_EDB && no_schema(&pi->p) ? OTP_ESTORESCHEMA : rc;
 }
 
 /* Run sql in the login's connection. */
@@ -867,8 +1283,8 @@ login_end_tx(struct sys_login *l, int commit_ok)
 static int
 pg_begin(struct sys_login *l, struct sys_verdict *v)
 {
-	static const struct pgc_stmt sel = { "SELECT kind, disabled, "
-	    "state, scratch FROM otp_tokens WHERE login = $1", 1, 1u << 0 };
+	static const struct pgc_stmt sel = { "SELECT " ROW_COLS " FROM "
+	    "otp_tokens WHERE login = $1", 1, 1u << 0 };
 	struct pg_store *ps = l->s->impl;
 	struct pg_impl *pi = l->impl;
 	const char *vals[1] = { l->user };
@@ -909,6 +1325,9 @@ pg_begin(struct sys_login *l, struct sys_verdict *v)
 		pi->have_pre = row_of(r, 0, &pi->pre) == 0;
 	}
 	PQclear(r);
+	/* Decided here: no end follows to record it. */
+	if (v->unknown || v->decided)
+		audit(l, v, 0);
 	pgc_put(&pi->p);
 	return 0;
 }
@@ -992,7 +1411,8 @@ scratch_out(struct sys_login *l, uint8_t *hashes, size_t nh,
 }
 
 /* A row opened into the login's buffers: the image in img (*imglen),
- * the scratch hashes in scratch (*nh). */
+ * the scratch hashes in scratch (*nh).  A row older than one this
+ * process has seen of the user is one written back: refused. */
 static int
 open_row(struct sys_login *l, const struct pg_row *row, size_t *imglen,
     size_t *nh)
@@ -1001,15 +1421,30 @@ open_row(struct sys_login *l, const struct pg_row *row, size_t *imglen,
 	struct pg_login *b = ((struct pg_impl *)l->impl)->buf;
 	char ad[AD_MAX];
 	size_t adlen;
+	int64_t seen;
 	int rc;
 
-	adlen = assoc(ad, l->user, strlen(l->user), row->kind);
+	if (row->m.gen <= 0) {
+		(void)snprintf(l->reason, sizeof(l->reason), "a row of schema "
+		    "version 1 (otp-store init seals it anew)");
+		return OTP_ESTOREROW;
+	}
+	if ((seen = rowcache_seen(ps->conninfo, l->user, 0)) > row->m.gen) {
+		(void)snprintf(l->reason, sizeof(l->reason), "the row is older "
+		    "than one this host has seen (generation %" PRId64 " < %"
+		    PRId64 "): written back?", row->m.gen, seen);
+		return OTP_ESTOREROW;
+	}
+	adlen = assoc(ad, l->user, strlen(l->user), row->kind, &row->m);
 	rc = row->statelen > sizeof(b->sealed) ? OTP_ESTOREROW :
 	    otp_unseal(&ps->keys, ad, adlen, row->state, row->statelen,
 	    (uint8_t *)b->img, OTP_STATE_MAX, imglen);
 	used(&b->used.img, rc == 0 ? *imglen : OTP_STATE_MAX);
-	if (rc != 0)
+	if (rc != 0) {
+		(void)snprintf(l->reason, sizeof(l->reason), "the row does not "
+		    "open with the store key (changed without it?)");
 		return rc;
+	}
 	if (row->scratchlen > sizeof(b->scratch) ||
 	    row->scratchlen % OTP_SEAL_HASHLEN != 0) {
 		(void)snprintf(l->reason, sizeof(l->reason), "scratch codes "
@@ -1020,6 +1455,7 @@ open_row(struct sys_login *l, const struct pg_row *row, size_t *imglen,
 		memcpy(b->scratch, row->scratch, row->scratchlen);
 	used(&b->used.scratch, row->scratchlen);
 	*nh = row->scratchlen / OTP_SEAL_HASHLEN;
+	(void)rowcache_seen(ps->conninfo, l->user, row->m.gen);
 	return 0;
 }
 
@@ -1029,33 +1465,129 @@ keep_row(const struct sys_login *l, const char *kind, size_t sealedlen,
     size_t nh)
 {
 	const struct pg_store *ps = l->s->impl;
-	const struct pg_login *b = ((const struct pg_impl *)l->impl)->buf;
+	const struct pg_impl *pi = l->impl;
+	const struct pg_login *b = pi->buf;
 	struct pg_row row;
 
+	(void)rowcache_seen(ps->conninfo, l->user, pi->nm.gen);
 	if (pg_row_set(&row, kind, b->sealed, sealedlen, b->scratch,
-	    nh * OTP_SEAL_HASHLEN) == 0)
+	    nh * OTP_SEAL_HASHLEN) == 0) {
+		row.m = pi->nm;
 		rowcache_keep(ps->conninfo, l->user, &row);
+	}
+}
+
+/* A refusal that counts against the attempt limit: a guess.  A code
+ * used already (a host that sends the same answer again), the rate limit
+ * or skew learning is not one. */
+static int
+counts(const struct otp_state_result *r)
+{
+	return !r->accepted && (r->why == OTP_STATE_WHY_WRONG ||
+	    r->why == OTP_STATE_WHY_SHAPE || r->why == OTP_STATE_WHY_NOCODE);
+}
+
+/* Whether an HOTP answer is a code the token has used already: one of
+ * the WINDOW_SIZE counters before the stored one, after the token's PIN
+ * (a host that sends the same answer again, a request resent), which the
+ * engine refuses as a wrong code but is no guess. */
+static int
+hotp_replay(const struct sys_login *l, const struct otp_answer *a,
+    size_t n, size_t imglen)
+{
+	const struct pg_login *b = ((const struct pg_impl *)l->impl)->buf;
+	struct otp_state *st;
+	struct otp_hmac h;
+	struct otp_match m;
+	size_t i, plen;
+	uint64_t w;
+	int hit = 0;
+
+	if ((st = malloc(sizeof(*st))) == NULL)
+		return 0;
+	if (otp_state_parse(b->img, imglen, st) != 0 ||
+	    st->mode != OTP_STATE_HOTP || st->window == 0 ||
+	    st->hotp_counter == 0 ||
+	    otp_hmac_init(&h, st->alg, st->key.buf, st->key.len) != 0)
+		goto out;
+	w = st->window < st->hotp_counter ? st->window : st->hotp_counter;
+	plen = strlen(st->pin);
+	for (i = 0; i < n && !hit; i++) {
+		if (strlen(a[i].text) != plen + st->digits ||
+		    (plen > 0 && !otp_ct_equal(a[i].text, st->pin, plen)))
+			continue;
+		hit = otp_verify(&h, a[i].text + plen, st->digits,
+		    st->hotp_counter - w, w - 1, OTP_WINDOW_AHEAD, &m) == 1;
+	}
+	otp_hmac_wipe(&h);
+out:
+	otp_wipe(st, sizeof(*st));
+	free(st);
+	return hit;
+}
+
+/*
+ * The attempt limit, counted in the row on every server alike: a wrong
+ * answer (guess) counts, deny of them in a row lock the token for
+ * unlock_time seconds (the users file's defaults, SYS_USERS_DENY and
+ * SYS_USERS_UNLOCK; deny < 0: counted, never locked), an accept clears
+ * the count.  A locked token is refused without a look at the answer.
+ */
+static void
+limit(const struct sys_login *l, int accepted, int guess, int64_t now,
+    struct pg_meta *nm)
+{
+	const struct sys_store_cfg *c = &l->s->cfg;
+	int64_t deny = c->deny != 0 ? c->deny : SYS_USERS_DENY;
+
+	if (accepted) {
+		nm->failures = 0;
+		nm->locked = 0;
+		return;
+	}
+	if (!guess)
+		return;
+	if (nm->failures < INT32_MAX)
+		nm->failures++;
+	if (deny > 0 && nm->failures >= deny)
+		nm->locked = now + (c->unlock_time != 0 ? c->unlock_time :
+		    SYS_USERS_UNLOCK);
 }
 
 /* The state file engine's login over the opened row, at the clock read
  * now: the verdict in v, and *wr when there is a new row to record,
- * sealed (*sealedlen bytes) with its scratch hashes (*nh). */
+ * sealed (*sealedlen bytes) with its scratch hashes (*nh) and the
+ * login's pg_meta (nm).  A locked token, an accept with nothing to
+ * record, or a refusal that is no guess and changes nothing (a code used
+ * already) leaves *wr 0: only the audit entry is written. */
 static int
 decide(struct sys_login *l, const struct otp_answer *a, size_t n,
-    const char *kind, size_t imglen, size_t *nh, size_t *sealedlen,
+    const struct pg_row *row, size_t imglen, size_t *nh, size_t *sealedlen,
     struct sys_verdict *v, int *wr)
 {
 	struct pg_store *ps = l->s->impl;
-	struct pg_login *b = ((struct pg_impl *)l->impl)->buf;
+	struct pg_impl *pi = l->impl;
+	struct pg_login *b = pi->buf;
 	struct otp_state_result res;
 	uint32_t left[SCRATCH_MAX];
 	size_t outlen, bodylen, added, nleft;
 	int64_t now;
-	int rc;
+	int rc, guess;
 
 	*wr = 0;
 	now = l->s->cfg.now != SYS_NOW_REAL ? l->s->cfg.now :
 	    (int64_t)time(NULL);
+	pi->nm = row->m;
+	pi->nm.gen = row->m.gen + 1;
+	if (pi->nm.locked != 0 && now < pi->nm.locked) {
+		v->decided = 1;
+		v->why = "locked out";
+		return 0;
+	}
+	if (pi->nm.locked != 0) {	/* the lock-out is over */
+		pi->nm.locked = 0;
+		pi->nm.failures = 0;
+	}
 	if ((rc = scratch_in(l, b->scratch, *nh, a, n, &imglen, &added)) != 0)
 		return rc;
 	rc = otp_state_login(b->img, imglen, OTP_LOGIN_OPEN |
@@ -1069,7 +1601,8 @@ decide(struct sys_login *l, const struct otp_answer *a, size_t n,
 	}
 	sys_state_verdict(&res, v);
 	v->decided = 1;		/* one transaction: nothing more to ask */
-	if (!res.changed || l->s->cfg.dry) {
+	guess = counts(&res) && !hotp_replay(l, a, n, imglen);
+	if (l->s->cfg.dry || (!res.changed && !guess)) {
 		v->recorded = 0;
 		/* Nothing to write: an accept that changes nothing is one
 		 * the engine would not make; refuse to be safe. */
@@ -1080,13 +1613,21 @@ decide(struct sys_login *l, const struct otp_answer *a, size_t n,
 		}
 		return 0;
 	}
+	limit(l, res.accepted, guess, now, &pi->nm);
+	if (!res.changed) {
+		/* A refusal the engine records nothing of: the row is
+		 * written all the same, for its count. */
+		memcpy(b->out, b->img, imglen);
+		outlen = imglen;
+		used(&b->used.out, outlen);
+	}
 	rc = otp_state_unscratch(b->out, outlen, b->body, sizeof(b->body),
 	    &bodylen, left, SCRATCH_MAX, &nleft);
 	used(&b->used.body, rc == 0 ? bodylen : sizeof(b->body));
 	if (rc == 0) {
 		*nh = scratch_out(l, b->scratch, *nh, left, nleft, added);
-		rc = seal_body(ps, b, l->user, strlen(l->user), kind, bodylen,
-		    sealedlen);
+		rc = seal_body(ps, b, l->user, strlen(l->user), row->kind,
+		    &pi->nm, bodylen, sealedlen);
 	}
 	otp_wipe(left, sizeof(left));
 	*wr = rc == 0;
@@ -1108,14 +1649,69 @@ settle(const struct sys_login *l, struct sys_verdict *v, int rc,
 	return rc;
 }
 
+/* The audit entry's outcome and reason for v (an error's: rc); never a
+ * code. */
+static void
+outcome(const struct sys_login *l, const struct sys_verdict *v, int rc,
+    const char **out, const char **why)
+{
+	if (rc != 0) {
+		*out = "error";
+		*why = *l->reason != '\0' ? l->reason : otp_strerror(rc);
+	} else if (v->accepted) {
+		*out = "accept";
+		*why = v->how == SYS_BY_SCRATCH ? "scratch code" :
+		    v->how == SYS_BY_GRACE ? "grace period" : "code";
+	} else {
+		*out = "refuse";
+		*why = v->why != NULL ? v->why : "refused";
+	}
+}
+
+/* Record a decision that writes no row (an unknown user, a disabled or
+ * locked token, a code used already, a row that does not open) in the
+ * login's connection, in the transaction open there if any; a failure to
+ * is not the login's.  Its commit waits for no synchronous standby: it
+ * changes nothing a replay could use, and a standby lost must not hold
+ * up a refusal (the commit would wait until the deadline). */
+static void
+audit(struct sys_login *l, const struct sys_verdict *v, int rc)
+{
+	static const char sql[] = "WITH s AS (SELECT set_config("
+	    "'synchronous_commit', 'local', true)) INSERT INTO otp_log "
+	    "(login, server, outcome, reason) SELECT $1, $2, $3, $4 FROM s";
+	struct pg_impl *pi = l->impl;
+	const char *vals[4];
+	int lens[4] = { 0, 0, 0, 0 }, fmts[4] = { 1, 0, 0, 0 };
+	char why[256];
+	PGresult *r;
+
+	if (l->s->cfg.dry || pi->p.c == NULL)
+		return;
+	vals[0] = l->user;
+	lens[0] = (int)strlen(l->user);
+	vals[1] = pi->from;
+	outcome(l, v, rc, &vals[2], &vals[3]);
+	(void)snprintf(why, sizeof(why), "%.200s", vals[3]);
+	vals[3] = why;
+	if (pgc_exec(&pi->p, sql, 4, vals, lens, fmts, &r, NULL) == 0)
+		PQclear(r);
+}
+
 /* The new row's parameters: $1 the user, $2 the sealed state, $3 the
- * scratch hashes, $4 whether it is a use. */
+ * scratch hashes, $4 whether it is a use, $5 and $6 the state and scratch
+ * as read, $7 to $9 the new gen, failures and locked_until, $10 where
+ * the answer came from, $11 and $12 the audit entry's outcome and
+ * reason, $13 the gen as read.  num holds the numbers' text. */
 static void
 new_row(const struct sys_login *l, const struct sys_verdict *v,
-    size_t sealedlen, size_t nh, const char **vals, int *lens)
+    const struct pg_row *pre, size_t sealedlen, size_t nh,
+    const char **vals, int *lens, char num[4][24])
 {
-	const struct pg_login *b = ((const struct pg_impl *)l->impl)->buf;
+	const struct pg_impl *pi = l->impl;
+	const struct pg_login *b = pi->buf;
 
+	memset(lens, 0, 13 * sizeof(*lens));
 	vals[0] = l->user;
 	lens[0] = (int)strlen(l->user);
 	vals[1] = (const char *)b->sealed;
@@ -1123,45 +1719,74 @@ new_row(const struct sys_login *l, const struct sys_verdict *v,
 	vals[2] = (const char *)b->scratch;
 	lens[2] = (int)(nh * OTP_SEAL_HASHLEN);
 	vals[3] = v->accepted ? "t" : "f";
-	lens[3] = 0;
+	vals[4] = (const char *)pre->state;
+	lens[4] = (int)pre->statelen;
+	vals[5] = (const char *)pre->scratch;
+	lens[5] = (int)pre->scratchlen;
+	(void)snprintf(num[0], 24, "%" PRId64, pi->nm.gen);
+	(void)snprintf(num[1], 24, "%" PRId32, pi->nm.failures);
+	(void)snprintf(num[2], 24, "%" PRId64, pi->nm.locked);
+	(void)snprintf(num[3], 24, "%" PRId64, pre->m.gen);
+	vals[6] = num[0];
+	vals[7] = num[1];
+	vals[8] = num[2];
+	vals[9] = pi->from;
+	outcome(l, v, 0, &vals[10], &vals[11]);
+	vals[12] = num[3];
 }
+
+/*
+ * The write of a login, its audit entry and, for end_swap, the row as it
+ * is: the row is written only if it is still the row as read, byte for
+ * byte (each write seals with a new nonce, so any other login's write in
+ * between changes it), and the audit entry only with it.  One snapshot
+ * for all: cur is the row before any write.
+ */
+#define LOGIN_WRITE "WITH cur AS (SELECT " ROW_COLS " FROM otp_tokens " \
+	"WHERE login = $1), " \
+	"upd AS (UPDATE otp_tokens SET state = $2, scratch = $3, " \
+	"last_used = CASE WHEN $4 THEN now() ELSE last_used END, " \
+	"uses = uses + CASE WHEN $4 THEN 1 ELSE 0 END, " \
+	"gen = $7, failures = $8, locked_until = $9, " \
+	"last_from = CASE WHEN $4 THEN $10 ELSE last_from END " \
+	"WHERE login = $1 AND state = $5 AND scratch = $6 AND gen = $13 " \
+	"AND NOT disabled RETURNING 1), " \
+	"ins AS (INSERT INTO otp_log (login, server, outcome, reason) " \
+	"SELECT $1, $10, $11, $12 FROM upd) " \
+	"SELECT (SELECT count(*) FROM upd), cur.* FROM cur"
+
+static const int login_fmts[13] = { 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0,
+    0 };
 
 /*
  * The end in one statement, for a login whose start read the row (or
  * took the row this host last wrote): the engine runs over that row, and
- * the new row is written only if the row is still that one byte for byte
- * (each write seals with a new nonce, so any other login's write in
- * between changes it): one conditional UPDATE, a transaction of its own
+ * the new row is written only if the row is still that one (LOGIN_WRITE):
+ * one conditional UPDATE with its audit entry, a transaction of its own
  * with the row locked while it runs, committed before its answer comes.
  * When it matches nothing, the same statement gives the row as it is,
  * and the engine runs once more over that one (a kept row another server
  * has written since costs one statement more, not the locked way).
  * *done is 0 when the locked way must decide instead: the row changed
- * twice, went or was disabled; the outcome writes nothing (a refusal
- * stands only on the row as it is now); a kept row that does not open or
- * run (the store key changed since: it is only a guess); or the
- * statement failed before the deadline (it took effect or not: the
- * locked way reads which).  The deadline passed with it running: its
- * outcome is unknown, a refusal.
+ * twice, went or was disabled; the outcome writes nothing but its audit
+ * entry (a locked token; a refusal stands only on the row as it is now);
+ * a row that does not open or run (the store key changed since, a row
+ * written back: the locked way records it); or the statement failed
+ * before the deadline (it took effect or not: the locked way reads
+ * which).  The deadline passed with it running: its outcome is unknown,
+ * a refusal.
  */
 static int
 end_swap(struct sys_login *l, const struct otp_answer *a, size_t n,
     struct sys_verdict *v, int64_t deadline, int *done)
 {
-	/* One snapshot for both: cur is the row before any write. */
-	static const struct pgc_stmt upd = { "WITH cur AS (SELECT kind, "
-	    "disabled, state, scratch FROM otp_tokens WHERE login = $1), "
-	    "upd AS (UPDATE otp_tokens SET state = $2, "
-	    "scratch = $3, last_used = CASE WHEN $4 THEN now() ELSE "
-	    "last_used END, uses = uses + CASE WHEN $4 THEN 1 ELSE 0 END "
-	    "WHERE login = $1 AND state = $5 AND scratch = $6 AND "
-	    "NOT disabled RETURNING 1) "
-	    "SELECT (SELECT count(*) FROM upd), cur.* FROM cur", 6, 1u << 1 };
+	static const struct pgc_stmt upd = { LOGIN_WRITE, 13, 1u << 1 };
 	struct pg_impl *pi = l->impl;
 	const struct pg_row *pre = &pi->pre;
 	struct pg_row now;
-	const char *vals[6];
-	int lens[6], fmts[6] = { 1, 1, 1, 0, 1, 1 };
+	const char *vals[13];
+	char num[4][24];
+	int lens[13];
 	size_t imglen, nh, sealedlen;
 	PGresult *r = NULL;
 	const char *t;
@@ -1171,26 +1796,16 @@ end_swap(struct sys_login *l, const struct otp_answer *a, size_t n,
 	login_pgc(l);
 	pi->p.deadline = deadline;
 	for (tries = 0;; tries++) {
-		if ((rc = open_row(l, pre, &imglen, &nh)) != 0 ||
-		    (rc = decide(l, a, n, pre->kind, imglen, &nh, &sealedlen,
-		    v, &wr)) != 0) {
-			if (pi->cached)
-				goto locked;
-			break;
-		}
-		if (!wr)
+		if (open_row(l, pre, &imglen, &nh) != 0 ||
+		    decide(l, a, n, pre, imglen, &nh, &sealedlen, v, &wr) !=
+		    0 || !wr)
 			goto locked;
 		if (pi->p.c == NULL && (rc = pgc_get(&pi->p)) != 0) {
 			rc = login_fail(l, rc);
 			break;
 		}
-		new_row(l, v, sealedlen, nh, vals, lens);
-		/* The row as read (or kept). */
-		vals[4] = (const char *)pre->state;
-		lens[4] = (int)pre->statelen;
-		vals[5] = (const char *)pre->scratch;
-		lens[5] = (int)pre->scratchlen;
-		rc = pgc_run(&pi->p, &upd, vals, lens, fmts, &r, NULL);
+		new_row(l, v, pre, sealedlen, nh, vals, lens, num);
+		rc = pgc_run(&pi->p, &upd, vals, lens, login_fmts, &r, NULL);
 		if (rc == OTP_EDEADLINE) {
 			(void)login_fail(l, rc);
 			rc = OTP_ECOMMIT;
@@ -1234,24 +1849,22 @@ locked:
 /*
  * A user without a token costs what a refused one does: the row's work
  * done on a dummy token (a TOTP one of a random key, sealed for this
- * user), its unseal, the engine over the answers and, when the engine
- * would write, the seal; *wr then.  So no one tells by the time of a
- * refusal who is enrolled.  Nothing of it is kept or written.
+ * user), its unseal and the engine over the answers, with the seal a
+ * refusal writes.  Nothing of it is kept or written, nor marked in the
+ * row cache (open_row would).
  */
 static void
-dummy_work(struct sys_login *l, const struct otp_answer *a, size_t n,
-    int *wr)
+dummy_work(struct sys_login *l, const struct otp_answer *a, size_t n)
 {
 	struct pg_store *ps = l->s->impl;
 	struct pg_login *b = ((struct pg_impl *)l->impl)->buf;
 	struct sys_verdict v;
 	struct pg_row row;
 	uint8_t key[20];
-	char b32[40];
-	size_t ulen = strlen(l->user), bodylen, sealedlen, imglen, nh;
-	int len;
+	char b32[40], ad[AD_MAX];
+	size_t ulen = strlen(l->user), bodylen, sealedlen, imglen, nh = 0;
+	int len, wr;
 
-	*wr = 0;
 	if (sys_random_bytes(key, sizeof(key)) != 0 ||
 	    otp_b32_encode(key, sizeof(key), b32, sizeof(b32), 0) < 0) {
 		otp_wipe(key, sizeof(key));
@@ -1263,88 +1876,89 @@ dummy_work(struct sys_login *l, const struct otp_answer *a, size_t n,
 	otp_wipe(b32, sizeof(b32));
 	bodylen = len > 0 ? (size_t)len : 0;
 	used(&b->used.body, bodylen);
-	if (seal_body(ps, b, l->user, ulen, "totp", bodylen, &sealedlen) != 0)
-		return;
 	memset(&row, 0, sizeof(row));
 	(void)snprintf(row.kind, sizeof(row.kind), "totp");
-	row.state = b->sealed;
-	row.statelen = sealedlen;
-	memset(&v, 0, sizeof(v));
-	if (open_row(l, &row, &imglen, &nh) == 0)
-		(void)decide(l, a, n, row.kind, imglen, &nh, &sealedlen, &v,
-		    wr);
+	row.m.gen = 1;
+	if (seal_body(ps, b, l->user, ulen, row.kind, &row.m, bodylen,
+	    &sealedlen) != 0)
+		return;
+	if (otp_unseal(&ps->keys, ad, assoc(ad, l->user, ulen, row.kind,
+	    &row.m), b->sealed, sealedlen, (uint8_t *)b->img, OTP_STATE_MAX,
+	    &imglen) == 0) {
+		used(&b->used.img, imglen);
+		memset(&v, 0, sizeof(v));
+		(void)decide(l, a, n, &row, imglen, &nh, &sealedlen, &v, &wr);
+	}
 	l->reason[0] = '\0';
 }
 
 /* The end in one transaction on the locked row: BEGIN, SELECT ... FOR
- * UPDATE, the engine, UPDATE, COMMIT. */
+ * UPDATE, the engine, the write (LOGIN_WRITE) or the audit entry alone,
+ * COMMIT. */
 static int
 end_locked(struct sys_login *l, const struct otp_answer *a, size_t n,
     struct sys_verdict *v, int64_t deadline)
 {
-	static const char sel[] = "SELECT kind, disabled, state, scratch "
-	    "FROM otp_tokens WHERE login = $1 FOR UPDATE";
-	static const char upd[] = "UPDATE otp_tokens SET state = $2, "
-	    "scratch = $3, last_used = CASE WHEN $4 THEN now() ELSE "
-	    "last_used END, uses = uses + CASE WHEN $4 THEN 1 ELSE 0 END "
-	    "WHERE login = $1";
-	const char *vals[4];
-	int lens[4], fmts[4] = { 1, 1, 1, 0 };
+	static const char sel[] = "SELECT " ROW_COLS " FROM otp_tokens "
+	    "WHERE login = $1 FOR UPDATE";
+	const char *vals[13];
+	char num[4][24];
+	int lens[13];
 	struct pg_row row;
 	size_t imglen, nh, sealedlen;
 	PGresult *r = NULL;
-	int rc, wr, committed = 0;
+	const char *t;
+	int rc, wr = 0, committed = 0, dis;
 
 	memset(&row, 0, sizeof(row));
 	if ((rc = login_begin_tx(l, deadline)) != 0)
 		return settle(l, v, rc, 0);
 	vals[0] = l->user;
 	lens[0] = (int)strlen(l->user);
-	if ((rc = login_exec(l, sel, 1, vals, lens, fmts, &r)) != 0)
+	if ((rc = login_exec(l, sel, 1, vals, lens, login_fmts, &r)) != 0)
 		goto out;
 	if (PQntuples(r) == 0) {
-		dummy_work(l, a, n, &wr);
-		/* The same statements as a refusal that writes: this one
-		 * matches no row. */
-		if (wr) {
-			new_row(l, v, 0, 0, vals, lens);
-			PQclear(r);
-			r = NULL;
-			if (login_exec(l, upd, 4, vals, lens, fmts, &r) == 0) {
-				PQclear(r);
-				r = NULL;
-				(void)login_exec(l, "COMMIT", 0, NULL, NULL,
-				    NULL, &r);
-			}
-		}
+		/* An enrolled user's work on a dummy token, then the same
+		 * statements as a refusal (its audit entry, COMMIT): no one
+		 * tells by the time of a refusal who is enrolled. */
+		dummy_work(l, a, n);
 		memset(v, 0, sizeof(*v));
 		v->unknown = 1;
 		v->why = "no token";
-		l->reason[0] = '\0';
-		goto out;
-	}
-	if ((rc = col_bool(r, 0, 1)) != 0) {
-		if (rc < 0) {
+	} else if ((dis = col_bool(r, 0, 1)) != 0) {
+		if (dis < 0)
 			rc = OTP_ESTOREROW;
-			goto out;
-		}
-		rc = 0;
 		v->decided = 1;
 		v->why = "token disabled";
-		goto out;
+		v->decided = 1;
+		v->why = "token disabled";
+	} else if ((rc = row_of(r, 0, &row)) == 0 &&
+	    (rc = open_row(l, &row, &imglen, &nh)) == 0) {
+		/* The clock is read once the row is ours (decide). */
+		rc = decide(l, a, n, &row, imglen, &nh, &sealedlen, v, &wr);
 	}
-	/* The clock is read once the row is ours (decide). */
-	if ((rc = row_of(r, 0, &row)) != 0 ||
-	    (rc = open_row(l, &row, &imglen, &nh)) != 0)
-		goto out;
 	PQclear(r);
 	r = NULL;
-	if ((rc = decide(l, a, n, row.kind, imglen, &nh, &sealedlen, v,
-	    &wr)) != 0 || !wr)
+	if (rc == OTP_EDB || rc == OTP_EDEADLINE)
 		goto out;
-	new_row(l, v, sealedlen, nh, vals, lens);
-	if ((rc = login_exec(l, upd, 4, vals, lens, fmts, &r)) != 0)
+	if (!wr) {
+		/* Nothing to write but the audit entry. */
+		if (!l->s->cfg.dry) {
+			audit(l, v, rc);
+			if (login_exec(l, "COMMIT", 0, NULL, NULL, NULL, &r) ==
+			    0)
+				committed = rc == 0;
+		}
 		goto out;
+	}
+	new_row(l, v, &row, sealedlen, nh, vals, lens, num);
+	if ((rc = login_exec(l, LOGIN_WRITE, 13, vals, lens, login_fmts,
+	    &r)) != 0)
+		goto out;
+	if ((t = pgc_text(r, 0, 0, 1, NULL)) == NULL || strcmp(t, "1") != 0) {
+		rc = OTP_ECOMMIT;	/* the locked row not written */
+		goto out;
+	}
 	PQclear(r);
 	r = NULL;
 	/* The outcome stands only once COMMIT says so. */
@@ -1415,27 +2029,27 @@ static int
 pg_resync(struct sys_store *s, const char *user, const char *const *codes,
     size_t n, int64_t *moved)
 {
-	static const char sel[] = "SELECT kind, state FROM otp_tokens WHERE "
-	    "login = $1 FOR UPDATE";
-	static const char upd[] = "UPDATE otp_tokens SET state = $2 WHERE "
-	    "login = $1";
+	static const char sel[] = "SELECT " ROW_COLS " FROM otp_tokens "
+	    "WHERE login = $1 FOR UPDATE";
+	static const char upd[] = "UPDATE otp_tokens SET state = $2, "
+	    "gen = $3 WHERE login = $1";
 	struct pg_store *ps = s->impl;
 	struct sys_login *l;
 	struct pg_impl *pi;
 	struct pg_login *b;
-	const char *vals[2];
-	int lens[2], fmts[2] = { 1, 1 };
-	char ad[AD_MAX], kind[KIND_MAX + 1];
-	const char *t;
+	const char *vals[3];
+	int lens[3], fmts[3] = { 1, 1, 0 };
+	char ad[AD_MAX], gen[24];
+	struct pg_row row;
 	size_t ulen, adlen, imglen, outlen, bodylen, sealedlen, nc;
 	uint32_t left[SCRATCH_MAX];
 	int64_t now;
 	PGresult *r = NULL;
-	long m;
 	int rc, committed = 0;
 
 	if ((rc = read_key(s, ps)) != 0)
 		return rc;
+	memset(&row, 0, sizeof(row));
 	if ((rc = sys_login_open(s, user, &l)) != 0)
 		return rc;
 	pi = l->impl;
@@ -1456,16 +2070,15 @@ pg_resync(struct sys_store *s, const char *user, const char *const *codes,
 		rc = OTP_EUSERSUNKNOWN;
 		goto out;
 	}
-	t = col_kind(r, 0, 0);
-	(void)snprintf(kind, sizeof(kind), "%s", t != NULL ? t : "");
-	m = t == NULL ? -1 : col_bytea(r, 0, 1, b->sealed, sizeof(b->sealed));
-	used(&b->used.sealed, m < 0 ? sizeof(b->sealed) : (size_t)m);
-	adlen = assoc(ad, l->user, ulen, kind);
-	rc = m < 0 ? OTP_ESTOREROW : otp_unseal(&ps->keys, ad, adlen,
-	    b->sealed, (size_t)m, (uint8_t *)b->img, OTP_STATE_MAX, &imglen);
-	used(&b->used.img, rc == 0 ? imglen : OTP_STATE_MAX);
+	if ((rc = row_of(r, 0, &row)) != 0)
+		goto out;
 	PQclear(r);
 	r = NULL;
+	adlen = assoc(ad, l->user, ulen, row.kind, &row.m);
+	rc = row.m.gen <= 0 || row.statelen > SEALED_MAX ? OTP_ESTOREROW :
+	    otp_unseal(&ps->keys, ad, adlen, row.state, row.statelen,
+	    (uint8_t *)b->img, OTP_STATE_MAX, &imglen);
+	used(&b->used.img, rc == 0 ? imglen : OTP_STATE_MAX);
 	if (rc != 0)
 		goto out;
 	rc = otp_state_resync(b->img, imglen, codes, n, now, b->out,
@@ -1479,14 +2092,18 @@ pg_resync(struct sys_store *s, const char *user, const char *const *codes,
 	used(&b->used.body, rc == 0 ? bodylen : sizeof(b->body));
 	if (rc != 0)
 		goto out;
-	if ((rc = seal_body(ps, b, l->user, ulen, kind, bodylen,
+	row.m.gen++;
+	if ((rc = seal_body(ps, b, l->user, ulen, row.kind, &row.m, bodylen,
 	    &sealedlen)) != 0)
 		goto out;
 	if (s->cfg.dry)
 		goto out;
 	vals[1] = (const char *)b->sealed;
 	lens[1] = (int)sealedlen;
-	if ((rc = login_exec(l, upd, 2, vals, lens, fmts, &r)) != 0)
+	(void)snprintf(gen, sizeof(gen), "%" PRId64, row.m.gen);
+	vals[2] = gen;
+	lens[2] = 0;
+	if ((rc = login_exec(l, upd, 3, vals, lens, fmts, &r)) != 0)
 		goto out;
 	PQclear(r);
 	r = NULL;
@@ -1497,6 +2114,7 @@ pg_resync(struct sys_store *s, const char *user, const char *const *codes,
 	committed = 1;
 out:
 	PQclear(r);
+	pg_row_clear(&row);
 	if (rc != 0 && *l->reason != '\0')
 		(void)snprintf(s->reason, sizeof(s->reason), "%s", l->reason);
 	if (pi->p.c != NULL)
@@ -1510,33 +2128,28 @@ pg_export(struct sys_store *s, const char *user, char *img, size_t imgsz,
     size_t *len)
 {
 	struct pg_store *ps = s->impl;
-	uint8_t *sealed;
+	struct pg_row row;
 	char ad[AD_MAX];
-	const char *kind;
 	PGresult *r;
-	long m;
 	int rc;
 
 	if ((rc = read_key(s, ps)) != 0)
 		return rc;
-	if ((rc = user_exec(s, "SELECT kind, state FROM otp_tokens WHERE "
+	if ((rc = user_exec(s, "SELECT " ROW_COLS " FROM otp_tokens WHERE "
 	    "login = $1", user, &r)) != 0)
 		return rc;
 	if (PQntuples(r) == 0) {
 		PQclear(r);
 		return OTP_EUSERSUNKNOWN;
 	}
-	if ((sealed = malloc(SEALED_MAX)) == NULL) {
-		PQclear(r);
-		return OTP_ENOMEM;
-	}
-	kind = col_kind(r, 0, 0);
-	m = kind == NULL ? -1 : col_bytea(r, 0, 1, sealed, SEALED_MAX);
-	rc = m < 0 ? OTP_ESTOREROW : otp_unseal(&ps->keys, ad,
-	    assoc(ad, user, strlen(user), kind), sealed,
-	    (size_t)m, (uint8_t *)img, imgsz, len);
+	rc = row_of(r, 0, &row);
 	PQclear(r);
-	free(sealed);
+	if (rc != 0)
+		return rc;
+	rc = row.m.gen <= 0 || row.statelen > SEALED_MAX ? OTP_ESTOREROW :
+	    otp_unseal(&ps->keys, ad, assoc(ad, user, strlen(user), row.kind,
+	    &row.m), row.state, row.statelen, (uint8_t *)img, imgsz, len);
+	pg_row_clear(&row);
 	return rc;
 }
 
@@ -1597,6 +2210,10 @@ static const struct sys_store_ops pg_ops = {
 	.enable = pg_enable,
 	.export = pg_export,
 	.resync = pg_resync,
+	.unlock = pg_unlock,
+	.reseal = pg_reseal,
+	.log = pg_log,
+	.prune = pg_prune,
 };
 
 /* The object's one exported symbol (the link exports nothing else). */
