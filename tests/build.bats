@@ -188,10 +188,12 @@ installed() {
 	first_run_setup
 	# What make builds, not what compiling costs: a compiler that makes
 	# empty outputs (the demo above builds for real).
-	cat >"$T/fake/cc" <<'EOF'
-#!/bin/sh
-# The preprocessor runs for real: a header is made from its output.
-for a; do [ "$a" != -E ] || exec cc "$@"; done
+	local real_cc
+	real_cc=$(command -v cc)
+	# The preprocessor runs for real: a header is made from its output.
+	printf '#!/bin/sh\nfor a; do [ "$a" != -E ] || exec %s "$@"; done\n' \
+	    "$real_cc" >"$T/fake/cc"
+	cat >>"$T/fake/cc" <<'EOF'
 while [ $# -gt 0 ]; do
 	[ "$1" != -o ] || { out=$2; shift; }
 	shift
