@@ -370,8 +370,8 @@ row_at(const PGresult *r, int i, int off, struct pg_row *row)
 		pg_row_clear(row);
 		return OTP_ENOMEM;
 	}
-	m = col_bytea(r, 0, off + 2, row->state, stsz);
-	k = col_bytea(r, 0, off + 3, row->scratch, scsz);
+	m = col_bytea(r, i, off + 2, row->state, stsz);
+	k = col_bytea(r, i, off + 3, row->scratch, scsz);
 	if (m < 0 || k < 0) {
 		pg_row_clear(row);
 		return OTP_ESTOREROW;
