@@ -11,9 +11,7 @@ bats_require_minimum_version 1.5.0
 setup_file() {
 	load common
 	load pgcluster
-	local reason
-	reason=$(pg_cluster_available) || skip "$reason"
-	pg_cluster_start "$BATS_FILE_TMPDIR" pg || fail "no cluster"
+	pg_suite_start
 }
 
 teardown_file() {
@@ -25,12 +23,7 @@ setup() {
 	load common
 	load pgcluster
 	T=$BATS_TEST_TMPDIR
-	export OTP_STORE_MODULE=$OTP_LIBDIR/otp-utils/store-pg.so
-	[[ -f $OTP_STORE_MODULE ]] || fail "$OTP_STORE_MODULE not built"
-	DB=h$BATS_SUITE_TEST_NUMBER
-	psql -q -X -v ON_ERROR_STOP=1 -d postgres \
-	    -c "CREATE DATABASE $DB" >/dev/null || fail "createdb"
-	URL="postgresql://postgres@127.0.0.1:$PGPORT/$DB"
+	pg_test_db h
 	K=$T/store.key
 	SK=(--store-key="$K")
 	NOW=@1234567890

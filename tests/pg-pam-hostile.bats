@@ -12,10 +12,8 @@ setup_file() {
 	load common
 	load pam/lib
 	load pgcluster
-	local reason
-	reason=$(pg_cluster_available) || skip "$reason"
 	pam_setup_file
-	pg_cluster_start "$BATS_FILE_TMPDIR" pg || fail "no cluster"
+	pg_suite_start
 }
 
 teardown_file() {
@@ -30,12 +28,8 @@ setup() {
 	pam_setup
 	PAM_ENV=()
 	MOD=otp
-	PG_SO=$OTP_LIBDIR/otp-utils/store-pg.so
-	export OTP_STORE_MODULE=$PG_SO
-	DB=q$BATS_SUITE_TEST_NUMBER
-	psql -q -X -v ON_ERROR_STOP=1 -d postgres \
-	    -c "CREATE DATABASE $DB" >/dev/null || fail "createdb"
-	URL="postgresql://postgres@127.0.0.1:$PGPORT/$DB"
+	pg_test_db q
+	PG_SO=$OTP_STORE_MODULE
 	K=$D/store.key
 	run -0 otp-store --store-key="$K" init "$URL"
 	printf '%s\n' "$KEY" '" TOTP_AUTH' >"$D/tok"

@@ -264,6 +264,27 @@ pg_cluster_start() {
 	pg_cluster_use "$name"
 }
 
+# The two steps every suite on a throwaway cluster takes.
+# pg_suite_start [NAME]: in setup_file, the suite's cluster (the test
+# skipped, saying why, where no server can run here).
+pg_suite_start() {
+	local reason
+	reason=$(pg_cluster_available) || skip "$reason"
+	pg_cluster_start "$BATS_FILE_TMPDIR" "${1:-pg}" || fail "no cluster"
+}
+
+# pg_test_db PREFIX: in setup, a database of the test's own, DB, and its
+# URL; OTP_STORE_MODULE the build's store object.
+pg_test_db() {
+	export OTP_STORE_MODULE=$OTP_LIBDIR/otp-utils/store-pg.so
+	[[ -f $OTP_STORE_MODULE ]] || fail "$OTP_STORE_MODULE not built"
+	DB=$1$BATS_SUITE_TEST_NUMBER
+	psql -q -X -v ON_ERROR_STOP=1 -d postgres \
+	    -c "CREATE DATABASE $DB" >/dev/null || fail "createdb"
+	# shellcheck disable=SC2034  # the suite's
+	URL="postgresql://postgres@127.0.0.1:$PGPORT/$DB"
+}
+
 pg_standby_start() {
 	local primary=${1:-} name=${2:-} pport root
 	if [[ -z $primary || -z $name ]]; then
