@@ -187,8 +187,10 @@ make --no-print-directory -s -C "$src" install DESTDIR="$W/destdir" \
     STATIC_DEPS=0 PREFIX=/usr PAMDIR="/usr/lib/$multiarch/security" \
     APILIBDIR="/usr/lib/$multiarch" \
     ZSHCOMPDIR=/usr/share/zsh/vendor-completions >/dev/null
-(cd "$W/destdir" && find . ! -type d | sed 's/^\.//' | sort) \
-    >"$W/make-install.list"
+# /usr/share/doc is each package's own (its copyright, changelog and the
+# examples, checked below), on both sides.
+(cd "$W/destdir" && find . ! -type d | sed 's/^\.//' |
+    grep -v '^/usr/share/doc/' | sort) >"$W/make-install.list"
 dpkg-deb -c "$deb" >"$W/deb.contents"
 dpkg-deb -c "$pgdeb" >"$W/pgdeb.contents"
 : >"$W/libdeb.contents"
@@ -391,7 +393,7 @@ pg_loads() {	# pg_loads WHEN
 pg_absent() {	# pg_absent WHEN
 	pgrun
 	if [[ $pgrc != 2 ]] ||
-	    ! grep -q "$PGSO: .*cannot be loaded" "$T/pg.out"; then
+	    ! grep -q "cannot be loaded: $PGSO: " "$T/pg.out"; then
 		cat "$T/pg.out" >&2
 		bad "$1: a postgresql:// store: exit $pgrc, not" \
 		    "'$PGSO ... cannot be loaded'"
