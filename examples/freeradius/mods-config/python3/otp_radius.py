@@ -19,10 +19,12 @@ pam_otp.so's line does:
 		options = "store_key=/etc/otp-utils/store.key store_timeout=3000"
 	}
 
-The store is opened once in each process and serves every thread: a
-login runs without the GIL, so the server's threads check codes at once,
-and a PostgreSQL store keeps its connections across requests (a process
-forked from this one makes its own).  A store URL with ${USER} (a state
+The store is opened once in each process and serves every thread, and a
+PostgreSQL store keeps its connections across requests (a process forked
+from this one makes its own).  A login runs without the GIL; but
+FreeRADIUS 3.2.1 declares rlm_python3 thread-unsafe and calls the module
+from one thread at a time, so a login that waits for the database holds
+up the requests behind it until store_timeout: keep that short.  A store URL with ${USER} (a state
 file per user: ga:/var/lib/otp-radius/${USER}) is opened for each
 request, for a plain login name only.
 """
