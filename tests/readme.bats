@@ -436,6 +436,8 @@ readme_examples() {
 	grep -qxF 'examples/freeradius' "$ROOT/debian/otp-utils.examples"
 	command -v freeradius >/dev/null || skip "freeradius is not installed"
 	getent passwd freerad >/dev/null || skip "no freerad account"
+	[ -f /usr/lib/freeradius/rlm_python3.so ] ||
+	    skip "freeradius-python3 is not installed (mods-enabled/otp_python needs it; make deps)"
 	# The server reads the tree as root, then becomes freerad (the
 	# example's security section) and logs to /var/log/freeradius: a
 	# plain user checks a copy that names this account and logs to
@@ -451,8 +453,12 @@ readme_examples() {
 		x=$T/mine
 		args=(-C -l stdout -d "$x")
 	fi
+	# otp_python imports mods-config/python3/otp_radius.py: no
+	# __pycache__ left in the checkout.
+	export PYTHONDONTWRITEBYTECODE=1
 	run freeradius "${args[@]}"
 	assert_success
+	[ ! -e "$x/mods-config/python3/__pycache__" ]
 	# And -C can fail: a broken copy is refused.
 	cp -r "$x" "$T/broken"
 	echo 'server broken {' >>"$T/broken/sites-enabled/otp"
@@ -489,7 +495,7 @@ readme_examples() {
 		[ -f "$x/pam.d/$svc" ] || fail "no pam.d/$svc for pam_auth = $svc"
 	done
 	# Every module instance is in the server, and the server's are there.
-	declared=$(sed -n 's/^\(pam\|exec\) \([a-z_0-9]*\) {$/\2/p' \
+	declared=$(sed -n 's/^\(pam\|exec\|python3\) \([a-z_0-9]*\) {$/\2/p' \
 	    "$x"/mods-enabled/* | sort)
 	used=$(sed -n '/authenticate {/,$p' "$x/sites-enabled/otp" |
 	    sed -n 's/^[[:space:]]*\([a-z_0-9]*\)$/\1/p' | sort -u)

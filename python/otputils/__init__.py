@@ -11,6 +11,7 @@ store that cannot answer raises otputils.Error.
 
 import calendar
 import datetime
+import threading
 import time
 
 from ._otputils import Error, Store as _Store, Token as _Token
@@ -177,7 +178,8 @@ class Store(object):
     postgresql://...), its rules as pam_otp.so's options: Store(url,
     window=3, store_key="/etc/otp-utils/store.key", nolock=True).
     check(user, answer) runs one login (the GIL released): True when
-    accepted, False when refused, the reason in .reason; a store that
+    accepted, False when refused, the reason in .reason (the calling
+    thread's last login's: one Store serves many threads); a store that
     cannot answer raises Error."""
 
     def __init__(self, url, **options):
@@ -188,9 +190,13 @@ class Store(object):
             elif v is not False and v is not None:
                 opts.append("%s=%s" % (k, v))
         self.url = url
-        self.reason = ""
+        self._last = threading.local()
         self._s = _Store(url, opts)
 
+    @property
+    def reason(self):
+        return getattr(self._last, "reason", "")
+
     def check(self, user, answer):
-        ok, self.reason = self._s.check(user, str(answer))
+        ok, self._last.reason = self._s.check(user, str(answer))
         return ok

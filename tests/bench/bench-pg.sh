@@ -39,6 +39,13 @@
 #    below).  Goal: PostgreSQL at least the file store's, in both of
 #    two figures: the medians of the rounds' figures, and the median of
 #    the rounds' own ratios.
+# 3. In the same server, with freeradius-python3 and the otputils module
+#    built: the example's otp_python (rlm_python3 running
+#    otp_radius.py, otputils.Store on the 1M-token database, no PAM
+#    stack) as a fourth path of part 2's rounds, its own users, the same
+#    store options (store_timeout=3000) and server settings.  Goal
+#    (issue 40): at least 3x rlm_pam store=postgresql:// one at a time
+#    and 20 in flight, in both figures as above.
 #
 # A login that is refused or a request that is not accepted fails the
 # bench (exit 1, saying which); no figure is printed for it.  Figures,
@@ -113,6 +120,11 @@ mkdir -p "$tmp/bin" "$tmp/lib/otp-utils"
 cp "$OTP_BIN"/otp-* "$tmp/bin/"
 cp "$OTP_SO" "$tmp/lib/"
 cp "$PG_SO" "$tmp/lib/otp-utils/"
+PYDIR=$OTP_LIBDIR/../python
+if [ -f "$PYDIR/otputils/__init__.py" ] && [ -f "$OTP_LIBDIR/libotputils.so.0" ]; then
+	cp -r "$PYDIR" "$tmp/python"
+	cp "$OTP_LIBDIR/libotputils.so.0" "$tmp/lib/"
+fi
 OTP_BIN=$tmp/bin OTP_LIBDIR=$tmp/lib
 PATH=$OTP_BIN:$PATH
 PG_SO=$OTP_LIBDIR/otp-utils/store-pg.so
@@ -388,11 +400,29 @@ RURL=$(url 1000000)
 pamd=("/etc/pam.d/$RAD_PAM_SVC" "/etc/pam.d/$RAD_UPAM_SVC" "/etc/pam.d/$RAD_GA_SVC")
 rad_pam_service "$R" >"/etc/pam.d/$RAD_PAM_SVC"
 rad_upam_service "$R" >"/etc/pam.d/$RAD_UPAM_SVC"
-printf '%s\n' "auth required $R/bin/pam_otp.so store=$RURL store_key=$R/store.key store_module=$R/bin/store-pg.so" \
+printf '%s\n' "auth required $R/bin/pam_otp.so store=$RURL store_key=$R/store.key store_module=$R/bin/store-pg.so store_timeout=3000" \
     "account required pam_permit.so" >"/etc/pam.d/$RAD_GA_SVC"
 pe=$(free_port) pp=$(free_port) pg=$(free_port) pue=$(free_port) pup=$(free_port)
 rad_conf "$R" "$pe" "$pp" "$pg" "$pue" "$pup"
-rad_check "$R" >"$tmp/check.out" 2>&1 || failed "freeradius -C" $? "$tmp/check.out"
+# Part 3: the python module as a fourth virtual server, when it can run.
+kinds=(pg pam upam)
+if [ ! -d "$tmp/python" ]; then
+	py_skip="the otputils module is not built"
+elif ! dpkg-query -W -f='${Status}\n' freeradius-python3 2>/dev/null |
+    grep -q 'install ok installed'; then
+	py_skip="package freeradius-python3 is not installed (make deps)"
+else
+	py_skip=
+	ppy=$(free_port)
+	rad_py_tree "$R" "$OTP_LIBDIR" "$tmp/python"
+	rad_py_module "$R" "$RURL" 3000
+	rad_site "$R" py "$ppy" otp_python
+	chown "$RAD_ACCOUNT:$RAD_ACCOUNT" "$R/mods-enabled/otp_python" \
+	    "$R/sites-enabled/py"
+	kinds+=(py)
+fi
+LD_LIBRARY_PATH=$R/lib rad_check "$R" >"$tmp/check.out" 2>&1 ||
+    failed "freeradius -C" $? "$tmp/check.out"
 
 # The users: r1..rRN, HOTP at counter 1, the same key (the server does
 # the same work whatever the key): a state file each, one users file, and
@@ -410,14 +440,20 @@ t1=$(now_ns)
 seq 1 "$RN" | xargs -P 8 -I '{}' otp-store --store-key="$K" copy \
     --user='r{}' "ga:$tmp/tok" "$RURL" >/dev/null 2>"$tmp/err" ||
     failed "otp-store copy --user=rN ga:FILE URL (xargs)" $? "$tmp/err"
+# The python module's users, rows of their own in the same database.
+[ -n "$py_skip" ] || seq 1 "$RN" | xargs -P 8 -I '{}' otp-store \
+    --store-key="$K" copy --user='p{}' "ga:$tmp/tok" "$RURL" >/dev/null \
+    2>"$tmp/err" ||
+    failed "otp-store copy --user=pN ga:FILE URL (xargs)" $? "$tmp/err"
 t2=$(now_ns)
 echo "setup: $RN users as state files and a users file in $(secs "$t0" "$t1") s;" \
     "in the 1M database by $RN otp-store copy (8 at a time) in $(secs "$t1" "$t2") s"
 
-setpriv --reuid="$RAD_ACCOUNT" --regid="$RAD_ACCOUNT" --clear-groups -- \
-    "$RAD_SBIN" -f -d "$R" -n radiusd </dev/null >"$tmp/server.out" 2>&1 &
+LD_LIBRARY_PATH=$R/lib setpriv --reuid="$RAD_ACCOUNT" --regid="$RAD_ACCOUNT" \
+    --clear-groups -- "$RAD_SBIN" -f -d "$R" -n radiusd </dev/null \
+    >"$tmp/server.out" 2>&1 &
 server=$!
-for p in "$pp" "$pg" "$pup"; do
+for p in "$pp" "$pg" "$pup" ${ppy:+"$ppy"}; do
 	for ((i = 0; i < 200; i++)); do
 		ss -Hlnu "sport = :$p" | grep -q . && break
 		sleep 0.05
@@ -430,17 +466,20 @@ done
 # are left in $took, and the connections the server opened to the
 # database meanwhile (pg only) are added to $tmp/c.PARALLEL (c.warm for
 # the warm-up).  Fails the bench unless every request was accepted.
-declare -A rctr=([pg]=1 [pam]=1 [upam]=1)
+declare -A rctr=([pg]=1 [pam]=1 [upam]=1 [py]=1)
 took=0
 rad_run() {
 	local c=${CODE[${rctr[$1]}]} n=$(($4 - $3 + 1)) n0 acc
-	awk -v f="$3" -v l="$4" -v c="$c" \
-	    'BEGIN { for (i = f; i <= l; i++) printf "r%d %s\n", i, c }' \
+	# The python module's users are pN, the others' rN.
+	awk -v f="$3" -v l="$4" -v c="$c" -v u="$([ "$1" = py ] && echo p || echo r)" \
+	    'BEGIN { for (i = f; i <= l; i++) printf "%s%d %s\n", u, i, c }' \
 	    >"$tmp/reqs"
 	n0=$(conns)
+	t0=$(cpu)
 	python3 "$here/radload.py" 127.0.0.1 "${rport[$1]}" "$RAD_SECRET" \
 	    "$2" <"$tmp/reqs" >"$tmp/rout" 2>&1 || true
 	read -r _ acc _ _ _ _ _ took <"$tmp/rout" || true
+	echo "$(($(cpu) - t0)) $n" >>"$tmp/cpu.$1.${5:-$2}"
 	if [ "${acc:-0}" != "$n" ]; then
 		{
 			echo "bench: FAILED: $1, $2 in flight: ${acc:-0} of $n accepted"
@@ -450,6 +489,11 @@ rad_run() {
 	fi
 	[ "$1" != pg ] || echo $(($(conns) - n0)) >>"$tmp/c.${5:-$2}"
 }
+# cpu: the server's CPU time so far (all its threads, user and system),
+# in clock ticks.
+cpu() {
+	awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$server/stat"
+}
 # conns: connections the server has accepted to the RADIUS database
 # (log_connections, turned on below).
 conns() {
@@ -458,7 +502,7 @@ conns() {
 }
 sql postgres "ALTER SYSTEM SET log_connections = on"
 sql postgres "SELECT pg_reload_conf()"
-rm -f "$tmp"/r.* "$tmp"/c.*
+rm -f "$tmp"/r.* "$tmp"/c.* "$tmp"/cpu.*
 # A warm-up pass of each (not counted): the server's first login on the
 # database opens the connection that the pool keeps, each user's leaves
 # the row the next one starts from, and each path's first requests map
@@ -470,8 +514,8 @@ rm -f "$tmp"/r.* "$tmp"/c.*
 # second falls on the three alike, and none is always the one after a
 # pause or after another's burst of writes.  A path's figure for the
 # round is its RN accepts over the time its batches took.
-declare -A rport=([pg]=$pg [pam]=$pp [upam]=$pup) ns
-kinds=(pg pam upam)
+declare -A rport=([pg]=$pg [pam]=$pp [upam]=$pup [py]=${ppy:-}) ns
+nk=${#kinds[@]}
 for kind in "${kinds[@]}"; do
 	rad_run "$kind" 1 1 "$RN" warm
 	rctr[$kind]=$((${rctr[$kind]} + 1))
@@ -480,10 +524,10 @@ for ((k = 0; k < ROUNDS; k++)); do
 	for par in 1 20; do
 		b=$RB
 		[ "$par" = 1 ] || b=$RB20
-		ns=([pg]=0 [pam]=0 [upam]=0)
+		ns=([pg]=0 [pam]=0 [upam]=0 [py]=0)
 		for ((f = 1, j = k; f <= RN; f += b, j++)); do
-			for ((m = 0; m < 3; m++)); do
-				kind=${kinds[$(((m + j) % 3))]}
+			for ((m = 0; m < nk; m++)); do
+				kind=${kinds[$(((m + j) % nk))]}
 				rad_run "$kind" "$par" "$f" \
 				    $((f + b - 1 < RN ? f + b - 1 : RN))
 				ns[$kind]=$((${ns[$kind]} + took))
@@ -508,7 +552,29 @@ printf '%-52s %12s/s %12s/s\n' "rlm_pam: pam_otp.so secret=DIR/\${USER}" \
     "$(rmed pam 1)" "$(rmed pam 20)"
 printf '%-52s %12s/s %12s/s\n' "rlm_pam: pam_otp.so usersfile=FILE ($RN users)" \
     "$(rmed upam 1)" "$(rmed upam 20)"
+if [ -z "$py_skip" ]; then
+	printf '%-52s %12s/s %12s/s\n' "rlm_python3: otputils.Store postgresql:// (1M rows)" \
+	    "$(rmed py 1)" "$(rmed py 20)"
+else
+	echo "(rlm_python3 left out: $py_skip)"
+fi
 csum() { awk '{ t += $1 } END { print t + 0 }' "$tmp/c.$1"; }
+# cpums KIND PAR: the server's CPU milliseconds an accept over the rounds.
+hz=$(getconf CLK_TCK)
+cpums() {
+	awk -v hz="$hz" '{ t += $1; n += $2 }
+	    END { if (n) printf "%.2f ms", t * 1000 / hz / n }' "$tmp/cpu.$1.$2"
+}
+printf '%-52s %14s %14s\n' "the server's CPU time an accept" "1 at a time" \
+    "20 in flight"
+declare -A label=([pg]="rlm_pam: pam_otp.so store=postgresql://"
+    [pam]="rlm_pam: pam_otp.so secret=DIR/\${USER}"
+    [upam]="rlm_pam: pam_otp.so usersfile=FILE"
+    [py]="rlm_python3: otputils.Store postgresql://")
+for kind in "${kinds[@]}"; do
+	printf '%-52s %14s %14s\n' "${label[$kind]}" "$(cpums "$kind" 1)" \
+	    "$(cpums "$kind" 20)"
+done
 echo "(connections the server opened to PostgreSQL: $(csum warm) at the" \
     "warm-up, $(csum 1) in the $ROUNDS rounds one at a time, $(csum 20)" \
     "in the $ROUNDS with 20 in flight; the pool keeps them)"
@@ -522,5 +588,13 @@ for kind in pam upam; do
 			k == "pam" ? "a state file per user" : "one users file",
 			p, a / b, r, (a >= b && r >= 1 ? "holds" : "MISSED") }'
 	done
+done
+# Issue 40: the python module at least 3x rlm_pam on the same store.
+[ -n "$py_skip" ] || for par in 1 20; do
+	awk -v a="$(rmed pg "$par")" -v b="$(rmed py "$par")" \
+	    -v r="$(paste "$tmp/r.py.$par" "$tmp/r.pg.$par" |
+	    awk '{ print $1 / $2 }' | median)" -v p="$par" 'BEGIN {
+	    printf "goal: rlm_python3 at least 3x rlm_pam on PostgreSQL (1M rows), %s in flight: %.2fx (round by round: %.2fx), %s\n",
+		p, b / a, r, (b >= 3 * a && r >= 3 ? "holds" : "MISSED") }'
 done
 echo "(bench-pg.sh: $SECONDS s in all)"

@@ -169,15 +169,22 @@ rad_site() {
 	local d=$1 f=$1/sites-enabled/$2 m=$4
 	local -a more=()
 	cp "$RAD_EXAMPLE/sites-enabled/otp" "$f" || return 1
+	# A tree without the python module (rad_py_conf adds it) has no
+	# otp_python for the example's Auth-Type otp_python.
+	[[ -f $d/mods-enabled/otp_python ]] || more=("$RAD_PY_AUTH" '')
 	# A copy of otp_pam (rad_module) takes its place, instances and
 	# all; any other module the example does not name takes otp_exec's
-	# place in the authenticate section.
+	# place in the authenticate section.  otp_python's authorize sets
+	# Auth-Type: it takes the update's place, as the example says.
 	case $m in
 	otp_pam | otp_exec) ;;
+	otp_python) more+=("update control {
+			&Auth-Type := otp_python
+		}" otp_python) ;;
 	*) if grep -q "^pam $m {" "$d/mods-enabled/$m"; then
-		more=(otp_pam "$m")
+		more+=(otp_pam "$m")
 	else
-		more=("Auth-Type otp_exec {
+		more+=("Auth-Type otp_exec {
 			otp_exec
 		}" "Auth-Type $m {
 			$m
@@ -188,6 +195,12 @@ rad_site() {
 	    'ipaddr = *' 'ipaddr = 127.0.0.1' 'port = 1812' "port = $3" \
 	    '&Auth-Type := otp_pam' "&Auth-Type := $m" "${more[@]}"
 }
+
+# The example's authenticate entry for otp_python.
+RAD_PY_AUTH='		Auth-Type otp_python {
+			otp_python
+		}
+'
 
 # rad_one_instance DIR NAME MODULE: the server NAME of rad_conf runs
 # MODULE, a copy of otp_pam, in its first instance only: one login at a
@@ -500,4 +513,89 @@ rad_db_start() {
 	    return 0
 	rad_db_as "$PG_BIN/pg_ctl" -D "$data" -l "${data%/data}/server.log" \
 	    -w -t 60 start >/dev/null
+}
+
+# ---- the python module: otputils in the server's threads ---------------
+#
+# tests/e2e/radius-python.bats and tests/bench/bench-pg.sh: the example's
+# mods-enabled/otp_python (rlm_python3 running
+# mods-config/python3/otp_radius.py, which logs in with otputils.Store),
+# on a PostgreSQL store.
+
+# The lines of examples/freeradius/mods-enabled/otp_python that a test
+# server has otherwise.
+# shellcheck disable=SC2016  # ${confdir} is the server's to expand
+RAD_PY_PATH='python_path = "${confdir}/mods-config/python3"'
+RAD_PY_STORE="store = \"$RAD_PG_URL\""
+RAD_PY_OPTIONS='options = "store_key=/etc/otp-utils/store.key store_timeout=3000"'
+
+# rad_py_tree DIR OTP_LIBDIR PYDIR: what the module needs in a tree of
+# rad_pg_tree's: DIR/mods-config/python3/otp_radius.py (the example's),
+# DIR/python/otputils (PYDIR's, the build's) and DIR/lib/libotputils.so.0,
+# which the server finds through LD_LIBRARY_PATH.
+rad_py_tree() {
+	local d=$1
+	mkdir -p "$d/mods-config/python3" "$d/python" "$d/lib" || return 1
+	cp "$RAD_EXAMPLE/mods-config/python3/otp_radius.py" \
+	    "$d/mods-config/python3/" || return 1
+	cp -r "$3/otputils" "$d/python/" || return 1
+	cp "$2/libotputils.so.0" "$d/lib/" || return 1
+	chown -R "$RAD_ACCOUNT:$RAD_ACCOUNT" "$d/mods-config" "$d/python" \
+	    "$d/lib"
+}
+
+# rad_py_module DIR URL [TIMEOUT_MS]: DIR/mods-enabled/otp_python, the
+# example's, with the store at URL, its key DIR/store.key, a deadline of
+# TIMEOUT_MS (1500), store-pg.so from DIR/bin and otputils from
+# DIR/python.
+rad_py_module() {
+	local d=$1
+	rad_module "$d" otp_python otp_python \
+	    "$RAD_PY_PATH" "${RAD_PY_PATH%\"}:$d/python\"" \
+	    "$RAD_PY_STORE" "store = \"$2\"" \
+	    "$RAD_PY_OPTIONS" "options = \"store_key=$d/store.key store_timeout=${3:-1500} store_module=$d/bin/store-pg.so\""
+}
+
+# rad_py_conf DIR PORT URL DEADLINE_MS: the configuration of a server of
+# the fleet in DIR (rad_conf_base): one virtual server on 127.0.0.1:PORT,
+# every request for otp_python (rad_py_module).  The example's otp_pam,
+# unused, names a PAM service that is not there.
+rad_py_conf() {
+	local d=$1
+	rad_conf_base "$d" "$RAD_ACCOUNT-unused" &&
+	    rad_py_module "$d" "$3" "$4" && rad_site "$d" py "$2" otp_python &&
+	    chown -R "$RAD_ACCOUNT:$RAD_ACCOUNT" "$d/radiusd.conf" \
+	    "$d/clients.conf" "$d/mods-enabled" "$d/sites-enabled"
+}
+
+# rad_py_server N DIR PORT URL KEY DEADLINE_MS: server N of a fleet on
+# URL, every request for otp_python: its tree, configuration on PORT
+# (checked with freeradius -C), its syslog listener and the server,
+# started as e2e daemons syslogN and radiusN.  Returns 1, saying why,
+# when a step fails.
+rad_py_server() {
+	local n=$1 d=$2 port=$3 url=$4 key=$5 ms=$6 out here
+	here=$(dirname "${BASH_SOURCE[0]}")
+	if ! rad_pg_tree "$d" "$OTP_BIN" "$OTP_LIBDIR" "$key" ||
+	    ! rad_py_tree "$d" "$OTP_LIBDIR" "${OTP_PYDIR:-$OTP_LIBDIR/../python}"; then
+		echo "cannot make $d" >&2
+		return 1
+	fi
+	if ! rad_py_conf "$d" "$port" "$url" "$ms"; then
+		echo "cannot make the configuration from $RAD_EXAMPLE" >&2
+		return 1
+	fi
+	out=$(LD_LIBRARY_PATH=$d/lib rad_check "$d" 2>&1) || {
+		echo "freeradius -C: $out" >&2
+		return 1
+	}
+	e2e_daemon_start "syslog$n" "$d/log/syslogd.out" bash -c \
+	    "source '$here/radius.bash'; rad_syslogd '$d'" >/dev/null
+	rad_wait_file "$d/syslog.sock" || {
+		echo "no syslog socket" >&2
+		return 1
+	}
+	e2e_daemon_start "radius$n" "$d/log/daemon.out" env \
+	    "LD_LIBRARY_PATH=$d/lib" bash -c \
+	    "source '$here/radius.bash'; rad_server '$d'" >/dev/null
 }

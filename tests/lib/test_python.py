@@ -230,6 +230,27 @@ t.join()
         self.assertEqual(out.stdout.strip(), "main ran during the login",
                          out.stderr)
 
+    def test_reason_is_the_calling_threads(self):
+        # One Store for a server's threads: each reads the reason of its
+        # own login, not of the last one run in the process.
+        store = otputils.Store("ga:" + self.path)
+        done, read, seen = threading.Event(), threading.Event(), []
+
+        def login():
+            store.check("nobody", "12")
+            done.set()
+            read.wait()
+            seen.append(store.reason)
+
+        t = threading.Thread(target=login)
+        t.start()
+        done.wait()
+        self.assertFalse(store.check("nobody", "000000"))
+        read.set()
+        t.join()
+        self.assertIn("digit", seen[0])
+        self.assertNotIn("digit", store.reason)
+
     def test_unanswerable_store_raises(self):
         store = otputils.Store("ga:" + os.path.join(self.dir, "none"))
         self.assertFalse(store.check("nobody", "123456"))
