@@ -17,6 +17,11 @@ URI='otpauth://totp/Example:alice@google.com?secret=JBSWY3DPEHPK3PXP&issuer=Exam
 
 setup() {
 	T=$BATS_TEST_TMPDIR
+	PUB=
+}
+
+teardown() {
+	[ -z "$PUB" ] || rm -rf "$PUB"
 }
 
 # The README's examples that do not run here: the command's first line
@@ -452,6 +457,15 @@ readme_examples() {
 		    "$T/mine/radiusd.conf")" = 2 ] || fail "no security section to change"
 		x=$T/mine
 		args=(-C -l stdout -d "$x")
+	elif ! runuser -u freerad -- test -r "$x/mods-config/python3/otp_radius.py"; then
+		# otp_python imports its file once the server is freerad: a
+		# checkout closed to it (under a 0700 home) is checked from a
+		# copy it can read, every byte as shipped.
+		PUB=$(mktemp -d /tmp/otp-readme.XXXXXX)
+		cp -r "$x" "$PUB/freeradius"
+		chmod -R a+rX "$PUB"
+		x=$PUB/freeradius
+		args=(-C -d "$x")
 	fi
 	# otp_python imports mods-config/python3/otp_radius.py: no
 	# __pycache__ left in the checkout.
