@@ -451,9 +451,10 @@ readme_examples() {
 	uid=$(id -u)
 	if [ "$uid" != 0 ]; then
 		cp -r "$x" "$T/mine"
-		sed -i -E "s/^([[:space:]]*(user|group) = )freerad\$/\\1$(id -un)/" \
+		sed -i -E -e "s/^([[:space:]]*user = )freerad\$/\\1$(id -un)/" \
+		    -e "s/^([[:space:]]*group = )freerad\$/\\1$(id -gn)/" \
 		    "$T/mine/radiusd.conf"
-		[ "$(grep -cE "^[[:space:]]*(user|group) = $(id -un)\$" \
+		[ "$(grep -cE "^[[:space:]]*(user = $(id -un)|group = $(id -gn))\$" \
 		    "$T/mine/radiusd.conf")" = 2 ] || fail "no security section to change"
 		x=$T/mine
 		args=(-C -l stdout -d "$x")
