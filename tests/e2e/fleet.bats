@@ -95,28 +95,6 @@ need_syslog() {
 	    skip "no mount namespace here: pam_otp.so's log lines are not read back"
 }
 
-sql() {
-	psql -X -A -t -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" \
-	    -U postgres -d otp -c "$1"
-}
-
-# server_conns: the connections open to the store but this one: the
-# servers' (nothing else holds any between tests).
-server_conns() {
-	sql "SELECT count(*) FROM pg_stat_activity WHERE datname = 'otp'
-	    AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
-}
-
-# new_user NAME: a TOTP token for NAME in the store (otp-keygen --store,
-# 5 scratch codes in BATS_TEST_TMPDIR/NAME.scratch); sets KEY.  A fresh
-# step, so that a scenario stays in one.
-new_user() {
-	KEY=$(otp-keygen --store="$URL" --user="$1" --store-key="$K" \
-	    2>"$BATS_TEST_TMPDIR/$1.scratch") ||
-	    fail "otp-keygen --store for $1 failed"
-	e2e_fresh_step 8
-}
-
 scratch() {
 	sed -n "${2:-1}p" "$BATS_TEST_TMPDIR/$1.scratch"
 }
@@ -186,7 +164,7 @@ $RAD_ACCOUNT 600"
 
 @test "a code accepted by one server is refused by the other; scratch codes once in the fleet" {
 	local c
-	new_user alice
+	rad_new_user alice
 	c=$(rad_code "$KEY")
 	run rad_auth "$P1" alice "$c"
 	assert_success
@@ -222,7 +200,7 @@ $RAD_ACCOUNT 600"
 
 @test "20 requests with one code spread over both servers at once: exactly one accept" {
 	local t=$BATS_TEST_TMPDIR/burst
-	new_user burst
+	rad_new_user burst
 	rad_fleet_burst "$t" burst "$(rad_code "$KEY")" 20 "$P1" "$P2"
 	tally "$t" "one code, 20 requests on 2 servers"
 	[ "$OK" -eq 1 ]
@@ -230,7 +208,7 @@ $RAD_ACCOUNT 600"
 	[ "$(grep -lw "$P1" "$t"/* | wc -l)" -eq 10 ]
 	[ "$(uses burst)" = 1 ]
 	# The servers keep connections for the next logins, a bounded few.
-	run server_conns
+	run rad_server_conns
 	echo "connections the servers keep after it: $output" >&3
 	((output >= 2 && output <= 32))
 	need_syslog
@@ -243,9 +221,9 @@ $RAD_ACCOUNT 600"
 
 @test "two users at once on the two servers, then 20 users at once: all accepted" {
 	local t=$BATS_TEST_TMPDIR i ok=0 f
-	new_user two-a
+	rad_new_user two-a
 	KEY_A=$KEY
-	new_user two-b
+	rad_new_user two-b
 	KEY_B=$KEY
 	rad_fleet_burst "$t/a" two-a "$(rad_code "$KEY_A")" 1 "$P1" &
 	rad_fleet_burst "$t/b" two-b "$(rad_code "$KEY_B")" 1 "$P2" &
@@ -284,7 +262,7 @@ $RAD_ACCOUNT 600"
 		otp-keygen --store="$URL" --user="free-$i" --store-key="$K" \
 		    >"$t/key.$i" 2>/dev/null || fail "otp-keygen free-$i"
 	done
-	new_user held
+	rad_new_user held
 	ch=$(rad_code "$KEY")
 	for i in $(seq 8); do
 		rad_code "$(cat "$t/key.$i")" >"$t/code.$i"
@@ -358,7 +336,7 @@ $RAD_ACCOUNT 600"
 
 @test "a row locked too long (a slow database): refused at the deadline, then served" {
 	local c lock base
-	new_user slow
+	rad_new_user slow
 	c=$(rad_code "$KEY")
 	# A refusal's time with the database well (the clients' own), the
 	# shorter of two.
@@ -406,7 +384,7 @@ thaw_db() {
 
 @test "the database frozen: refused by both within the deadline, logged; thawed, served" {
 	local c base p
-	new_user frozen
+	rad_new_user frozen
 	# Both servers hold open connections; a refusal's time with the
 	# database well.  A user without a token: a wrong code of frozen's
 	# would be written (its count), and a server that kept that row
@@ -439,7 +417,7 @@ thaw_db() {
 
 @test "the database stopped: refused by both within the deadline, logged with the user and the reason, nothing secret" {
 	local c i s base t=$BATS_TEST_TMPDIR/down
-	new_user warm
+	rad_new_user warm
 	# Both servers hold open connections from a login each.
 	run rad_auth "$P1" warm "$(rad_code "$KEY")"
 	assert_success
@@ -449,7 +427,7 @@ thaw_db() {
 	timed_auth "$P1" warm 000000
 	assert_failure 1
 	base=$MS
-	new_user down
+	rad_new_user down
 	(umask 077 && echo "$KEY" >"$E2E_DIR/down.key")
 	c=$(rad_code "$KEY")
 	rad_db_stop fleet immediate
@@ -501,14 +479,14 @@ thaw_db() {
 		e2e_alive "$p" || fail "server $p is gone"
 	done
 	[[ "$(e2e_daemon_pid radius1) $(e2e_daemon_pid radius2)" == "$RAD_PIDS" ]]
-	run server_conns
+	run rad_server_conns
 	echo "connections kept open by the servers: $output" >&3
 	((output >= 2 && output <= 32))
 }
 
 @test "a host with pam_radius_auth.so -> either server -> PostgreSQL, end to end" {
 	local c
-	new_user host-alice
+	rad_new_user host-alice
 	c=$(rad_code "$KEY")
 	run pamtester "$HOST_SVC" host-alice authenticate <<<"$c"
 	assert_success

@@ -75,27 +75,13 @@ setup() {
 	load ../pgcluster
 }
 
-sql() {
-	psql -X -A -t -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" \
-	    -U postgres -d otp -c "$1"
-}
-
-# server_conns: the connections open to the store but this one.
-server_conns() {
-	sql "SELECT count(*) FROM pg_stat_activity WHERE datname = 'otp'
-	    AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
-}
-
 # new_user NAME: a TOTP token for NAME in the store, 5 scratch codes in
 # BATS_TEST_TMPDIR/NAME.scratch; sets KEY (also kept in
 # E2E_DIR/NAME.key for the last test's look at the logs).
 new_user() {
-	KEY=$(otp-keygen --store="$URL" --user="$1" --store-key="$K" \
-	    2>"$BATS_TEST_TMPDIR/$1.scratch") ||
-	    fail "otp-keygen --store for $1 failed"
+	rad_new_user "$1"
 	(umask 077 && echo "$KEY" >"$E2E_DIR/$1.key" &&
 	    cat "$BATS_TEST_TMPDIR/$1.scratch" >>"$E2E_DIR/secrets")
-	e2e_fresh_step 8
 }
 
 scratch() {
@@ -196,7 +182,7 @@ $RAD_ACCOUNT 600"
 	[ "$(uses burst)" = 1 ]
 	[ "$(radlog | grep -cF 'accepted a code for "burst"')" -eq 1 ]
 	[ "$(radlog | grep -cF 'for "burst": code already used')" -eq 19 ]
-	run server_conns
+	run rad_server_conns
 	echo "connections the servers keep after it: $output" >&3
 	((output >= 2 && output <= 64))
 }
@@ -213,7 +199,7 @@ hold_row() {
 held_wait() {
 	local i
 	for ((i = 0; i < 100; i++)); do
-		[ "$(sql "SELECT count(*) FROM pg_stat_activity
+		[ "$(rad_sql "SELECT count(*) FROM pg_stat_activity
 		    WHERE query LIKE '%FOR UPDATE; SELECT pg_sleep%'
 		    AND state = 'active' AND pid <> pg_backend_pid()")" = 1 ] &&
 		    return 0

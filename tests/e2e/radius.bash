@@ -380,6 +380,30 @@ RAD_PG_URL='postgresql://otp@db1.example.org,db2.example.org/otp?target_session_
 RAD_PG_KEY='store_key=/etc/otp-utils/store.key'
 RAD_PG_TIMEOUT='store_timeout=3000'
 
+# rad_sql SQL: one answer from the fleet's store, the cluster on PGPORT.
+rad_sql() {
+	psql -X -A -t -v ON_ERROR_STOP=1 -h 127.0.0.1 -p "$PGPORT" \
+	    -U postgres -d otp -c "$1"
+}
+
+# rad_server_conns: the connections open to the store but this one: the
+# servers' (nothing else holds any between tests).
+rad_server_conns() {
+	rad_sql "SELECT count(*) FROM pg_stat_activity WHERE datname = 'otp'
+	    AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
+}
+
+# rad_new_user NAME: a TOTP token for NAME in the store URL, key K
+# (otp-keygen --store, 5 scratch codes in BATS_TEST_TMPDIR/NAME.scratch);
+# sets KEY.  A fresh step, so that a scenario stays in one.
+rad_new_user() {
+	# shellcheck disable=SC2034  # the suite's
+	KEY=$(otp-keygen --store="$URL" --user="$1" --store-key="$K" \
+	    2>"$BATS_TEST_TMPDIR/$1.scratch") ||
+	    fail "otp-keygen --store for $1 failed"
+	e2e_fresh_step 8
+}
+
 # rad_pg_tree DIR OTP_BIN OTP_LIBDIR KEYFILE: rad_tree's tree, with what
 # else the server's account must read that the checkout may hide from it:
 # DIR/bin/store-pg.so, and DIR/store.key, a copy of the store key KEYFILE,
