@@ -58,6 +58,9 @@ setup_file() {
 		sed -i '/^@include common-auth$/a @include otp-console' \
 		    "$d/pam.d/$f"
 	done
+	# The same with grace_period: a console has no remote host to match.
+	cp -a "$d/pam.d" "$d/pam.d-grace"
+	sed -i '/^auth/s/$/ grace_period=3600/' "$d/pam.d-grace/otp-console"
 	# Private /var/log and /run: the files login and su write exist, so
 	# that they do write them (here).
 	mkdir -m 0755 "$d/log" "$d/run"
@@ -96,14 +99,16 @@ console() {
 	    /usr/bin/python3 "$PTY_DRIVE" "$@"
 }
 
-# The suite's mount namespace: its pam.d, log and run directories over the
-# machine's, for the command that follows ($0 is the suite's directory).
+# The suite's mount namespace: a pam.d directory of the suite ($1: pam.d,
+# or pam.d-grace) and its log and run directories over the machine's, for
+# the command that follows ($0 is the suite's directory).
 # shellcheck disable=SC2016  # expanded by that sh
 NS=(unshare -m --propagation private sh -c 'cd / &&
-mount --bind "$0/pam.d" /etc/pam.d && mount --bind "$0/log" /var/log &&
-mount --bind "$0/run" /run && exec "$@"')
+mount --bind "$0/$1" /etc/pam.d && mount --bind "$0/log" /var/log &&
+mount --bind "$0/run" /run && shift && exec "$@"')
 
-# try THEN PASSWORD CODE CMD...: run CMD in the namespace on a terminal,
+# try THEN PASSWORD CODE CMD...: run CMD in the namespace (its /etc/pam.d
+# the suite's $PAMD, pam.d unless set) on a terminal,
 # answer the password and the code it asks for (CODE "-": none is asked),
 # then, by THEN: "shell" types `id -un; exit` at the shell's prompt;
 # "login" waits for login's refusal and hangs up; "su" waits for su's
@@ -119,7 +124,7 @@ try() {
 	su) steps+=('wait:Authentication failure') ;;
 	esac
 	console wait:Password: mark "send:$pw\r" "${steps[@]}" -- \
-	    "${NS[@]}" "$E2E_DIR" "$@"
+	    "${NS[@]}" "$E2E_DIR" "${PAMD:-pam.d}" "$@"
 }
 
 # shell_ran USER: the shell ran as USER and the session ended well.
@@ -162,9 +167,12 @@ wrong() {
 	done
 	run diff -r -x login -x su -x otp-console /etc/pam.d "$E2E_DIR/pam.d"
 	assert_success
+	run diff "$E2E_DIR/pam.d/otp-console" "$E2E_DIR/pam.d-grace/otp-console"
+	assert_failure 1
+	assert_line --regexp '^> auth.*pam_otp\.so grace_period=3600$'
 }
 
-@test "console: login: password then the right code reaches a shell; reuse and a wrong code are refused" {
+@test "console: login: password then the right code reaches a shell; reuse and a wrong code are refused, grace_period or not" {
 	local pw=pw-$RANDOM$RANDOM u key code
 	u=$(e2e_user_add login "$pw")
 	key=$(e2e_totp_state "$u" --disallow-reuse 2>/dev/null)
@@ -178,13 +186,18 @@ wrong() {
 	refute_output --partial "$code"
 	try login "$pw" "$code" login "$u"
 	refused "$u"
-	try login "$pw" "$(wrong "$code")" login "$u"
+	# With grace_period (login's PAM_RHOST is empty): a code, then a
+	# wrong code is still refused, and no host was recorded.
+	PAMD=pam.d-grace try shell "$pw" "$(e2e_code "$key" 30)" login "$u"
+	shell_ran "$u"
+	PAMD=pam.d-grace try login "$pw" "$(wrong "$code")" login "$u"
 	refused "$u"
+	run ! grep -q LAST "$(e2e_state_path "$u")"
 	# The records went to the namespace's files.
 	[[ -s $E2E_DIR/log/wtmp && -s $E2E_DIR/log/btmp ]]
 }
 
-@test "console: su and su -: the right code reaches a shell; reuse and a wrong password are refused" {
+@test "console: su and su -: the right code reaches a shell; reuse and a wrong password are refused; root is asked nothing" {
 	local pw=pw-$RANDOM$RANDOM u key code AS
 	as "$(e2e_user_add caller)"
 	u=$(e2e_user_add target "$pw")
@@ -200,6 +213,10 @@ wrong() {
 	try su "$pw-x" - "${AS[@]}" su "$u"
 	refused "$u"
 	refute_output --partial 'Verification code'
+	# root is let in by pam_rootok.so, above the include: nothing asked.
+	run "${NS[@]}" "$E2E_DIR" pam.d su "$u" -c 'id -un' </dev/null
+	assert_success
+	assert_output "$u"
 	# su - (service su-l, which includes su): the next step's code.
 	try shell "$pw" "$(e2e_code "$key" 30)" "${AS[@]}" su - "$u"
 	shell_ran "$u"
