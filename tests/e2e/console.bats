@@ -107,12 +107,11 @@ NS=(unshare -m --propagation private sh -c 'cd / &&
 mount --bind "$0/$1" /etc/pam.d && mount --bind "$0/log" /var/log &&
 mount --bind "$0/run" /run && shift && exec "$@"')
 
-# try THEN PASSWORD CODE CMD...: run CMD in the namespace (its /etc/pam.d
-# the suite's $PAMD, pam.d unless set) on a terminal,
-# answer the password and the code it asks for (CODE "-": none is asked),
-# then, by THEN: "shell" types `id -un; exit` at the shell's prompt;
-# "login" waits for login's refusal and hangs up; "su" waits for su's
-# refusal.
+# try THEN PASSWORD CODE CMD...: run CMD on a terminal in the namespace
+# (its /etc/pam.d the suite's $PAMD, pam.d unless set), answer the
+# password and the code it asks for (CODE "-": none is asked), then, by
+# THEN: "shell" types `id -un; exit` at the shell's prompt; "login" waits
+# for login's refusal and hangs up; "su" waits for su's refusal.
 try() {
 	local then=$1 pw=$2 code=$3 steps=()
 	shift 3
@@ -141,8 +140,8 @@ refused() {
 	refute_line --partial '$ '
 }
 
-# as USER: setpriv's arguments to run as a plain user.
-as() {
+# as_user USER: AS, setpriv's arguments to run as a plain user.
+as_user() {
 	AS=(setpriv --reuid="$1" --regid="$1" --init-groups)
 }
 
@@ -199,7 +198,7 @@ wrong() {
 
 @test "console: su and su -: the right code reaches a shell; reuse and a wrong password are refused; root is asked nothing" {
 	local pw=pw-$RANDOM$RANDOM u key code AS
-	as "$(e2e_user_add caller)"
+	as_user "$(e2e_user_add caller)"
 	u=$(e2e_user_add target "$pw")
 	key=$(e2e_totp_state "$u" --disallow-reuse 2>/dev/null)
 	e2e_fresh_step
