@@ -53,8 +53,7 @@ struct params {
 	char		 url[PATH_MAX + 16];	/* one an alias made */
 	const char	*other[OPTS_KINDS];	/* a store's own option */
 	const char	*nototpw;	/* try_ or use_first_pass */
-	const char	*linger;	/* linger=: a state file's and a
-					 * database's */
+	const char	*linger;	/* linger=: not an OTPW list's */
 	int		 debug;
 	enum pass_mode	 pass;
 	/* ga: pam_google_authenticator's */
@@ -228,9 +227,9 @@ check_args(pam_handle_t *pamh, const struct params *p, unsigned caps)
 {
 	const char *bad = NULL;
 
-	/* linger= keeps its records in a state file's or a row's image. */
-	if (p->linger != NULL && (caps & SYS_STORE_CHALLENGE ||
-	    (caps & SYS_STORE_MANY && !(caps & SYS_STORE_SHARED)))) {
+	/* linger= keeps its records in a state file's or a row's image, or
+	 * in a users file's tally. */
+	if (p->linger != NULL && caps & SYS_STORE_CHALLENGE) {
 		pamotp_log(pamh, LOG_ERR, "unknown option \"%s\"", p->linger);
 		return -1;
 	}

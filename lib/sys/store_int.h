@@ -146,10 +146,12 @@ int sys_statefile_create(const char *path, const char *img, size_t len,
 /* Check code for user (typed prefix password) against the users file at
  * path as pam_oath does, under both locks, and record an accept (not when
  * dry); now may be SYS_NOW_REAL; c's oath rules (group_read, unshared,
- * deny, unlock_time).  0 and r, or OTP_E* (errno for EIO). */
+ * deny, unlock_time) and linger (c->ga: linger, rhost), answer the whole
+ * text the password and code came from.  0 and r, or OTP_E* (errno for
+ * EIO). */
 int sys_users_check(const char *path, const struct sys_store_cfg *c,
-    const char *user, const char *password, const char *code,
-    struct otp_users_result *r);
+    const char *user, const char *answer, const char *password,
+    const char *code, struct otp_users_result *r);
 /* Add t's line to path (a new file is 0600), or replace the user's lines;
  * every other byte, the owner and the mode kept. */
 int sys_users_set(const char *path, const struct otp_users_token *t,
