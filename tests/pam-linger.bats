@@ -323,13 +323,6 @@ oath_file() {
 	[[ ${#lines[@]} == 2 ]]
 }
 
-@test "linger: an OTPW list does not take it (yet)" {
-	ga_state
-	service t "auth required @MOD@ otpw linger=60"
-	pam_run t "$C0" -I rhost=127.0.0.1
-	assert_output --partial 'unknown option "linger=60"'
-}
-
 # threads CONF CODE RHOST: 20 logins at once (tests/pam/pam-threads.c,
 # the real clock) with CODE from RHOST on service t of $D/conf.
 threads() {

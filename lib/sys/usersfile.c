@@ -71,9 +71,8 @@
 #define POLL_MS		5
 #define LINGER_MS	10	/* FILE.lock kept after a write (see above) */
 #define LINGER_MAX_MS	1000	/* ...while a reader of the old file lasts */
-#define TALLY_MAX	(64 + OTP_LINGER_RECORDS * (OTP_LINGER_TEXTMAX + 8))
-				/* "FAILS SINCE\n", the LINGER lines */
-#define TALLY_LINGER	"LINGER "
+#define TALLY_MAX	(64 + OTP_LINGER_LINESMAX)	/* "FAILS SINCE\n",
+						 * the LINGER lines */
 #define PIECE		(32u << 10)	/* read at a time: whole lines of it */
 
 static void
@@ -481,26 +480,6 @@ struct tally {
 	struct otp_linger recs[OTP_LINGER_RECORDS];
 };
 
-/* The LINGER lines after the count in buf (a line that does not read is
- * dropped at the next write). */
-static void
-tally_recs(struct tally *t, const char *buf)
-{
-	const char *p = strchr(buf, '\n'), *e;
-
-	while (p != NULL && t->nrecs < OTP_LINGER_RECORDS) {
-		p++;
-		if ((e = strchr(p, '\n')) == NULL)
-			break;
-		if (strncmp(p, TALLY_LINGER, sizeof(TALLY_LINGER) - 1) == 0 &&
-		    otp_linger_parse(p + sizeof(TALLY_LINGER) - 1,
-		    (size_t)(e - p) - (sizeof(TALLY_LINGER) - 1),
-		    &t->recs[t->nrecs]) == 0)
-			t->nrecs++;
-		p = e;
-	}
-}
-
 /* Read user's tally beside name in dirfd; none is no wrong code.  Only
  * read: the caller holds FILE.lock (or checks dry), which every writer
  * of a tally holds, so that no guess slips past the count. */
@@ -541,7 +520,7 @@ tally_read(int dirfd, const char *name, const char *user, struct tally *t)
 		buf[n] = '\0';
 		if (sscanf(buf, "%lu %lld", &t->fails, &t->since) != 2)
 			t->fails = 0, t->since = 0;	/* unreadable */
-		tally_recs(t, buf);
+		otp_linger_lines_parse(buf, (size_t)n, t->recs, &t->nrecs);
 	}
 	otp_wipe(buf, sizeof(buf));
 	return 0;
@@ -554,19 +533,13 @@ tally_write(int dirfd, const struct tally *t, unsigned long fails,
     long long since)
 {
 	char buf[TALLY_MAX];
-	size_t i;
 	int dfd, fd, n, made = 0, ret = 0;
 
 	n = snprintf(buf, sizeof(buf), "%lu %lld\n", fails, since);
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		return OTP_EIO;
-	for (i = 0; i < t->nrecs; i++) {
-		memcpy(buf + n, TALLY_LINGER, sizeof(TALLY_LINGER) - 1);
-		n += (int)sizeof(TALLY_LINGER) - 1;
-		n += (int)otp_linger_format(&t->recs[i], buf + n,
-		    sizeof(buf) - (size_t)n);
-		buf[n++] = '\n';
-	}
+	n += (int)otp_linger_lines(t->recs, t->nrecs, buf + n,
+	    sizeof(buf) - (size_t)n);
 	if (mkdirat(dirfd, t->dir, 0700) == 0)
 		made = 1;
 	else if (errno != EEXIST)
@@ -680,21 +653,16 @@ static int
 linger_look(int dirfd, struct tally *t, const struct job *j)
 {
 	struct otp_linger_who w = { j->user, j->client, NULL, 0 };
-	int64_t now = linger_now(j);
-	size_t rest, n;
-	int hit, moved;
+	size_t rest;
+	int changed;
 
-	hit = otp_linger_find(t->recs, t->nrecs, &w, j->answer, now, &rest);
-	if (hit < 0)
+	if (otp_linger_take(t->recs, &t->nrecs, &w, j->answer, linger_now(j),
+	    j->lingers, &rest, &changed) < 0)
 		return 0;
 	j->r->accepted = 1;
 	j->r->lingered = 1;
 	j->r->why = OTP_USERS_WHY_NONE;
-	moved = t->recs[hit].expiry != now + (int64_t)j->lingers;
-	t->recs[hit].expiry = now + (int64_t)j->lingers;
-	n = t->nrecs;
-	if (j->dry || (!otp_linger_prune(t->recs, &t->nrecs, now) && !moved &&
-	    n == t->nrecs))
+	if (j->dry || !changed)
 		return 1;
 	return tally_write(dirfd, t, t->fails, t->since) < 0 ? OTP_EIO : 1;
 }
@@ -704,17 +672,13 @@ static int
 linger_keep(struct tally *t, const struct job *j)
 {
 	struct otp_linger_who w = { j->user, j->client, NULL, 0 };
-	struct otp_linger nr;
 	uint8_t salt[OTP_LINGER_SALTLEN];
-	int64_t now = linger_now(j);
 	int ret;
 
 	if ((ret = sys_random_bytes(salt, sizeof(salt))) < 0)
 		return ret;
-	otp_linger_make(&nr, salt, &w, j->answer, strlen(j->password),
-	    now + (int64_t)j->lingers);
-	otp_linger_add(t->recs, &t->nrecs, &nr, now);
-	otp_wipe(&nr, sizeof(nr));
+	otp_linger_put(t->recs, &t->nrecs, salt, &w, j->answer,
+	    strlen(j->password), linger_now(j), j->lingers);
 	otp_wipe(salt, sizeof(salt));
 	return 0;
 }
