@@ -200,6 +200,8 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
 			pamotp_log(pamh, LOG_ERR, "invalid option \"%s\": %s", a,
 			    why);
 			return -1;
+		} else if (rc == SYS_OPT_ALL) {
+			continue;	/* every store's */
 		} else if (rc != SYS_OPT_NONE) {
 			kind = rc == SYS_OPT_OATH ? OPTS_OATH :
 			    rc == SYS_OPT_OTPW ? OPTS_OTPW :
@@ -230,7 +232,7 @@ check_args(pam_handle_t *pamh, const struct params *p, unsigned caps)
 		    p->nototpw;
 		if (bad != NULL) {
 			pamotp_log(pamh, LOG_ERR, "unknown option \"%s\" (otpw "
-			    "takes debug, nolock and lock_age)", bad);
+			    "takes debug, nolock, lock_age and linger)", bad);
 			return -1;
 		}
 		return 0;
@@ -488,6 +490,8 @@ how_text(enum sys_how how)
 		return "emergency scratch code";
 	case SYS_BY_GRACE:
 		return "grace period";
+	case SYS_BY_LINGER:
+		return "lingering answer (linger=)";
 	case SYS_BY_LIST:
 		return "password";
 	case SYS_BY_CODE:
@@ -758,8 +762,9 @@ open_store(pam_handle_t *pamh, struct params *p, struct target *t, int *rc)
 		return NULL;
 	c = p->cfg;
 	c.ga.uid = (unsigned long)t->uid;
-	/* grace_period looks at the remote host at the start. */
-	if (c.ga.grace_period > 0 &&
+	/* grace_period looks at the remote host at the start, linger at
+	 * the answers: without one, neither does anything. */
+	if ((c.ga.grace_period > 0 || c.ga.linger > 0) &&
 	    pam_get_item(pamh, PAM_RHOST, &item) == PAM_SUCCESS &&
 	    item != NULL)
 		c.ga.rhost = item;
