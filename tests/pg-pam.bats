@@ -162,6 +162,15 @@ drive() {
 	service t "auth required @MOD@ $OPTS"
 	PAM_RUN_USER=nobody-here pam_run t "$(totp $T0)"
 	refused
+	# One decision, one audit entry: asked and refused (the start does
+	# not record it too), or let through by nullok without an end.
+	service t "auth required @MOD@ $OPTS nullok"
+	PAM_RUN_USER=nobody-too pam_run t "$(totp $T0)"
+	run -0 otp-store log "$URL"
+	assert_line --index 0 --regexp $'\tnobody-here\t[^\t]+\trefuse\tno token$'
+	assert_line --index 1 --regexp $'\tnobody-too\t[^\t]+\trefuse\tno token$'
+	[[ ${#lines[@]} == 2 ]] || fail "${#lines[@]} entries"
+	service t "auth required @MOD@ $OPTS"
 	service t "auth required @MOD@ $OPTS window=3"
 	pam_run t "$(totp $T0)"
 	refused

@@ -1136,6 +1136,8 @@ struct pg_impl {
 	int		 cached;	/* pre: the row this host last wrote */
 	struct pg_meta	 nm;		/* the new row's (decide) */
 	char		 from[FROM_MAX];	/* origin() */
+	int		 owed;		/* an unknown user's audit entry,
+					 * written by the end or the free */
 };
 
 static int
@@ -1190,6 +1192,19 @@ pg_login_free(struct sys_login *l)
 
 	if (pi == NULL)
 		return;
+	if (pi->owed && pi->p.c == NULL) {
+		/* An unknown user's start that no end followed. */
+		struct sys_verdict v;
+
+		memset(&v, 0, sizeof(v));
+		v.unknown = 1;
+		v.why = "no token";
+		login_pgc(l);
+		if (pgc_get(&pi->p) == 0) {
+			audit(l, &v, 0);
+			pgc_put(&pi->p);
+		}
+	}
 	pi->p.broken = 1;	/* a transaction left open is abandoned */
 	if (pi->p.c != NULL)
 		pgc_put(&pi->p);
@@ -1325,9 +1340,15 @@ pg_begin(struct sys_login *l, struct sys_verdict *v)
 		pi->have_pre = row_of(r, 0, &pi->pre) == 0;
 	}
 	PQclear(r);
-	/* Decided here: no end follows to record it. */
-	if (v->unknown || v->decided)
+	/* Decided here: no end follows to record it.  A user without a
+	 * row may still be asked and refused by an end (pam_otp.so, so that
+	 * the time does not tell who is enrolled), which records that: the
+	 * entry is owed until then, and the free writes it when no end
+	 * came (nullok). */
+	if (v->decided)
 		audit(l, v, 0);
+	else if (v->unknown)
+		pi->owed = 1;
 	pgc_put(&pi->p);
 	return 0;
 }
@@ -1947,8 +1968,6 @@ end_locked(struct sys_login *l, const struct otp_answer *a, size_t n,
 			rc = OTP_ESTOREROW;
 		v->decided = 1;
 		v->why = "token disabled";
-		v->decided = 1;
-		v->why = "token disabled";
 	} else if ((rc = row_of(r, 0, &row)) == 0 &&
 	    (rc = open_row(l, &row, &imglen, &nh)) == 0) {
 		/* The clock is read once the row is ours (decide). */
@@ -2008,6 +2027,7 @@ pg_end(struct sys_login *l, const struct otp_answer *a, size_t n,
 
 	memset(v, 0, sizeof(*v));
 	v->why = "refused";
+	pi->owed = 0;	/* the end records the outcome itself */
 	if (ulen == 0 || ulen > USER_MAX)
 		return OTP_EUSERSFIELD;
 	if ((rc = read_key(l->s, ps)) != 0) {
