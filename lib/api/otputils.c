@@ -13,6 +13,7 @@
 #include "otp.h"
 #include "otp_uri.h"
 #include "otp_state.h"
+#include "otp_radius.h"
 #include "store.h"
 #include "sys.h"
 #include "otputils.h"
@@ -32,7 +33,33 @@ struct otp_store {
 	char			*url;
 	char			*text;	/* the options, NUL-separated */
 	size_t			 textlen;
+	int			 per_user;	/* a file's path with ${USER} */
 };
+
+#define USER_VAR	"${USER}"
+
+/* url with each ${USER} replaced by user into out: 0, or OTP_ETOOLONG.
+ * The caller vetted user as a plain login name (otp_user_check). */
+static int
+user_url(const char *url, const char *user, char *out, size_t outsz)
+{
+	size_t o = 0, n, ulen = strlen(user);
+	const char *at;
+
+	while ((at = strstr(url, USER_VAR)) != NULL) {
+		n = (size_t)(at - url);
+		if (o + n + ulen >= outsz)
+			return OTP_ETOOLONG;
+		memcpy(out + o, url, n);
+		memcpy(out + o + n, user, ulen);
+		o += n + ulen;
+		url = at + sizeof(USER_VAR) - 1;
+	}
+	if ((n = strlen(url)) + o >= outsz)
+		return OTP_ETOOLONG;
+	memcpy(out + o, url, n + 1);
+	return 0;
+}
 
 /* Text out as snprintf: s[0..n) into buf (cut to size - 1), the length. */
 static int
@@ -552,7 +579,23 @@ otp_store_open(struct otp_store **sp, const char *url,
 		otp_store_close(s);
 		return rc;
 	}
+	/* A file's path takes the user's name for ${USER}; ~ and ${HOME}
+	 * are pam_otp.so's, which looks the account up: a program runs as
+	 * itself and looks up no one, so they are refused, never taken as
+	 * a path's letters. */
+	if (!(sys_store_caps(probe) & SYS_STORE_SHARED)) {
+		const char *path = strchr(s->url, ':') + 1;
+
+		s->per_user = strstr(path, USER_VAR) != NULL;
+		if (path[0] == '~' || strstr(path, "/~") != NULL ||
+		    strstr(path, "${HOME}") != NULL)
+			rc = OTP_EINVAL;
+	}
 	sys_store_close(probe);
+	if (rc != 0) {
+		otp_store_close(s);
+		return rc;
+	}
 	*sp = s;
 	return 0;
 }
@@ -565,7 +608,8 @@ otp_store_check(struct otp_store *s, const char *user, const char *answer,
 	struct sys_login *l = NULL;
 	struct sys_verdict v;
 	struct otp_answer a;
-	const char *why = "";
+	const char *why = "", *url;
+	char path[PATH_MAX + 16];
 	int rc;
 
 	if (s == NULL || user == NULL || answer == NULL ||
@@ -577,8 +621,20 @@ otp_store_check(struct otp_store *s, const char *user, const char *answer,
 	a.text = answer;
 	a.kind = OTP_ANSWER_BARE;
 	/* A store of its own for each login: nothing shared between
-	 * threads but the settings, read only. */
-	if ((rc = sys_store_open(s->url, &s->cfg, &st)) != 0)
+	 * threads but the settings, read only.  ${USER} puts only a plain
+	 * login name in a path, never a path (a name from a web form). */
+	url = s->url;
+	if (s->per_user) {
+		/* A name no file can have: refused, as no token. */
+		if (otp_user_check(user, NULL) != 0 ||
+		    user_url(s->url, user, path, sizeof(path)) != 0) {
+			why = otp_strerror(OTP_EUSERNAME);
+			rc = 0;
+			goto out;
+		}
+		url = path;
+	}
+	if ((rc = sys_store_open(url, &s->cfg, &st)) != 0)
 		goto out;
 	if ((rc = sys_login_open(st, user, &l)) != 0) {
 		why = sys_store_reason(st);

@@ -180,8 +180,10 @@ class Store(object):
     check(user, answer) runs one login (the GIL released): True when
     accepted, False when refused, the reason in .reason (the calling
     thread's last login's: one Store serves many threads); a store that
-    cannot answer raises Error.  linger= raises ValueError: it needs a
-    host's client address, which a program here does not give."""
+    cannot answer raises Error.  ${USER} in a file's path is the user
+    of each check (a plain login name, else refused); ~ and ${HOME}
+    raise ValueError.  linger= raises ValueError: it needs a host's
+    client address, which a program here does not give."""
 
     def __init__(self, url, **options):
         opts = []

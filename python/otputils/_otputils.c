@@ -383,6 +383,14 @@ store_init(PyObject *self, PyObject *args, PyObject *kw)
 			rc = -1;
 			goto out;
 		}
+	if (rc == OTP_EINVAL && (strchr(url, '~') != NULL ||
+	    strstr(url, "${HOME}") != NULL)) {
+		PyErr_Format(PyExc_ValueError, "%s: ~ and ${HOME} are "
+		    "pam_otp.so's, which looks the user's account up; a "
+		    "program does not (${USER} is taken)", url);
+		rc = -1;
+		goto out;
+	}
 	if (rc != 0) {
 		PyErr_Format(rc == OTP_EINVAL || rc == OTP_ESTORESCHEME ||
 		    rc == OTP_ESTOREURL ? PyExc_ValueError : otp_error_type,

@@ -455,6 +455,49 @@ race_all(struct otp_store *s, const char *answer)
 	return yes;
 }
 
+/* A state file per user, ga:DIR/${USER}: the name goes in the path only
+ * when it is a plain login name; ~ and ${HOME} are refused. */
+static void
+per_user(const char *dir, const char *b32, const char *code)
+{
+	static const char *const bad[] = { "ga:~/x", "ga:/a/~/x",
+	    "ga:${HOME}/x", "otpw:~" };
+	const char *opts[] = { "no_strict_owner", NULL };
+	char path[64], url[80], reason[160];
+	struct otp_store *s = NULL;
+	size_t i;
+	FILE *f;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(otp_store_open(&s, bad[i], NULL) == OTP_EINVAL,
+		    "%s refused", bad[i]);
+	(void)snprintf(path, sizeof(path), "%s/alice", dir);
+	(void)snprintf(url, sizeof(url), "ga:%s/${USER}", dir);
+	if ((f = fopen(path, "w")) == NULL) {
+		CHECK(0, "%s: %s", path, strerror(errno));
+		return;
+	}
+	fprintf(f, "%s\n\" DISALLOW_REUSE\n\" TOTP_AUTH\n", b32);
+	fclose(f);
+	(void)chmod(path, 0600);
+	CHECK_EQ_INT(otp_store_open(&s, url, opts), 0, "ga:DIR/${USER}");
+	if (s == NULL)
+		goto out;
+	CHECK(otp_store_check(s, "alice", code, reason, sizeof(reason)) == 1,
+	    "alice's own file: %s", reason);
+	CHECK_EQ_INT(otp_store_check(s, "bob", code, reason,
+	    sizeof(reason)), 0, "bob has no file");
+	CHECK(strstr(reason, "no token") != NULL, "bob: \"%s\"", reason);
+	CHECK_EQ_INT(otp_store_check(s, "../alice", code, reason,
+	    sizeof(reason)), 0, "a path is no user name");
+	CHECK(strstr(reason, "user name unfit") != NULL, "\"%s\"", reason);
+	CHECK_EQ_INT(otp_store_check(s, ".", code, reason, sizeof(reason)),
+	    0, "nor is a dot");
+out:
+	otp_store_close(s);
+	(void)unlink(path);
+}
+
 static void
 store_login(void)
 {
@@ -494,6 +537,7 @@ store_login(void)
 	    "threads");
 	CHECK_EQ_INT(otp_store_check(s, "nobody", code, reason,
 	    sizeof(reason)), 0, "the code again");
+	per_user(dir, b32, code);
 out:
 	otp_store_close(s);
 	otp_token_free(t);

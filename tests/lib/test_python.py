@@ -193,6 +193,16 @@ class StoreLogin(unittest.TestCase):
             self.assertIn(c, (0, 1))
         return results.count(True) + codes.count(0)
 
+    def test_user_in_path(self):
+        os.rename(self.path, os.path.join(self.dir, "alice"))
+        store = otputils.Store("ga:" + self.dir + "/${USER}")
+        code = pyotp.TOTP(SECRET).now()
+        self.assertTrue(store.check("alice", code))
+        self.assertFalse(store.check("../alice", code))
+        self.assertIn("user name unfit", store.reason)
+        with self.assertRaisesRegex(ValueError, "looks the user's account"):
+            otputils.Store("ga:~/.google_authenticator")
+
     def test_one_code_once(self):
         code = pyotp.TOTP(SECRET).now()
         self.assertEqual(self.race(code, True), 1)
