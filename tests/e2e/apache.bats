@@ -56,6 +56,7 @@ setup() {
 		    '$WEB_DIR/apache/otp-$l.conf' | grep -c '^>'"
 		assert_output 2
 	done
+	web_case_doc apache
 }
 
 @test "apache: no credentials, unknown user, wrong code 401; a right code 200, once" {
@@ -80,6 +81,10 @@ setup() {
 
 @test "apache, linger=: the same for a PIN and a code" {
 	web_case_linger pinl 4711
+}
+
+@test "apache: what pam_otp(8) says to avoid: echo_verification_code lets no code in, grace_period= any password" {
+	web_case_avoid
 }
 
 @test "apache: pam_otp.so's log holds no code" {

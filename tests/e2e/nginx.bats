@@ -64,6 +64,7 @@ nginx_in() {
 		    '$WEB_DIR/nginx/otp-$l.conf' | grep -c '^>'"
 		assert_output 2
 	done
+	web_case_doc nginx
 }
 
 @test "nginx: no credentials, unknown user, wrong code 401; a right code 200, once" {
@@ -84,6 +85,10 @@ nginx_in() {
 
 @test "nginx, linger=: the same for a PIN and a code" {
 	web_case_linger pinl 4711
+}
+
+@test "nginx: what pam_otp(8) says to avoid: echo_verification_code lets no code in, grace_period= any password" {
+	web_case_avoid
 }
 
 @test "nginx: pam_otp.so's log holds no code" {

@@ -15,6 +15,9 @@
 #		code, one users file DIR/pin/users.oath of www-data's
 #	/pinl	pam.d/HOST-otp-pin as shipped (linger=)
 #
+# and two that pam_otp(8) says to avoid: /echo and /grace, /once with
+# echo_verification_code and with grace_period=60 added.
+#
 # pam_otp.so's log lines go to DIR/log/syslog (tests/e2e/syslog-file.c);
 # every code a test sends is written down in DIR/codes, and the suites
 # check that no log holds one.  Loaded after lib.bash.
@@ -27,7 +30,7 @@ WEB_EXAMPLES=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../examples" && pwd)
 source "$(dirname "${BASH_SOURCE[0]}")/radius.bash"
 
 # The locations, each with its PAM file and the auth line it takes.
-WEB_LOCATIONS="once linger pin pinl"
+WEB_LOCATIONS="once linger pin pinl echo grace"
 
 # web_as CMD...: run CMD as the servers' account.
 web_as() {
@@ -60,14 +63,15 @@ web_tree() {
 # web_pam_file HOST LOCATION: the shipped PAM file a location uses.
 web_pam_file() {
 	case $2 in
-	once | linger) echo "$WEB_EXAMPLES/$1/pam.d/$1-otp" ;;
 	pin | pinl) echo "$WEB_EXAMPLES/$1/pam.d/$1-otp-pin" ;;
+	*) echo "$WEB_EXAMPLES/$1/pam.d/$1-otp" ;;
 	esac
 }
 
 # web_pam_service HOST LOCATION DIR: the service of LOCATION on standard
 # output: the shipped file with the paths into DIR, and for once and pin
-# its commented line without linger= in place of the one with it.
+# its commented line without linger= in place of the one with it (for
+# echo and grace, with their option added).
 web_pam_service() {
 	local f d=$3 with without
 	f=$d/pam.d-$2
@@ -81,11 +85,15 @@ web_pam_service() {
 	fi
 	case $2 in
 	once | pin) rad_subst "$f" "$with" "$without" "#$without" "" ;;
+	echo) rad_subst "$f" "$with" "$without echo_verification_code" \
+	    "#$without" "" ;;
+	grace) rad_subst "$f" "$with" "$without grace_period=60" \
+	    "#$without" "" ;;
 	*) rad_subst "$f" "#$without" "" ;;
 	esac || return 1
 	case $2 in
-	once | linger) rad_subst "$f" /var/lib/otp-web/ "$d/state/" ;;
-	*) rad_subst "$f" /var/lib/otp-web-pin/ "$d/pin/" ;;
+	pin | pinl) rad_subst "$f" /var/lib/otp-web-pin/ "$d/pin/" ;;
+	*) rad_subst "$f" /var/lib/otp-web/ "$d/state/" ;;
 	esac && rad_subst "$f" "pam_otp.so " "$d/bin/pam_otp.so " && cat "$f"
 }
 
@@ -264,8 +272,8 @@ web_start() {
 # fresh step, so a scenario stays in one.
 web_user() {
 	case $1 in
-	once | linger) KEY=$(web_enrol "$WEB_DIR" "$2") ;;
-	*) KEY=$(web_uenrol "$WEB_DIR" "$2" 4711) ;;
+	pin | pinl) KEY=$(web_uenrol "$WEB_DIR" "$2" 4711) ;;
+	*) KEY=$(web_enrol "$WEB_DIR" "$2") ;;
 	esac || fail "otp-keygen for $2 failed"
 	e2e_fresh_step 8
 }
@@ -346,6 +354,37 @@ web_case_linger() {
 	assert_output 200
 	run web_get "$p" "$l" "$u" "$pre$(web_code "$KEY" 30)"
 	assert_output 200
+}
+
+# web_case_avoid: what pam_otp(8) says to avoid under a web server does
+# what it says: with echo_verification_code no code gets in; with
+# grace_period= any password does, from the same address.
+web_case_avoid() {
+	local p=$WEB_PORT
+	web_user echo echoed
+	run web_get "$p" echo echoed "$(web_code "$KEY")"
+	assert_output 401
+	web_user grace graced
+	run web_get "$p" grace graced x
+	assert_output 401
+	run web_get "$p" grace graced "$(web_code "$KEY")"
+	assert_output 200
+	run web_get "$p" grace graced x
+	assert_output 200
+	run web_get "$p" grace graced x 127.0.0.2
+	assert_output 401
+}
+
+# web_case_doc HOST: pam_otp(8) names examples/HOST and shows the auth
+# line of its pam.d/HOST-otp as shipped (blanks aside).
+web_case_doc() {
+	local man=$WEB_EXAMPLES/../man/pam_otp.8 line
+	grep -qF "examples/$1" "$man" ||
+	    fail "pam_otp(8) does not name examples/$1"
+	line=$(grep '^auth.*pam_otp\.so' "$WEB_EXAMPLES/$1/pam.d/$1-otp" |
+	    tr -s ' \t' ' ')
+	tr -s ' \t' ' ' <"$man" | grep -qxF -- "$line" ||
+	    fail "pam_otp(8) does not show the line of pam.d/$1-otp: $line"
 }
 
 # web_case_log: pam_otp.so's log holds no code this suite sent, and it
