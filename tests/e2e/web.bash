@@ -267,6 +267,15 @@ web_start() {
 
 # ---- the cases both suites run -----------------------------------------
 
+# web_want STATUS LOCATION [USER PASSWORD [FROM]]: one request of
+# web_get to the suite's server gets STATUS.
+web_want() {
+	local want=$1
+	shift
+	run web_get "$WEB_PORT" "$@"
+	assert_output "$want"
+}
+
 # web_user LOCATION NAME: enrol NAME for LOCATION (a state file, or for
 # pin and pinl a token with PIN 4711 in the users file); sets KEY.  A
 # fresh step, so a scenario stays in one.
@@ -281,21 +290,14 @@ web_user() {
 # web_case_basic: no credentials, an unknown user, a wrong code, a
 # right one, the same again (refused without linger).
 web_case_basic() {
-	local p=$WEB_PORT
 	web_user once basic
-	run web_get "$p" once
-	assert_output 401
-	run web_get "$p" once nobody-here "$(web_code "$KEY")"
-	assert_output 401
-	run web_get "$p" once basic "$(web_code "$KEY" 600)"
-	assert_output 401
-	run web_get "$p" once basic "$(web_code "$KEY")"
-	assert_output 200
-	run web_get "$p" once basic "$(web_code "$KEY")"
-	assert_output 401
+	web_want 401 once
+	web_want 401 once nobody-here "$(web_code "$KEY")"
+	web_want 401 once basic "$(web_code "$KEY" 600)"
+	web_want 200 once basic "$(web_code "$KEY")"
+	web_want 401 once basic "$(web_code "$KEY")"
 	# A name with a path in it names no file.
-	run web_get "$p" once ../state/basic "$(web_code "$KEY" 30)"
-	assert_output 401
+	web_want 401 once ../state/basic "$(web_code "$KEY" 30)"
 	# The state file stays www-data's, mode 0400.
 	run stat -c '%U %a' "$WEB_DIR/state/basic"
 	assert_output "$WEB_ACCOUNT 400"
@@ -304,16 +306,11 @@ web_case_basic() {
 # web_case_pin: a PIN and a code in the users file: both right 200, a
 # wrong PIN or the code alone 401, reuse 401.
 web_case_pin() {
-	local p=$WEB_PORT
 	web_user pin pinner
-	run web_get "$p" pin pinner "0000$(web_code "$KEY")"
-	assert_output 401
-	run web_get "$p" pin pinner "$(web_code "$KEY")"
-	assert_output 401
-	run web_get "$p" pin pinner "4711$(web_code "$KEY")"
-	assert_output 200
-	run web_get "$p" pin pinner "4711$(web_code "$KEY")"
-	assert_output 401
+	web_want 401 pin pinner "0000$(web_code "$KEY")"
+	web_want 401 pin pinner "$(web_code "$KEY")"
+	web_want 200 pin pinner "4711$(web_code "$KEY")"
+	web_want 401 pin pinner "4711$(web_code "$KEY")"
 	run stat -c '%U %a' "$WEB_DIR/pin/users.oath"
 	assert_output "$WEB_ACCOUNT 600"
 }
@@ -321,58 +318,43 @@ web_case_pin() {
 # web_case_burst LOCATION N: N requests at once with one fresh code:
 # exactly one 200.
 web_case_burst() {
-	local want i
+	local want i pre=
+	[[ $1 != pin* ]] || pre=4711
 	web_user "$1" "burst-$1"
-	case $1 in
-	pin*) run web_burst "$WEB_PORT" "$1" "$2" "burst-$1" \
-	    "4711$(web_code "$KEY")" ;;
-	*) run web_burst "$WEB_PORT" "$1" "$2" "burst-$1" \
-	    "$(web_code "$KEY")" ;;
-	esac
+	run web_burst "$WEB_PORT" "$1" "$2" "burst-$1" "$pre$(web_code "$KEY")"
 	want=$(printf '200\n'; for ((i = 1; i < $2; i++)); do echo 401; done)
 	assert_output "$want"
 }
 
 # web_case_linger LOCATION PREFIX: with linger=, the same answer again
 # from the same client 200, again and again; a wrong one 401; from
-# another address (127.0.0.2) 401; a new code while one lingers 200.
+# another address (127.0.0.2) 401, and it still lingers for the first; a
+# new code while one lingers 200.
 web_case_linger() {
-	local p=$WEB_PORT l=$1 pre=$2 u=linger-$1 c
+	local l=$1 pre=$2 u=linger-$1 c
 	web_user "$l" "$u"
 	c=$pre$(web_code "$KEY")
-	run web_get "$p" "$l" "$u" "$c"
-	assert_output 200
-	run web_get "$p" "$l" "$u" "$c"
-	assert_output 200
-	run web_get "$p" "$l" "$u" "$c"
-	assert_output 200
-	run web_get "$p" "$l" "$u" "$pre$(web_code "$KEY" 600)"
-	assert_output 401
-	run web_get "$p" "$l" "$u" "$c" 127.0.0.2
-	assert_output 401
-	run web_get "$p" "$l" "$u" "$pre$(web_code "$KEY" 30)"
-	assert_output 200
-	run web_get "$p" "$l" "$u" "$pre$(web_code "$KEY" 30)"
-	assert_output 200
+	web_want 200 "$l" "$u" "$c"
+	web_want 200 "$l" "$u" "$c"
+	web_want 200 "$l" "$u" "$c"
+	web_want 401 "$l" "$u" "$pre$(web_code "$KEY" 600)"
+	web_want 401 "$l" "$u" "$c" 127.0.0.2
+	web_want 200 "$l" "$u" "$c"
+	web_want 200 "$l" "$u" "$pre$(web_code "$KEY" 30)"
+	web_want 200 "$l" "$u" "$pre$(web_code "$KEY" 30)"
 }
 
 # web_case_avoid: what pam_otp(8) says to avoid under a web server does
 # what it says: with echo_verification_code no code gets in; with
 # grace_period= any password does, from the same address.
 web_case_avoid() {
-	local p=$WEB_PORT
 	web_user echo echoed
-	run web_get "$p" echo echoed "$(web_code "$KEY")"
-	assert_output 401
+	web_want 401 echo echoed "$(web_code "$KEY")"
 	web_user grace graced
-	run web_get "$p" grace graced x
-	assert_output 401
-	run web_get "$p" grace graced "$(web_code "$KEY")"
-	assert_output 200
-	run web_get "$p" grace graced x
-	assert_output 200
-	run web_get "$p" grace graced x 127.0.0.2
-	assert_output 401
+	web_want 401 grace graced x
+	web_want 200 grace graced "$(web_code "$KEY")"
+	web_want 200 grace graced x
+	web_want 401 grace graced x 127.0.0.2
 }
 
 # web_case_doc HOST: pam_otp(8) names examples/HOST and shows the auth
