@@ -46,7 +46,7 @@ setup() {
 	local f=$BATS_TEST_TMPDIR/check.conf l
 	{
 		web_apache_frame "$WEB_DIR" "$WEB_PORT"
-		echo "Include $WEB_EXAMPLES/apache/otp.conf"
+		echo "Include \"$WEB_EXAMPLES/apache/otp.conf\""
 	} >"$f"
 	run apache2 -t -f "$f"
 	assert_success

@@ -199,7 +199,7 @@ web_apache_conf() {
 		    '<Location "/private">' "<Location \"/$l\">" \
 		    'AuthPAMService apache-otp' \
 		    "AuthPAMService $E2E_TAG-apache-$l" || return 1
-		echo "Include $a/otp-$l.conf" >>"$a/httpd.conf"
+		echo "Include \"$a/otp-$l.conf\"" >>"$a/httpd.conf"
 	done
 }
 
@@ -231,7 +231,7 @@ web_nginx_frame() {
 	EOF
 	shift 2
 	for f in "$@"; do
-		printf '\t\tinclude %s;\n' "$f"
+		printf '\t\tinclude "%s";\n' "$f"
 	done
 	printf '\t}\n}\n'
 }
