@@ -53,6 +53,8 @@ struct params {
 	char		 url[PATH_MAX + 16];	/* one an alias made */
 	const char	*other[OPTS_KINDS];	/* a store's own option */
 	const char	*nototpw;	/* try_ or use_first_pass */
+	const char	*linger;	/* linger=: a state file's and a
+					 * database's */
 	int		 debug;
 	enum pass_mode	 pass;
 	/* ga: pam_google_authenticator's */
@@ -200,6 +202,9 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
 			pamotp_log(pamh, LOG_ERR, "invalid option \"%s\": %s", a,
 			    why);
 			return -1;
+		} else if (rc == SYS_OPT_ALL) {
+			p->linger = a;
+			continue;
 		} else if (rc != SYS_OPT_NONE) {
 			kind = rc == SYS_OPT_OATH ? OPTS_OATH :
 			    rc == SYS_OPT_OTPW ? OPTS_OTPW :
@@ -223,6 +228,12 @@ check_args(pam_handle_t *pamh, const struct params *p, unsigned caps)
 {
 	const char *bad = NULL;
 
+	/* linger= keeps its records in a state file's or a row's image. */
+	if (p->linger != NULL && (caps & SYS_STORE_CHALLENGE ||
+	    (caps & SYS_STORE_MANY && !(caps & SYS_STORE_SHARED)))) {
+		pamotp_log(pamh, LOG_ERR, "unknown option \"%s\"", p->linger);
+		return -1;
+	}
 	if (caps & SYS_STORE_CHALLENGE) {
 		bad = p->other[OPTS_GA] != NULL ? p->other[OPTS_GA] :
 		    p->other[OPTS_OATH] != NULL ? p->other[OPTS_OATH] :
@@ -488,6 +499,8 @@ how_text(enum sys_how how)
 		return "emergency scratch code";
 	case SYS_BY_GRACE:
 		return "grace period";
+	case SYS_BY_LINGER:
+		return "lingering answer (linger=)";
 	case SYS_BY_LIST:
 		return "password";
 	case SYS_BY_CODE:
@@ -758,8 +771,9 @@ open_store(pam_handle_t *pamh, struct params *p, struct target *t, int *rc)
 		return NULL;
 	c = p->cfg;
 	c.ga.uid = (unsigned long)t->uid;
-	/* grace_period looks at the remote host at the start. */
-	if (c.ga.grace_period > 0 &&
+	/* grace_period looks at the remote host at the start, linger at
+	 * the answers: without one, neither does anything. */
+	if ((c.ga.grace_period > 0 || c.ga.linger > 0) &&
 	    pam_get_item(pamh, PAM_RHOST, &item) == PAM_SUCCESS &&
 	    item != NULL)
 		c.ga.rhost = item;

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "otp.h"
+#include "otp_linger.h"
 
 /* The format is man/otp-state.5's.  The engine works on a file image in
  * memory and a clock; lib/sys/statefile.c adds the files, locks and the
@@ -69,7 +70,14 @@ struct otp_state_opts {
 	unsigned	allowed_perm;	/* mode bits allowed, 0600 default */
 	unsigned long	uid;		/* expected owner, OTP_STATE_UID_SELF */
 	uint64_t	grace_period;	/* seconds, 0 off (needs rhost) */
-	const char	*rhost;		/* PAM_RHOST for grace_period or NULL */
+	const char	*rhost;		/* PAM_RHOST for grace_period and
+					 * linger, or NULL */
+	unsigned	linger;		/* seconds an accepted answer is
+					 * taken again from rhost, 0 off
+					 * (OTP_LOGIN_LINGER) */
+	const char	*user;		/* the login's user, for linger */
+	uint8_t		linger_salt[OTP_LINGER_SALTLEN];	/* fresh
+					 * random bytes for a new record */
 };
 
 /* How a check ended (otp_state_result.how). */
@@ -78,6 +86,8 @@ enum otp_state_how {
 	OTP_STATE_BYCODE,	/* TOTP/HOTP code */
 	OTP_STATE_BYSCRATCH,	/* emergency scratch code, now deleted */
 	OTP_STATE_BYGRACE,	/* grace period for rhost, no code checked */
+	OTP_STATE_BYLINGER,	/* an answer lingering for rhost, no code
+				 * checked */
 };
 
 /* Why a check was refused (otp_state_result.why). */
@@ -124,9 +134,16 @@ struct otp_answer {
 /* The phases of otp_state_login. */
 #define OTP_LOGIN_OPEN		0x1	/* start: grace period, RATE_LIMIT */
 #define OTP_LOGIN_SETTLE	0x2	/* end: a missed HOTP counter moves */
+/* linger (o->linger, o->rhost and o->user set): the answers are looked
+ * up among the LINGER records first, and one found is accepted before
+ * the grace period and RATE_LIMIT; an accept by a code or a scratch code
+ * adds a record.  Without OPEN, RATE_LIMIT is taken here, after the look:
+ * the login's start was GRACE, so that a lingering answer is no attempt. */
+#define OTP_LOGIN_LINGER	0x4
+#define OTP_LOGIN_GRACE		0x8	/* start: the grace period only */
 
 /* Defaults: no flags, allowed_perm 0600, uid OTP_STATE_UID_SELF, no
- * grace. */
+ * grace, no linger. */
 void otp_state_opts_init(struct otp_state_opts *o);
 /* Short text for a refusal reason; never NULL. */
 const char *otp_state_why_text(enum otp_state_why why);
@@ -140,6 +157,9 @@ int otp_state_parse(const char *img, size_t len, struct otp_state *st);
  * option at fault or NULL; returns its error, or 0 for a good image. */
 int otp_state_fault(const char *img, size_t len, size_t *line,
     const char **opt);
+/* 1 when o asks for linger and names a user and a client: then a login
+ * is GRACE at its start, LINGER at its end, LINGER with OPEN in one go. */
+int otp_state_lingers(const struct otp_state_opts *o);
 /* One login (phases OPEN, answers, SETTLE) over img at now: out (outsz >=
  * OTP_STATE_OUTMAX) gets the new image, r the outcome; refusals return 0. */
 int otp_state_login(const char *img, size_t len, unsigned phases,

@@ -28,6 +28,7 @@
 #define HOST_MAX	255	/* longest rhost recorded (RFC 1035 name) */
 #define RATE_MAX	100	/* RATE_LIMIT tries, as the module allows */
 #define LINE_MAX_	2048	/* one option line we compose */
+#define LINGER_KEY	"LINGER"	/* otp-utils' own: a lingering answer */
 #define CODE_MAX	(OTP_STATE_PIN_MAX + 8)	/* a PIN, then a code */
 
 /* The image being edited: p[0..len) within cap bytes, no NUL inside;
@@ -1018,6 +1019,61 @@ last_record(struct img *im, const struct otp_state_opts *op, int64_t now)
 	return opt_set(im, key, val, n);
 }
 
+/* ---- linger: LINGER lines (lib/linger.c's records) -------------------- */
+
+int
+otp_state_lingers(const struct otp_state_opts *o)
+{
+	struct otp_linger_who w = { o->user, o->rhost, NULL, 0 };
+
+	return o->linger > 0 && otp_linger_applies(&w);
+}
+
+/* The image's LINGER records into recs (the first OTP_LINGER_RECORDS
+ * that read; a line that does not is dropped at the next write); *lines
+ * gets how many lines there were. */
+static void
+linger_load(const struct img *im, struct otp_linger *recs, size_t *n,
+    size_t *lines)
+{
+	struct optpos o;
+	size_t pos = 0;
+
+	*n = *lines = 0;
+	while (opt_find(im->p, im->len, pos, LINGER_KEY, &o)) {
+		(*lines)++;
+		if (*n < OTP_LINGER_RECORDS && otp_linger_parse(im->p +
+		    o.vstart, o.vend - o.vstart, &recs[*n]) == 0)
+			(*n)++;
+		pos = o.stop;
+	}
+}
+
+/* Replace the image's LINGER lines by recs[0..n), in their order, after
+ * the secret's line. */
+static int
+linger_store(struct img *im, const struct otp_linger *recs, size_t n)
+{
+	char line[OTP_LINGER_TEXTMAX + sizeof(LINGER_KEY) + 4];
+	size_t i, len, at;
+	int r;
+
+	if ((r = opt_delete_from(im, 0, LINGER_KEY)) < 0)
+		return r;
+	memcpy(line, "\" " LINGER_KEY " ", sizeof(LINGER_KEY) + 2);
+	/* Each after the secret's line: the last first. */
+	for (i = n; i-- > 0;) {
+		len = sizeof(LINGER_KEY) + 2;
+		len += otp_linger_format(&recs[i], line + len,
+		    sizeof(line) - len);
+		line[len++] = '\n';
+		if ((r = insert_point(im, &at)) < 0 ||
+		    (r = splice(im, at, 0, line, len)) < 0)
+			return r;
+	}
+	return 0;
+}
+
 static void
 refuse(struct otp_state_result *r, enum otp_state_why why)
 {
@@ -1032,6 +1088,86 @@ accept(struct otp_state_result *r, enum otp_state_how how)
 	r->accepted = 1;
 	r->how = how;
 	r->why = OTP_STATE_WHY_NONE;
+}
+
+/* The who of a record: the login's user and client, the token's secret
+ * (c's key). */
+static void
+linger_who(struct otp_linger_who *w, const struct otp_state_opts *op,
+    const struct cfg *c)
+{
+	w->user = op->user;
+	w->client = op->rhost;
+	w->key = c->key.buf;
+	w->keylen = c->key.len;
+}
+
+/* An answer lingering for op->rhost: accepted (res), its record's time
+ * slid to now + linger; the records written only when one moved or
+ * went. */
+static int
+linger_look(struct img *im, const struct otp_answer *ans, size_t nans,
+    int64_t now, const struct otp_state_opts *op,
+    struct otp_state_result *res)
+{
+	struct otp_linger recs[OTP_LINGER_RECORDS];
+	struct otp_linger_who w;
+	struct cfg c;
+	size_t n, lines, loaded, i, rest = 0;
+	int r = 0, hit = -1, moved, gone;
+
+	linger_load(im, recs, &n, &lines);
+	if (n == 0)
+		return 0;
+	if ((r = scan(im->p, im->len, &c)) < 0)
+		return r;
+	linger_who(&w, op, &c);
+	for (i = 0; i < nans && hit < 0; i++) {
+		hit = otp_linger_find(recs, n, &w, ans[i].text, now, &rest);
+		res->answer = i;
+	}
+	otp_wipe(&c, sizeof(c));
+	if (hit < 0)
+		goto out;
+	accept(res, OTP_STATE_BYLINGER);
+	res->restlen = rest;
+	moved = recs[hit].expiry != now + (int64_t)op->linger;
+	recs[hit].expiry = now + (int64_t)op->linger;
+	loaded = n;
+	gone = otp_linger_prune(recs, &n, now);
+	if (moved || gone || lines != loaded)
+		r = linger_store(im, recs, n);
+out:
+	if (hit < 0)
+		res->answer = 0;
+	otp_wipe(recs, sizeof(recs));
+	return r;
+}
+
+/* A record for the answer a that a code or a scratch code accepted, of
+ * which rest bytes were handed on. */
+static int
+linger_keep(struct img *im, const struct otp_answer *a, size_t rest,
+    int64_t now, const struct otp_state_opts *op)
+{
+	struct otp_linger recs[OTP_LINGER_RECORDS], nr;
+	struct otp_linger_who w;
+	struct cfg c;
+	size_t n, lines;
+	int r;
+
+	if ((r = scan(im->p, im->len, &c)) < 0)
+		return r;
+	linger_who(&w, op, &c);
+	otp_linger_make(&nr, op->linger_salt, &w, a->text, rest,
+	    now + (int64_t)op->linger);
+	otp_wipe(&c, sizeof(c));
+	linger_load(im, recs, &n, &lines);
+	otp_linger_add(recs, &n, &nr, now);
+	r = linger_store(im, recs, n);
+	otp_wipe(recs, sizeof(recs));
+	otp_wipe(&nr, sizeof(nr));
+	return r;
 }
 
 static int
@@ -1169,8 +1305,10 @@ check_totp(struct img *im, const struct cfg *c, struct otp_hmac *h,
 }
 
 /* A reading that is not the login's start: no grace period, no
- * RATE_LIMIT record. */
-#define RD_FOLLOWUP	0x1
+ * RATE_LIMIT record; or a start with only one of them. */
+#define RD_NOGRACE	0x1
+#define RD_NORATE	0x2
+#define RD_FOLLOWUP	(RD_NOGRACE | RD_NORATE)
 
 /* Check one reading against the image in place, as the original module
  * checks one code.  The code "" checks nothing: it is the login's start
@@ -1197,11 +1335,11 @@ check_img(struct img *im, const char *code, int64_t now, unsigned rd,
 	 * login's start only: a later reading is the same attempt, and a
 	 * grace record written meanwhile by another login must not let a
 	 * wrong code through. */
-	if (!(rd & RD_FOLLOWUP) && within_grace(im, op, now)) {
+	if (!(rd & RD_NOGRACE) && within_grace(im, op, now)) {
 		accept(res, OTP_STATE_BYGRACE);
 		goto done;
 	}
-	if (!(rd & RD_FOLLOWUP) && c.rate) {
+	if (!(rd & RD_NORATE) && c.rate) {
 		if ((r = rate_limit(im, &c, now, &exceeded)) < 0)
 			goto done;
 		if (exceeded) {
@@ -1373,7 +1511,8 @@ otp_state_login(const char *img, size_t len, unsigned phases,
 	struct cfg c;
 	char val[24];
 	size_t n;
-	int r, owed = 0;
+	unsigned start = RD_FOLLOWUP;
+	int r, owed = 0, lingers;
 
 	memset(res, 0, sizeof(*res));
 	refuse(res, OTP_STATE_WHY_SHAPE);
@@ -1388,10 +1527,27 @@ otp_state_login(const char *img, size_t len, unsigned phases,
 	otp_wipe(&c, sizeof(c));
 	img_copy(&im, img, len, out, outsz);
 
-	if ((phases & OTP_LOGIN_OPEN) &&
-	    ((r = check_img(&im, "", now, 0, op, res)) < 0 || login_over(res)))
+	/* A lingering answer is no attempt: looked at before the grace
+	 * period and RATE_LIMIT, which it neither counts in nor stops. */
+	lingers = (phases & OTP_LOGIN_LINGER) && otp_state_lingers(op);
+	if (lingers && nans > 0 && ((r = linger_look(&im, ans, nans, now, op,
+	    res)) < 0 || res->accepted))
+		goto end;
+	if (phases & OTP_LOGIN_OPEN)
+		start = 0;
+	else if (phases & OTP_LOGIN_GRACE)
+		start = RD_NORATE;
+	else if (lingers)
+		start = RD_NOGRACE;	/* the start's RATE_LIMIT */
+	if (start != RD_FOLLOWUP &&
+	    ((r = check_img(&im, "", now, start, op, res)) < 0 ||
+	    login_over(res)))
 		goto end;
 	if ((r = login_readings(&im, ans, nans, now, op, res, &owed)) < 0)
+		goto end;
+	if (lingers && res->accepted && (res->how == OTP_STATE_BYCODE ||
+	    res->how == OTP_STATE_BYSCRATCH) && (r = linger_keep(&im,
+	    &ans[res->answer], res->restlen, now, op)) < 0)
 		goto end;
 	res->hotp_miss = owed;
 	/* The original moves a missed HOTP counter once per login, after

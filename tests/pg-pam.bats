@@ -571,3 +571,67 @@ host_stop() {
 	refused
 	assert_output --partial "deny must be"
 }
+
+@test "store=postgresql:// linger=: two servers on one store agree on a lingering answer; never from another client; a new code checked; a lock-out refuses it" {
+	local c0 c1
+	service t "auth required @MOD@ $OPTS linger=600 deny=2"
+	c0=$(totp $T0)
+	# Each pamtester is a server of its own: no row kept between them.
+	pam_run t "$c0" -I rhost=127.0.0.1
+	accepted
+	state=$(psql -X -A -t -d "$DB" -c "SELECT encode(state, 'hex') FROM otp_tokens")
+	NOW=$((T0 + 5))
+	pam_run t "$c0" -I rhost=127.0.0.1
+	accepted
+	assert_output --regexp "SYSLOG 6: .*accepted lingering answer"
+	# The time moved: the row was written with it.
+	[[ $(psql -X -A -t -d "$DB" -c "SELECT encode(state, 'hex') FROM otp_tokens") != "$state" ]]
+	pam_run t "$c0" -I rhost=127.0.0.2
+	refused
+	pam_run t "$c0"
+	refused
+	service u "auth required @MOD@ $OPTS deny=2"
+	pam_run u "$c0" -I rhost=127.0.0.1
+	refused
+	NOW=$((T0 + 30))
+	c1=$(totp $NOW)
+	pam_run t "$c1" -I rhost=127.0.0.1
+	accepted
+	assert_output --regexp "SYSLOG 6: .*accepted verification code"
+	pam_run t "$c0" -I rhost=127.0.0.1
+	accepted
+	run -0 otp-store log "$URL"
+	assert_output --regexp $'\taccept\tlingering answer'
+	# Wrong answers count; locked out, a lingering answer is refused.
+	pam_run t 000001 -I rhost=127.0.0.1
+	refused
+	pam_run t "$c1" -I rhost=127.0.0.1
+	accepted
+	pam_run t 000002 -I rhost=127.0.0.1
+	refused
+	[[ $(psql -X -A -t -d "$DB" -c "SELECT failures FROM otp_tokens") == 2 ]]
+	pam_run t "$c1" -I rhost=127.0.0.1
+	refused
+	NOW=$((T0 + 2000))
+	run -0 otp-store --store-key="$K" unlock "$URL" "$PAM_USER"
+	pam_run t "$c1" -I rhost=127.0.0.1
+	refused
+}
+
+@test "store=postgresql:// linger=: 20 logins at once with one fresh code from one client: one by the code, the rest lingering; from another client none" {
+	cc -O1 -pthread -o "$D/pam-threads" \
+	    "$BATS_TEST_DIRNAME/pam/pam-threads.c" -lpam ||
+	    fail "cannot build pam-threads"
+	mkdir -m 0755 "$D/conf"
+	printf 'auth required %s %s linger=600\n' "$OTP_SO" "$OPTS" >"$D/conf/t"
+	code=$(otp-gen --totp -b "$KEY")
+	run env LD_PRELOAD="$ASAN_SO $SHIM_SO" \
+	    "$D/pam-threads" "$D/conf" t "$PAM_USER" "$code" 20 127.0.0.1
+	assert_output --partial "accepted 20 refused 0 leaks 0"
+	[[ $(grep -c "accepted verification code" <<<"$output") == 1 ]]
+	[[ $(grep -c "accepted lingering answer" <<<"$output") == 19 ]]
+	run env LD_PRELOAD="$ASAN_SO $SHIM_SO" \
+	    "$D/pam-threads" "$D/conf" t "$PAM_USER" "$code" 20 127.0.0.2
+	assert_output --partial "accepted 0 refused 20 leaks 0"
+	[[ $(psql -X -A -t -d "$DB" -c "SELECT uses FROM otp_tokens") == 1 ]]
+}

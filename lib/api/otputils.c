@@ -538,6 +538,12 @@ otp_store_open(struct otp_store **sp, const char *url,
 			otp_store_close(s);
 			return rc < 0 ? rc : OTP_EINVAL;
 		}
+		/* linger= takes an answer again from the same client: a
+		 * program here names none (pam_otp.so's PAM_RHOST). */
+		if (s->cfg.ga.linger != 0) {
+			otp_store_close(s);
+			return OTP_EINVAL;
+		}
 		p += m;
 	}
 	/* The URL names a store (its module loads): told now, not at the

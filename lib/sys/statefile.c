@@ -213,6 +213,11 @@ cycle(struct sys_ga *l, unsigned phases, const struct otp_answer *a,
 	/* The clock is read with the file locked, so that runs that waited
 	 * for each other judge in the order they wrote. */
 	now = l->now == SYS_NOW_REAL ? (int64_t)time(NULL) : l->now;
+	/* A new linger record's salt, fresh for each cycle. */
+	if ((phases & OTP_LOGIN_LINGER) && otp_state_lingers(&l->o) &&
+	    (ret = sys_random_bytes(l->o.linger_salt,
+	    sizeof(l->o.linger_salt))) < 0)
+		goto out;
 	if (l->nresync > 0) {
 		ret = otp_state_resync(l->in, inlen, l->resync, l->nresync,
 		    now, l->out, sizeof(l->out), &outlen, &l->moved);
@@ -316,10 +321,13 @@ sys_ga_dry(struct sys_ga *l)
 	l->dry = 1;
 }
 
+/* With linger the start is the grace period only: RATE_LIMIT waits for
+ * the end, after the answers were looked up among the lingering ones. */
 int
 sys_ga_begin(struct sys_ga *l, struct otp_state_result *r)
 {
-	return run(l, OTP_LOGIN_OPEN, NULL, 0, r);
+	return run(l, otp_state_lingers(&l->o) ? OTP_LOGIN_GRACE :
+	    OTP_LOGIN_OPEN, NULL, 0, r);
 }
 
 int
@@ -334,8 +342,8 @@ sys_ga_peek(struct sys_ga *l, const struct otp_answer *a, size_t n,
 	if (l->seenlen == 0)
 		return OTP_EINVAL;	/* no cycle has read the file */
 	now = l->now == SYS_NOW_REAL ? (int64_t)time(NULL) : l->now;
-	ret = otp_state_login(l->seen, l->seenlen, 0, a, n, now, &l->o, r,
-	    l->out, sizeof(l->out), &outlen);
+	ret = otp_state_login(l->seen, l->seenlen, OTP_LOGIN_LINGER, a, n,
+	    now, &l->o, r, l->out, sizeof(l->out), &outlen);
 	otp_wipe(l->out, outlen);
 	return ret;
 }
@@ -344,14 +352,15 @@ int
 sys_ga_end(struct sys_ga *l, const struct otp_answer *a, size_t n,
     struct otp_state_result *r)
 {
-	return run(l, OTP_LOGIN_SETTLE, a, n, r);
+	return run(l, OTP_LOGIN_LINGER | OTP_LOGIN_SETTLE, a, n, r);
 }
 
 int
 sys_ga_check(struct sys_ga *l, const struct otp_answer *a, size_t n,
     struct otp_state_result *r)
 {
-	return run(l, OTP_LOGIN_OPEN | OTP_LOGIN_SETTLE, a, n, r);
+	return run(l, OTP_LOGIN_OPEN | OTP_LOGIN_LINGER | OTP_LOGIN_SETTLE,
+	    a, n, r);
 }
 
 int

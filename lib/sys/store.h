@@ -38,7 +38,8 @@
 /* What a front end sets of a store's rules; each store reads its own. */
 struct sys_store_cfg {
 	struct otp_state_opts ga;	/* ga: flags, allowed_perm, owner,
-					 * grace_period, rhost */
+					 * grace_period, rhost; every store:
+					 * linger (needs rhost) */
 	unsigned	window;		/* oath: steps or counters either
 					 * side (OTP_USERS_WINDOW) */
 	unsigned	digits;		/* oath: an answer longer than this
@@ -96,6 +97,7 @@ enum sys_opt_kind {
 	SYS_OPT_OTPW,		/* the OTPW list's */
 	SYS_OPT_LIMIT,		/* the attempt limit: a users file's and a
 				 * database's */
+	SYS_OPT_ALL,		/* every store's (linger=) */
 };
 
 /* Read one option as pam_otp.so takes it ("window=3", "nolock",
@@ -249,6 +251,8 @@ enum sys_how {
 	SYS_BY_SCRATCH,		/* an emergency scratch code, now used */
 	SYS_BY_GRACE,		/* a grace period, no code asked */
 	SYS_BY_LIST,		/* an OTPW password, now used */
+	SYS_BY_LINGER,		/* an answer accepted before, lingering
+				 * for this client (linger=), no code */
 };
 
 /* A login's outcome, and what to ask. */

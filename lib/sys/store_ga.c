@@ -25,6 +25,9 @@ sys_state_verdict(const struct otp_state_result *r, struct sys_verdict *v)
 	case OTP_STATE_BYGRACE:
 		v->how = SYS_BY_GRACE;
 		break;
+	case OTP_STATE_BYLINGER:
+		v->how = SYS_BY_LINGER;
+		break;
 	case OTP_STATE_REFUSED:
 	default:
 		v->how = SYS_BY_NONE;
@@ -75,10 +78,11 @@ missing(struct sys_login *l, int rc, struct sys_verdict *v)
 static int
 ga_open(struct sys_login *l)
 {
+	struct otp_state_opts o = l->s->cfg.ga;
 	struct sys_ga *g;
 
-	if ((g = sys_ga_new(l->s->path, &l->s->cfg.ga, l->s->cfg.now)) ==
-	    NULL)
+	o.user = l->user;	/* what a linger record binds */
+	if ((g = sys_ga_new(l->s->path, &o, l->s->cfg.now)) == NULL)
 		return OTP_ENOMEM;
 	if (l->s->cfg.dry)
 		sys_ga_dry(g);

@@ -44,6 +44,11 @@ sys_store_option(struct sys_store_cfg *c, const char *a, const char **why)
 		rc = number(a, 13, 0, INT32_MAX, "grace_period must be a "
 		    "number of seconds", why, &n);
 		c->ga.grace_period = n;
+	} else if (strncmp(a, "linger=", 7) == 0) {
+		kind = SYS_OPT_ALL;
+		rc = number(a, 7, 1, OTP_LINGER_MAX, "linger must be 1 to "
+		    "14400 seconds", why, &n);
+		c->ga.linger = (unsigned)n;
 	} else if (strcmp(a, "no_strict_owner") == 0) {
 		c->ga.flags |= OTP_STATE_NOSTRICTOWNER;
 	} else if (strcmp(a, "noskewadj") == 0) {

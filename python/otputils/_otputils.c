@@ -374,6 +374,15 @@ store_init(PyObject *self, PyObject *args, PyObject *kw)
 	Py_BEGIN_ALLOW_THREADS
 	rc = otp_store_open(&s, url, v);
 	Py_END_ALLOW_THREADS
+	for (i = 0; rc == OTP_EINVAL && i < n; i++)
+		if (strncmp(v[i], "linger=", 7) == 0) {
+			/* Refused by the library: say why. */
+			PyErr_Format(PyExc_ValueError, "%s: linger= needs the "
+			    "client address of a host (pam_otp.so's PAM_RHOST), "
+			    "which a program here does not give", url);
+			rc = -1;
+			goto out;
+		}
 	if (rc != 0) {
 		PyErr_Format(rc == OTP_EINVAL || rc == OTP_ESTORESCHEME ||
 		    rc == OTP_ESTOREURL ? PyExc_ValueError : otp_error_type,

@@ -253,6 +253,7 @@ bad_input(void)
 	struct otp_store *s = NULL;
 	const char *badopt[] = { "window=x", NULL };
 	const char *unknown[] = { "frobnicate", NULL };
+	const char *linger[] = { "linger=60", NULL };
 	size_t off = 0;
 	int64_t m;
 	uint32_t sc[3];
@@ -310,6 +311,8 @@ bad_input(void)
 	    "bad option value");
 	CHECK_EQ_INT(otp_store_open(&s, "ga:/x", unknown), OTP_EINVAL,
 	    "unknown option");
+	CHECK_EQ_INT(otp_store_open(&s, "ga:/x", linger), OTP_EINVAL,
+	    "linger=: no client here");
 	CHECK_EQ_INT(otp_scratch_codes(sc, 0), OTP_EINVAL, "no scratch codes");
 	CHECK_EQ_INT(otp_scratch_codes(sc, 3), 0, "scratch codes");
 	CHECK(sc[0] >= 10000000 && sc[0] <= 99999999 && sc[0] != sc[1],

@@ -145,6 +145,8 @@ class Crosscheck(unittest.TestCase):
             otputils.Store("nope:/x")
         with self.assertRaisesRegex(ValueError, "invalid argument"):
             otputils.Store("ga:/x", window="many")
+        with self.assertRaisesRegex(ValueError, "linger= needs the client"):
+            otputils.Store("ga:/x", linger=60)
         with self.assertRaises(TypeError):
             otputils.TOTP(None)
 

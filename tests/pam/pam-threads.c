@@ -1,11 +1,12 @@
 /*
  * pam-threads.c - a threaded PAM host for the concurrency tests:
  *
- *	pam-threads CONFDIR SERVICE USER CODE N
+ *	pam-threads CONFDIR SERVICE USER CODE N [RHOST]
  *
  * starts N threads that wait on one barrier, then each runs
  * pam_authenticate() for USER with the service file CONFDIR/SERVICE
- * (pam_start_confdir), answering every prompt with CODE.  Meanwhile a
+ * (pam_start_confdir), PAM_RHOST set to RHOST if given, answering every
+ * prompt with CODE.  Meanwhile a
  * monitor thread creates files in CONFDIR and checks that their mode
  * follows the umask the process started with and that they belong to the
  * process's own uid and gid: a module that changes the umask or the
@@ -26,7 +27,7 @@
 
 #define MAX_THREADS	256
 
-static const char *confdir, *service, *user, *code;
+static const char *confdir, *service, *user, *code, *rhost;
 static pthread_barrier_t start;
 static atomic_int accepted, refused, running;
 static mode_t mask0;
@@ -59,6 +60,8 @@ login(void *arg)
 	(void)arg;
 	pthread_barrier_wait(&start);
 	rc = pam_start_confdir(service, user, &c, confdir, &h);
+	if (rc == PAM_SUCCESS && rhost != NULL)
+		rc = pam_set_item(h, PAM_RHOST, rhost);
 	if (rc == PAM_SUCCESS)
 		rc = pam_authenticate(h, 0);
 	if (rc == PAM_SUCCESS)
@@ -117,11 +120,13 @@ main(int argc, char *argv[])
 	pthread_t t[MAX_THREADS], m;
 	int n, i, leaks = 0;
 
-	if (argc != 6 || (n = atoi(argv[5])) < 1 || n > MAX_THREADS) {
+	if ((argc != 6 && argc != 7) || (n = atoi(argv[5])) < 1 ||
+	    n > MAX_THREADS) {
 		fprintf(stderr, "usage: pam-threads CONFDIR SERVICE USER CODE "
-		    "N\n");
+		    "N [RHOST]\n");
 		return 2;
 	}
+	rhost = argc == 7 ? argv[6] : NULL;
 	confdir = argv[1];
 	service = argv[2];
 	user = argv[3];

@@ -1569,6 +1569,7 @@ decide(struct sys_login *l, const struct otp_answer *a, size_t n,
 	struct pg_impl *pi = l->impl;
 	struct pg_login *b = pi->buf;
 	struct otp_state_result res;
+	struct otp_state_opts o;
 	uint32_t left[SCRATCH_MAX];
 	size_t outlen, bodylen, added, nleft;
 	int64_t now;
@@ -1590,9 +1591,17 @@ decide(struct sys_login *l, const struct otp_answer *a, size_t n,
 	}
 	if ((rc = scratch_in(l, b->scratch, *nh, a, n, &imglen, &added)) != 0)
 		return rc;
+	/* linger: the records are the image's, so every server sharing the
+	 * row sees them; a new one's salt is fresh. */
+	o = l->s->cfg.ga;
+	o.user = l->user;
+	if (otp_state_lingers(&o) &&
+	    (rc = sys_random_bytes(o.linger_salt, sizeof(o.linger_salt))) != 0)
+		return rc;
 	rc = otp_state_login(b->img, imglen, OTP_LOGIN_OPEN |
-	    OTP_LOGIN_SETTLE, a, n, now, &l->s->cfg.ga, &res, b->out,
+	    OTP_LOGIN_LINGER | OTP_LOGIN_SETTLE, a, n, now, &o, &res, b->out,
 	    sizeof(b->out), &outlen);
+	otp_wipe(o.linger_salt, sizeof(o.linger_salt));
 	used(&b->used.out, rc == 0 ? outlen : sizeof(b->out));
 	if (rc != 0) {
 		(void)snprintf(l->reason, sizeof(l->reason), "the stored "
@@ -1602,6 +1611,9 @@ decide(struct sys_login *l, const struct otp_answer *a, size_t n,
 	sys_state_verdict(&res, v);
 	v->decided = 1;		/* one transaction: nothing more to ask */
 	guess = counts(&res) && !hotp_replay(l, a, n, imglen);
+	/* A lingering answer whose time did not move: nothing to write. */
+	if (res.accepted && res.how == OTP_STATE_BYLINGER && !res.changed)
+		return 0;
 	if (l->s->cfg.dry || (!res.changed && !guess)) {
 		v->recorded = 0;
 		/* Nothing to write: an accept that changes nothing is one
@@ -1613,7 +1625,9 @@ decide(struct sys_login *l, const struct otp_answer *a, size_t n,
 		}
 		return 0;
 	}
-	limit(l, res.accepted, guess, now, &pi->nm);
+	/* A lingering answer is no attempt: it clears no count either. */
+	limit(l, res.accepted && res.how != OTP_STATE_BYLINGER, guess, now,
+	    &pi->nm);
 	if (!res.changed) {
 		/* A refusal the engine records nothing of: the row is
 		 * written all the same, for its count. */
@@ -1661,7 +1675,8 @@ outcome(const struct sys_login *l, const struct sys_verdict *v, int rc,
 	} else if (v->accepted) {
 		*out = "accept";
 		*why = v->how == SYS_BY_SCRATCH ? "scratch code" :
-		    v->how == SYS_BY_GRACE ? "grace period" : "code";
+		    v->how == SYS_BY_GRACE ? "grace period" :
+		    v->how == SYS_BY_LINGER ? "lingering answer" : "code";
 	} else {
 		*out = "refuse";
 		*why = v->why != NULL ? v->why : "refused";

@@ -1,0 +1,66 @@
+/*
+ * otp_linger.h - linger=N (lib/linger.c): an accepted answer taken again
+ * from the same user and client for a sliding while, kept as a salted
+ * MAC, never as the answer.  Conventions as in otp.h.
+ */
+#ifndef OTP_LINGER_H
+#define OTP_LINGER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define OTP_LINGER_MAX		14400	/* longest linger=, seconds */
+#define OTP_LINGER_RECORDS	4	/* records a token keeps */
+#define OTP_LINGER_SALTLEN	16
+#define OTP_LINGER_MACLEN	32	/* HMAC-SHA256 */
+/* "EXPIRY SALTHEX MACHEX" and its NUL. */
+#define OTP_LINGER_TEXTMAX	(20 + 1 + 2 * OTP_LINGER_SALTLEN + 1 + \
+	2 * OTP_LINGER_MACLEN + 1)
+
+/* One lingering answer. */
+struct otp_linger {
+	int64_t	expiry;			/* seconds since the epoch */
+	uint8_t	salt[OTP_LINGER_SALTLEN];
+	uint8_t	mac[OTP_LINGER_MACLEN];
+};
+
+/* What a record binds besides the answer: the user, the client (the
+ * host's PAM_RHOST) and the token's secret where the store has it (key
+ * NULL, keylen 0: none). */
+struct otp_linger_who {
+	const char	*user;
+	const char	*client;
+	const uint8_t	*key;
+	size_t		 keylen;
+};
+
+/* 1 when w names a user and a client (neither NULL nor ""): linger
+ * applies; else 0. */
+int otp_linger_applies(const struct otp_linger_who *w);
+/* r for answer (the whole text the host gave), of which the first rest
+ * bytes are handed on (a password, a PIN), salted with salt, until
+ * expiry. */
+void otp_linger_make(struct otp_linger *r,
+    const uint8_t salt[OTP_LINGER_SALTLEN], const struct otp_linger_who *w,
+    const char *answer, size_t rest, int64_t expiry);
+/* The index of the record of recs[0..n) live at now that answer matches
+ * with *rest of it handed on (the split it was made with), or -1; every
+ * record is computed and compared in constant time. */
+int otp_linger_find(const struct otp_linger *recs, size_t n,
+    const struct otp_linger_who *w, const char *answer, int64_t now,
+    size_t *rest);
+/* Add r to recs[0..*n) (room for OTP_LINGER_RECORDS): records expired at
+ * now go first, then, when full, the one that expires first. */
+void otp_linger_add(struct otp_linger *recs, size_t *n,
+    const struct otp_linger *r, int64_t now);
+/* Drop the records of recs[0..*n) expired at now: 1 when one went. */
+int otp_linger_prune(struct otp_linger *recs, size_t *n, int64_t now);
+/* r as text "EXPIRY SALTHEX MACHEX" into out (outsz >=
+ * OTP_LINGER_TEXTMAX); its length. */
+size_t otp_linger_format(const struct otp_linger *r, char *out,
+    size_t outsz);
+/* Read text[0..len) as otp_linger_format writes it; OTP_EINVAL when it
+ * is not one. */
+int otp_linger_parse(const char *text, size_t len, struct otp_linger *r);
+
+#endif /* OTP_LINGER_H */

@@ -1,0 +1,242 @@
+#!/usr/bin/env bats
+# pam-linger.bats - linger=N in pam_otp.so through pamtester and
+# pam_wrapper (tests/pam/lib.bash): the same answer from the same user
+# and client taken again for N sliding seconds, any other answer checked
+# as usual, in every file store.  The database's are in pg-pam.bats.
+
+bats_require_minimum_version 1.5.0
+
+setup_file() {
+	load common
+	load pam/lib
+	pam_setup_file
+}
+
+setup() {
+	load common
+	load pam/lib
+	pam_setup
+	PAM_ENV=()
+	MOD=otp
+	C0=$(totp $T0)
+}
+
+# wrong CODE: a 6-digit code that is not CODE.
+wrong() {
+	printf '%06d\n' $(((10#$1 + 500000) % 1000000))
+}
+
+# ga_state LINE...: the otp module's state file, reuse refused.
+ga_state() {
+	state_file "$D/otp/state" "$KEY" '" DISALLOW_REUSE' '" TOTP_AUTH' "$@"
+}
+
+@test "linger: the same answer from the same client again, without using a code" {
+	ga_state
+	otp_service linger=60
+	pam_run t "$C0" -I rhost=127.0.0.1
+	accepted
+	assert_output --regexp "SYSLOG 6: .*accepted verification code"
+	grep -Eq '^" LINGER 300060 [0-9a-f]{32} [0-9a-f]{64}$' "$D/otp/state"
+	run grep -c LINGER "$D/otp/state"
+	assert_output 1
+	NOW=$((T0 + 5))
+	pam_run t "$C0" -I rhost=127.0.0.1
+	accepted
+	assert_output --regexp "SYSLOG 6: .*accepted lingering answer"
+	no_secret_logged "$C0"
+	# Without linger the same code is a code used already.
+	otp_service
+	pam_run t "$C0" -I rhost=127.0.0.1
+	refused
+}
+
+@test "linger: never from another client, nor without one" {
+	ga_state
+	otp_service linger=60
+	pam_run t "$C0" -I rhost=127.0.0.1
+	accepted
+	pam_run t "$C0" -I rhost=127.0.0.2
+	refused
+	pam_run t "$C0"
+	refused
+	pam_run t "$C0" -I rhost=
+	refused
+	# Nor for another user of the same file (user=).
+	otp_service linger=60 "user=$(id -u)"
+	pam_run t "$C0" -I rhost=127.0.0.1
+	accepted
+	nobody_db
+	PAM_RUN_USER=nobody pam_run t "$C0" -I rhost=127.0.0.1
+	refused
+}
+
+@test "linger: no client, no record" {
+	ga_state
+	otp_service linger=60
+	pam_run t "$C0"
+	accepted
+	! grep -q LINGER "$D/otp/state"
+}
+
+@test "linger: a new code is checked while one lingers, a wrong one refused" {
+	local c1
+	ga_state
+	otp_service linger=600
+	pam_run t "$C0" -I rhost=127.0.0.1
+	accepted
+	NOW=$((T0 + 30))
+	c1=$(totp $NOW)
+	pam_run t "$(wrong "$c1")" -I rhost=127.0.0.1
+	refused
+	assert_output --regexp "SYSLOG 3: .*nvalid verification code"
+	pam_run t "$c1" -I rhost=127.0.0.1
+	accepted
+	assert_output --regexp "SYSLOG 6: .*accepted verification code"
+	# Both answers linger now, each its own record.
+	run grep -c LINGER "$D/otp/state"
+	assert_output 2
+	pam_run t "$C0" -I rhost=127.0.0.1
+	accepted
+	pam_run t "$c1" -I rhost=127.0.0.1
+	accepted
+}
+
+@test "linger: the time slides with each use, and runs out" {
+	ga_state
+	otp_service linger=60
+	pam_run t "$C0" -I rhost=127.0.0.1
+	accepted
+	NOW=$((T0 + 50))
+	pam_run t "$C0" -I rhost=127.0.0.1
+	accepted
+	grep -q '^" LINGER 300110 ' "$D/otp/state"
+	# Unmoved within the same second: the file is not written.
+	cp -p "$D/otp/state" "$D/before"
+	pam_run t "$C0" -I rhost=127.0.0.1
+	accepted
+	cmp "$D/before" "$D/otp/state"
+	NOW=$((T0 + 100))
+	pam_run t "$C0" -I rhost=127.0.0.1
+	accepted
+	NOW=$((T0 + 161))
+	pam_run t "$C0" -I rhost=127.0.0.1
+	refused
+}
+
+@test "linger: at most four records, the one that runs out first replaced" {
+	local i c
+	ga_state
+	otp_service linger=3600
+	for i in 0 1 2 3 4; do
+		NOW=$((T0 + 30 * i))
+		c=$(totp $NOW)
+		pam_run t "$c" -I rhost=127.0.0.1
+		accepted
+	done
+	run grep -c LINGER "$D/otp/state"
+	assert_output 4
+	pam_run t "$C0" -I rhost=127.0.0.1
+	refused
+	pam_run t "$(totp $((T0 + 30)))" -I rhost=127.0.0.1
+	accepted
+	pam_run t "$c" -I rhost=127.0.0.1
+	accepted
+}
+
+@test "linger: RATE_LIMIT neither counts nor stops a lingering answer" {
+	local i
+	ga_state '" RATE_LIMIT 3 30'
+	otp_service linger=60
+	pam_run t "$C0" -I rhost=127.0.0.1
+	accepted
+	for i in 1 2 3 4 5 6 7 8; do
+		pam_run t "$C0" -I rhost=127.0.0.1
+		accepted
+	done
+	run grep -c '^" RATE_LIMIT 3 30 300000$' "$D/otp/state"
+	assert_output 1
+	# A wrong answer is an attempt as ever.
+	pam_run t 000000 -I rhost=127.0.0.1
+	refused
+	pam_run t 000001 -I rhost=127.0.0.1
+	refused
+	pam_run t "$C0" -I rhost=127.0.0.1
+	accepted
+	pam_run t 000002 -I rhost=127.0.0.1
+	refused
+	assert_output --regexp "SYSLOG 3: .*RATE_LIMIT"
+}
+
+@test "linger: a scratch code accepted lingers; forward_pass hands the password on" {
+	ga_state 12345678
+	service t "auth required @MOD@ secret=@DIR@/state forward_pass linger=60" \
+	    "auth required pam_exec.so expose_authtok $BATS_TEST_DIRNAME/pam/record-authtok.sh @DIR@/fwd"
+	pam_run t "pw12345678" -I rhost=127.0.0.1
+	accepted
+	[[ $(cat "$D/otp/fwd") == pw ]]
+	rm "$D/otp/fwd"
+	pam_run t "pw12345678" -I rhost=127.0.0.1
+	accepted
+	assert_output --regexp "SYSLOG 6: .*accepted lingering answer"
+	[[ $(cat "$D/otp/fwd") == pw ]]
+	rm "$D/otp/fwd"
+	pam_run t "hunter2$C0" -I rhost=127.0.0.1
+	accepted
+	[[ $(cat "$D/otp/fwd") == hunter2 ]]
+	rm "$D/otp/fwd"
+	pam_run t "hunter2$C0" -I rhost=127.0.0.1
+	accepted
+	[[ $(cat "$D/otp/fwd") == hunter2 ]]
+	# Another password before the same code is another answer.
+	pam_run t "hunter3$C0" -I rhost=127.0.0.1
+	refused
+}
+
+@test "linger: pam_google_authenticator.so takes the file and keeps the records" {
+	local c1
+	ga_state
+	otp_service linger=600
+	pam_run t "$C0" -I rhost=127.0.0.1
+	accepted
+	cp "$D/otp/state" "$D/ga/state"
+	chmod 0400 "$D/ga/state"
+	MOD=ga
+	otp_service
+	NOW=$((T0 + 30))
+	c1=$(totp $NOW)
+	pam_run t "$c1"
+	accepted
+	grep -q '^" LINGER 300600 ' "$D/ga/state"
+	grep -q "^\" DISALLOW_REUSE .*$((NOW / 30))" "$D/ga/state"
+	cp "$D/ga/state" "$D/otp/state"
+	MOD=otp
+	otp_service linger=600
+	pam_run t "$C0" -I rhost=127.0.0.1
+	accepted
+}
+
+@test "linger: linger=0, 14401, 20000 and x are refused as options" {
+	local v
+	ga_state
+	for v in 0 14401 20000 x ""; do
+		otp_service linger=$v
+		pam_run t "$C0" -I rhost=127.0.0.1
+		refused
+		assert_output --regexp "SYSLOG 3: .*invalid option \"linger=$v\": linger must be 1 to 14400 seconds"
+	done
+	otp_service linger=14400
+	pam_run t "$C0" -I rhost=127.0.0.1
+	accepted
+}
+
+@test "linger: a users file and an OTPW list do not take it (yet)" {
+	ga_state
+	service t "auth required @MOD@ usersfile=@DIR@/users linger=60"
+	pam_run t "$C0" -I rhost=127.0.0.1
+	refused
+	assert_output --partial 'unknown option "linger=60"'
+	service t "auth required @MOD@ otpw linger=60"
+	pam_run t "$C0" -I rhost=127.0.0.1
+	assert_output --partial 'unknown option "linger=60"'
+}
