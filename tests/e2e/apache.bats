@@ -79,6 +79,10 @@ setup() {
 	web_case_linger linger ""
 }
 
+@test "apache, linger=: a lingering answer is no attempt under RATE_LIMIT" {
+	web_case_linger_rate
+}
+
 @test "apache, linger=: the same for a PIN and a code" {
 	web_case_linger pinl 4711
 }

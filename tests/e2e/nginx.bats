@@ -83,6 +83,10 @@ nginx_in() {
 	web_case_linger linger ""
 }
 
+@test "nginx, linger=: a lingering answer is no attempt under RATE_LIMIT" {
+	web_case_linger_rate
+}
+
 @test "nginx, linger=: the same for a PIN and a code" {
 	web_case_linger pinl 4711
 }

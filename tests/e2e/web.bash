@@ -107,11 +107,14 @@ web_services() {
 	done
 }
 
-# web_enrol DIR USER: a TOTP state file DIR/state/USER with
-# DISALLOW_REUSE, made by otp-keygen as www-data; prints the key.
+# web_enrol DIR USER [OTP-KEYGEN OPTION...]: a TOTP state file
+# DIR/state/USER with DISALLOW_REUSE, made by otp-keygen as www-data;
+# prints the key.
 web_enrol() {
-	web_as "$1/bin/otp-keygen" --totp --disallow-reuse --scratch=0 \
-	    --state="$1/state/$2"
+	local d=$1 u=$2
+	shift 2
+	web_as "$d/bin/otp-keygen" --totp --disallow-reuse --scratch=0 \
+	    --state="$d/state/$u" "$@"
 }
 
 # web_uenrol DIR USER PIN: a TOTP token with PIN for USER in the users
@@ -276,14 +279,17 @@ web_want() {
 	assert_output "$want"
 }
 
-# web_user LOCATION NAME: enrol NAME for LOCATION (a state file, or for
-# pin and pinl a token with PIN 4711 in the users file); sets KEY.  A
-# fresh step, so a scenario stays in one.
+# web_user LOCATION NAME [OTP-KEYGEN OPTION...]: enrol NAME for
+# LOCATION (a state file with the options given, or for pin and pinl a
+# token with PIN 4711 in the users file); sets KEY.  A fresh step, so a
+# scenario stays in one.
 web_user() {
-	case $1 in
-	pin | pinl) KEY=$(web_uenrol "$WEB_DIR" "$2" 4711) ;;
-	*) KEY=$(web_enrol "$WEB_DIR" "$2") ;;
-	esac || fail "otp-keygen for $2 failed"
+	local l=$1 u=$2
+	shift 2
+	case $l in
+	pin | pinl) KEY=$(web_uenrol "$WEB_DIR" "$u" 4711) ;;
+	*) KEY=$(web_enrol "$WEB_DIR" "$u" "$@") ;;
+	esac || fail "otp-keygen for $u failed"
 	e2e_fresh_step 8
 }
 
@@ -342,6 +348,25 @@ web_case_linger() {
 	web_want 200 "$l" "$u" "$c"
 	web_want 200 "$l" "$u" "$pre$(web_code "$KEY" 30)"
 	web_want 200 "$l" "$u" "$pre$(web_code "$KEY" 30)"
+}
+
+# web_case_linger_rate: a page of many requests under RATE_LIMIT: the
+# lingering answer is no attempt, so the sixth request with it gets in
+# where the limit allows two attempts; a new code is the second attempt,
+# and a third is refused.
+web_case_linger_rate() {
+	local c i
+	web_user linger rated --rate-limit=2/30
+	c=$(web_code "$KEY")
+	for ((i = 0; i < 6; i++)); do
+		web_want 200 linger rated "$c"
+	done
+	web_want 200 linger rated "$(web_code "$KEY" 30)"
+	web_want 401 linger rated "$(web_code "$KEY" -30)"
+	run grep -c '"rated": too many attempts (RATE_LIMIT)' \
+	    "$WEB_DIR/log/syslog"
+	assert_output 1
+	web_want 200 linger rated "$c"
 }
 
 # web_case_avoid: what pam_otp(8) says to avoid under a web server does
