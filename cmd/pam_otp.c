@@ -53,8 +53,6 @@ struct params {
 	char		 url[PATH_MAX + 16];	/* one an alias made */
 	const char	*other[OPTS_KINDS];	/* a store's own option */
 	const char	*nototpw;	/* try_ or use_first_pass */
-	const char	*linger;	/* linger=: a state file's and a
-					 * database's */
 	int		 debug;
 	enum pass_mode	 pass;
 	/* ga: pam_google_authenticator's */
@@ -203,8 +201,7 @@ parse_args(pam_handle_t *pamh, int argc, const char **argv,
 			    why);
 			return -1;
 		} else if (rc == SYS_OPT_ALL) {
-			p->linger = a;
-			continue;
+			continue;	/* every store's */
 		} else if (rc != SYS_OPT_NONE) {
 			kind = rc == SYS_OPT_OATH ? OPTS_OATH :
 			    rc == SYS_OPT_OTPW ? OPTS_OTPW :
@@ -228,12 +225,6 @@ check_args(pam_handle_t *pamh, const struct params *p, unsigned caps)
 {
 	const char *bad = NULL;
 
-	/* linger= keeps its records in a state file's or a row's image. */
-	if (p->linger != NULL && (caps & SYS_STORE_CHALLENGE ||
-	    (caps & SYS_STORE_MANY && !(caps & SYS_STORE_SHARED)))) {
-		pamotp_log(pamh, LOG_ERR, "unknown option \"%s\"", p->linger);
-		return -1;
-	}
 	if (caps & SYS_STORE_CHALLENGE) {
 		bad = p->other[OPTS_GA] != NULL ? p->other[OPTS_GA] :
 		    p->other[OPTS_OATH] != NULL ? p->other[OPTS_OATH] :
@@ -241,7 +232,7 @@ check_args(pam_handle_t *pamh, const struct params *p, unsigned caps)
 		    p->nototpw;
 		if (bad != NULL) {
 			pamotp_log(pamh, LOG_ERR, "unknown option \"%s\" (otpw "
-			    "takes debug, nolock and lock_age)", bad);
+			    "takes debug, nolock, lock_age and linger)", bad);
 			return -1;
 		}
 		return 0;

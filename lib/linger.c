@@ -142,6 +142,35 @@ otp_linger_add(struct otp_linger *recs, size_t *n, const struct otp_linger *r,
 	recs[first] = *r;
 }
 
+int
+otp_linger_take(struct otp_linger *recs, size_t *n,
+    const struct otp_linger_who *w, const char *answer, int64_t now,
+    unsigned secs, size_t *rest, int *changed)
+{
+	int hit;
+	size_t had = *n;
+
+	*changed = 0;
+	if ((hit = otp_linger_find(recs, *n, w, answer, now, rest)) < 0)
+		return -1;
+	*changed = recs[hit].expiry != now + (int64_t)secs;
+	recs[hit].expiry = now + (int64_t)secs;
+	*changed |= otp_linger_prune(recs, n, now) || had != *n;
+	return hit;
+}
+
+void
+otp_linger_put(struct otp_linger *recs, size_t *n,
+    const uint8_t salt[OTP_LINGER_SALTLEN], const struct otp_linger_who *w,
+    const char *answer, size_t rest, int64_t now, unsigned secs)
+{
+	struct otp_linger r;
+
+	otp_linger_make(&r, salt, w, answer, rest, now + (int64_t)secs);
+	otp_linger_add(recs, n, &r, now);
+	otp_wipe(&r, sizeof(r));
+}
+
 size_t
 otp_linger_format(const struct otp_linger *r, char *out, size_t outsz)
 {
@@ -188,4 +217,40 @@ otp_linger_parse(const char *text, size_t len, struct otp_linger *r)
 		return OTP_EINVAL;
 	r->expiry = (int64_t)e;
 	return 0;
+}
+
+size_t
+otp_linger_lines(const struct otp_linger *recs, size_t n, char *out,
+    size_t outsz)
+{
+	size_t i, len = 0, k = sizeof(OTP_LINGER_LINE) - 1;
+
+	if (outsz < OTP_LINGER_LINESMAX)
+		return 0;
+	for (i = 0; i < n && i < OTP_LINGER_RECORDS; i++) {
+		memcpy(out + len, OTP_LINGER_LINE, k);
+		len += k;
+		len += otp_linger_format(&recs[i], out + len, outsz - len);
+		out[len++] = '\n';
+	}
+	return len;
+}
+
+void
+otp_linger_lines_parse(const char *text, size_t len, struct otp_linger *recs,
+    size_t *n)
+{
+	const char *p = text, *end = text + len, *e;
+	size_t k = sizeof(OTP_LINGER_LINE) - 1;
+
+	*n = 0;
+	while (p < end && *n < OTP_LINGER_RECORDS) {
+		if ((e = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			e = end;
+		if ((size_t)(e - p) > k && memcmp(p, OTP_LINGER_LINE, k) == 0 &&
+		    otp_linger_parse(p + k, (size_t)(e - p) - k,
+		    &recs[*n]) == 0)
+			(*n)++;
+		p = e + 1;
+	}
 }

@@ -55,6 +55,17 @@ void otp_linger_add(struct otp_linger *recs, size_t *n,
     const struct otp_linger *r, int64_t now);
 /* Drop the records of recs[0..*n) expired at now: 1 when one went. */
 int otp_linger_prune(struct otp_linger *recs, size_t *n, int64_t now);
+/* A login's look: the record otp_linger_find() gives, slid to now +
+ * secs, the records expired at now dropped; its index, or -1 (recs left
+ * as they were); *changed is 1 when the records are to be written. */
+int otp_linger_take(struct otp_linger *recs, size_t *n,
+    const struct otp_linger_who *w, const char *answer, int64_t now,
+    unsigned secs, size_t *rest, int *changed);
+/* A login's accept: a record of answer (rest bytes handed on) made with
+ * salt until now + secs, added to recs[0..*n) as otp_linger_add(). */
+void otp_linger_put(struct otp_linger *recs, size_t *n,
+    const uint8_t salt[OTP_LINGER_SALTLEN], const struct otp_linger_who *w,
+    const char *answer, size_t rest, int64_t now, unsigned secs);
 /* r as text "EXPIRY SALTHEX MACHEX" into out (outsz >=
  * OTP_LINGER_TEXTMAX); its length. */
 size_t otp_linger_format(const struct otp_linger *r, char *out,
@@ -62,5 +73,21 @@ size_t otp_linger_format(const struct otp_linger *r, char *out,
 /* Read text[0..len) as otp_linger_format writes it; OTP_EINVAL when it
  * is not one. */
 int otp_linger_parse(const char *text, size_t len, struct otp_linger *r);
+
+/* The file form the stores without option lines keep (a users file's
+ * tally, an OTPW list's PATH.linger): one "LINGER " OTP_LINGER_LINE line
+ * a record.  Most bytes recs[0..n) take as lines. */
+#define OTP_LINGER_LINE		"LINGER "
+#define OTP_LINGER_LINESMAX	(OTP_LINGER_RECORDS * \
+	(sizeof(OTP_LINGER_LINE) + OTP_LINGER_TEXTMAX))
+/* recs[0..n) as lines into out (outsz >= OTP_LINGER_LINESMAX); their
+ * length. */
+size_t otp_linger_lines(const struct otp_linger *recs, size_t n, char *out,
+    size_t outsz);
+/* The records of the LINGER lines of text[0..len), other lines skipped
+ * (and one that does not read), into recs[0..*n) (at most
+ * OTP_LINGER_RECORDS). */
+void otp_linger_lines_parse(const char *text, size_t len,
+    struct otp_linger *recs, size_t *n);
 
 #endif /* OTP_LINGER_H */

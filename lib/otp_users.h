@@ -59,6 +59,9 @@ struct otp_users_result {
 					 * matched counter - the next one
 					 * (COUNTER, COUNTER + 1 once used) */
 	uint64_t	counter;	/* COUNTER written */
+	int		lingered;	/* the file's store: accepted as an
+					 * answer lingering (linger=), no
+					 * code checked */
 };
 
 /* Parse one line (no newline): 1 and *t for a token line, 0 for a line

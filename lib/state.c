@@ -1114,7 +1114,7 @@ linger_look(struct img *im, const struct otp_answer *ans, size_t nans,
 	struct otp_linger_who w;
 	struct cfg c;
 	size_t n, lines, loaded, i, rest = 0;
-	int r = 0, hit = -1, moved, gone;
+	int r = 0, hit = -1, changed = 0;
 
 	linger_load(im, recs, &n, &lines);
 	if (n == 0)
@@ -1122,24 +1122,18 @@ linger_look(struct img *im, const struct otp_answer *ans, size_t nans,
 	if ((r = scan(im->p, im->len, &c)) < 0)
 		return r;
 	linger_who(&w, op, &c);
-	for (i = 0; i < nans && hit < 0; i++) {
-		hit = otp_linger_find(recs, n, &w, ans[i].text, now, &rest);
-		res->answer = i;
-	}
-	otp_wipe(&c, sizeof(c));
-	if (hit < 0)
-		goto out;
-	accept(res, OTP_STATE_BYLINGER);
-	res->restlen = rest;
-	moved = recs[hit].expiry != now + (int64_t)op->linger;
-	recs[hit].expiry = now + (int64_t)op->linger;
 	loaded = n;
-	gone = otp_linger_prune(recs, &n, now);
-	if (moved || gone || lines != loaded)
-		r = linger_store(im, recs, n);
-out:
-	if (hit < 0)
-		res->answer = 0;
+	for (i = 0; i < nans && hit < 0; i++)
+		hit = otp_linger_take(recs, &n, &w, ans[i].text, now,
+		    op->linger, &rest, &changed);
+	otp_wipe(&c, sizeof(c));
+	if (hit >= 0) {
+		accept(res, OTP_STATE_BYLINGER);
+		res->answer = i - 1;
+		res->restlen = rest;
+		if (changed || lines != loaded)
+			r = linger_store(im, recs, n);
+	}
 	otp_wipe(recs, sizeof(recs));
 	return r;
 }
@@ -1150,7 +1144,7 @@ static int
 linger_keep(struct img *im, const struct otp_answer *a, size_t rest,
     int64_t now, const struct otp_state_opts *op)
 {
-	struct otp_linger recs[OTP_LINGER_RECORDS], nr;
+	struct otp_linger recs[OTP_LINGER_RECORDS];
 	struct otp_linger_who w;
 	struct cfg c;
 	size_t n, lines;
@@ -1159,14 +1153,12 @@ linger_keep(struct img *im, const struct otp_answer *a, size_t rest,
 	if ((r = scan(im->p, im->len, &c)) < 0)
 		return r;
 	linger_who(&w, op, &c);
-	otp_linger_make(&nr, op->linger_salt, &w, a->text, rest,
-	    now + (int64_t)op->linger);
-	otp_wipe(&c, sizeof(c));
 	linger_load(im, recs, &n, &lines);
-	otp_linger_add(recs, &n, &nr, now);
+	otp_linger_put(recs, &n, op->linger_salt, &w, a->text, rest, now,
+	    op->linger);
+	otp_wipe(&c, sizeof(c));
 	r = linger_store(im, recs, n);
 	otp_wipe(recs, sizeof(recs));
-	otp_wipe(&nr, sizeof(nr));
 	return r;
 }
 

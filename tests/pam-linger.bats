@@ -230,13 +230,135 @@ ga_state() {
 	accepted
 }
 
-@test "linger: a users file and an OTPW list do not take it (yet)" {
-	ga_state
-	service t "auth required @MOD@ usersfile=@DIR@/users linger=60"
-	pam_run t "$C0" -I rhost=127.0.0.1
+# oath_code T: RFC 4226's key's TOTP code at Unix time T (the users
+# file's line below).
+oath_code() {
+	oathtool --totp -s 30s -N "@$1" 3132333435363738393031323334353637383930
+}
+
+# oath_file: a users file with a PIN and a TOTP token for this user, and
+# a service on it with linger=60, deny=2 and the PIN handed on.
+oath_file() {
+	printf 'HOTP/T30\t%s\t1234\t%s\n' "$PAM_USER" \
+	    3132333435363738393031323334353637383930 >"$D/otp/users"
+	chmod 0600 "$D/otp/users"
+	service t "auth required @MOD@ usersfile=@DIR@/users digits=6 linger=60 deny=2 $*" \
+	    "auth required pam_exec.so expose_authtok $BATS_TEST_DIRNAME/pam/record-authtok.sh @DIR@/fwd"
+}
+
+@test "linger, users file: a PIN and a code again from the same client; the file stays pam_oath's, the records in the tally" {
+	local a c1
+	oath_file
+	a=1234$(oath_code $T0)
+	pam_run t "$a" -I rhost=127.0.0.1
+	accepted
+	[[ $(cat "$D/otp/fwd") == 1234 ]]
+	rm "$D/otp/fwd"
+	cp -p "$D/otp/users" "$D/before"
+	run cat "$D/otp/users.tally/$PAM_USER"
+	assert_line --index 0 "0 0"
+	assert_line --index 1 --regexp '^LINGER 300060 [0-9a-f]{32} [0-9a-f]{64}$'
+	refute_output --partial "$a"
+	NOW=$((T0 + 10))
+	pam_run t "$a" -I rhost=127.0.0.1
+	accepted
+	assert_output --regexp "SYSLOG 6: .*accepted lingering answer"
+	[[ $(cat "$D/otp/fwd") == 1234 ]]
+	cmp "$D/before" "$D/otp/users"
+	grep -q '^LINGER 300070 ' "$D/otp/users.tally/$PAM_USER"
+	pam_run t "$a" -I rhost=127.0.0.2
 	refused
-	assert_output --partial 'unknown option "linger=60"'
-	service t "auth required @MOD@ otpw linger=60"
-	pam_run t "$C0" -I rhost=127.0.0.1
-	assert_output --partial 'unknown option "linger=60"'
+	pam_run t "$a"
+	refused
+	# Another PIN before the same code is another answer.
+	pam_run t "4321$(oath_code $T0)" -I rhost=127.0.0.1
+	refused
+	NOW=$((T0 + 30))
+	c1=$(oath_code $NOW)
+	pam_run t "1234$c1" -I rhost=127.0.0.1
+	accepted
+	assert_output --regexp "SYSLOG 6: .*accepted verification code"
+	run grep -c '^LINGER ' "$D/otp/users.tally/$PAM_USER"
+	assert_output 2
+	NOW=$((T0 + 200))
+	pam_run t "$a" -I rhost=127.0.0.1
+	refused
+}
+
+@test "linger, users file: wrong answers count; locked out, a lingering answer is refused too" {
+	local a
+	oath_file
+	a=1234$(oath_code $T0)
+	pam_run t "$a" -I rhost=127.0.0.1
+	accepted
+	pam_run t 1234000000 -I rhost=127.0.0.1
+	refused
+	pam_run t "$a" -I rhost=127.0.0.1
+	accepted
+	pam_run t 1234000001 -I rhost=127.0.0.1
+	refused
+	pam_run t "$a" -I rhost=127.0.0.1
+	refused
+	assert_output --partial "too many wrong codes"
+	grep -q '^LINGER ' "$D/otp/users.tally/$PAM_USER"
+}
+
+@test "linger, users file: without deny the tally holds the records alone; one run out is dropped" {
+	local a
+	oath_file deny=0
+	a=1234$(oath_code $T0)
+	pam_run t "$a" -I rhost=127.0.0.1
+	accepted
+	grep -q '^LINGER 300060 ' "$D/otp/users.tally/$PAM_USER"
+	pam_run t 1234000000 -I rhost=127.0.0.1
+	refused
+	pam_run t "$a" -I rhost=127.0.0.1
+	accepted
+	NOW=$((T0 + 90))
+	pam_run t "1234$(oath_code $NOW)" -I rhost=127.0.0.1
+	accepted
+	run cat "$D/otp/users.tally/$PAM_USER"
+	assert_line --index 0 "0 0"
+	assert_line --index 1 --regexp '^LINGER 300150 '
+	[[ ${#lines[@]} == 2 ]]
+}
+
+# threads CONF CODE RHOST: 20 logins at once (tests/pam/pam-threads.c,
+# the real clock) with CODE from RHOST on service t of $D/conf.
+threads() {
+	[[ -x $D/pam-threads ]] || cc -O1 -pthread -o "$D/pam-threads" \
+	    "$BATS_TEST_DIRNAME/pam/pam-threads.c" -lpam ||
+	    fail "cannot build pam-threads"
+	mkdir -p -m 0755 "$D/conf"
+	printf 'auth required %s %s\n' "$OTP_SO" "$1" >"$D/conf/t"
+	run env LD_PRELOAD="$ASAN_SO $SHIM_SO" \
+	    "$D/pam-threads" "$D/conf" t "$PAM_USER" "$2" 20 "$3"
+}
+
+# one_by_code: of the last run's 20, one accepted by its code, the rest
+# as lingering.
+one_by_code() {
+	assert_output --partial "accepted 20 refused 0 leaks 0"
+	[[ $(grep -c "accepted verification code" <<<"$output") == 1 ]] ||
+	    fail "not one by the code: $output"
+	[[ $(grep -c "accepted lingering answer" <<<"$output") == 19 ]] ||
+	    fail "not 19 lingering: $output"
+}
+
+@test "linger: 20 logins at once with one fresh code from one client: one by the code, the rest lingering; from another none (state file, users file)" {
+	local code
+	ga_state
+	code=$("$OTP_BIN/otp-gen" --totp -b "$KEY")
+	threads "secret=$D/otp/state linger=600" "$code" 127.0.0.1
+	one_by_code
+	threads "secret=$D/otp/state linger=600" "$code" 127.0.0.2
+	assert_output --partial "accepted 0 refused 20 leaks 0"
+	printf 'HOTP/T30\t%s\t1234\t%s\n' "$PAM_USER" \
+	    3132333435363738393031323334353637383930 >"$D/otp/users"
+	chmod 0600 "$D/otp/users"
+	code=1234$(oathtool --totp -s 30s 3132333435363738393031323334353637383930)
+	threads "usersfile=$D/otp/users digits=6 linger=600" "$code" 127.0.0.1
+	one_by_code
+	threads "usersfile=$D/otp/users digits=6 linger=600" "$code" 127.0.0.2
+	assert_output --partial "accepted 0 refused 20 leaks 0"
 }

@@ -52,18 +52,21 @@ svc() {
 # login peer|ours [LIST]: one login of user peer or ours through module
 # peer or ours, answered from LIST (default: the user's home's list; "-"
 # answers "wrong", "hangup" fails the conversation as a client that went
-# away at the prompt).  Sets status and output.
+# away at the prompt; "again" the answer the last login kept in D/answer,
+# whatever is asked); RHOST, when set, is PAM_RHOST.  Sets status and
+# output.
 login() {
 	local who=$1 list=${2:-$D/$1/list} cmd
-	cmd="\"$ANSWER\" \"\$1\""
+	cmd="\"$ANSWER\" \"\$1\" | tee \"$D/answer\""
 	[[ $list == - ]] && cmd='echo wrongwrong'
 	[[ $list == hangup ]] && cmd='exit 3'
+	[[ $list == again ]] && cmd="cat \"$D/answer\""
 	run timeout "${PAM_TIMEOUT:-60}" env \
 	    LD_PRELOAD="$ASAN_SO $NSS_SO $SHIM_SO $EXTRA_PRELOAD" \
 	    NSS_WRAPPER_PASSWD="$D/passwd" NSS_WRAPPER_GROUP="$D/group" \
 	    OTPW_PREFIX="$PREFIX" OTPW_LIST="$list" \
 	    PAM_DRIVE_ANSWER="$cmd" PAM_DRIVE_SESSION=1 \
-	    "$PAM_DRIVE" "$D/svc" "$who" "$who"
+	    "$PAM_DRIVE" "$D/svc" "$who" "$who" ${RHOST:+"$RHOST"}
 	no_sanitizer_errors
 }
 
@@ -389,4 +392,36 @@ used() {
 	assert_output "$(used ours)"
 	[[ ! -e $D/ours/.otpw.lock ]] || fail "lock left behind"
 	run -0 otp-verify --otpw="$D/ours/.otpw" --challenge
+}
+
+@test "ours: linger= takes the answer accepted again from the same client, whatever is asked; the list stays otpw's, the records in ~/.otpw.linger" {
+	list_ours ours 20
+	svc ours "linger=60"
+	RHOST=127.0.0.1 login ours
+	[[ $status == 0 ]] || fail "first login: $output"
+	run -0 used ours
+	assert_output 1
+	[[ $(stat -c %a "$D/ours/.otpw.linger") == 600 ]]
+	grep -Eq '^LINGER [0-9]+ [0-9a-f]{32} [0-9a-f]{64}$' "$D/ours/.otpw.linger"
+	! grep -qF -- "$(cat "$D/answer")" "$D/ours/.otpw.linger"
+	RHOST=127.0.0.1 login ours again
+	[[ $status == 0 ]] || fail "again: $output"
+	assert_output --regexp "SYSLOG 6: .*accepted lingering answer"
+	run -0 used ours
+	assert_output 1
+	RHOST=127.0.0.2 login ours again
+	[[ $status != 0 ]] || fail "another client let in: $output"
+	login ours again
+	[[ $status != 0 ]] || fail "no client let in: $output"
+	# A new password is checked as usual, and lingers too.
+	RHOST=127.0.0.1 login ours
+	[[ $status == 0 ]] || fail "a new password: $output"
+	run -0 used ours
+	assert_output 2
+	RHOST=127.0.0.1 login ours -
+	[[ $status != 0 ]] || fail "a wrong one let in: $output"
+	# Without linger the same answer is a used password.
+	svc ours ""
+	RHOST=127.0.0.1 login ours again
+	[[ $status != 0 ]] || fail "used password let in: $output"
 }

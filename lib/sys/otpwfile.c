@@ -13,6 +13,10 @@
  * entries afresh, so that an entry another run has used meanwhile is not
  * accepted again, and writes the whole image by an atomic rename
  * (atomic.c), keeping the file's owner and group, mode 0600.
+ *
+ * pam_otp.so's linger= keeps the list's lingering answers (lib/linger.c)
+ * in NAME.linger beside it, read and written (atomically, as the list)
+ * under the list's flock: the list stays otpw's own.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -27,10 +31,12 @@
 #include <unistd.h>
 
 #include "otp.h"
+#include "otp_linger.h"
 #include "otp_otpw.h"
 #include "store_int.h"
 
 #define LOCK_SUFFIX	".lock"
+#define LINGER_SUFFIX	".linger"
 #define LOCK_TRIES	5
 #define RETRIES		20
 
@@ -135,18 +141,133 @@ sys_otpw_unlock(const char *path)
 	return unlink(lp) == 0 ? 0 : OTP_EIO;
 }
 
+static int
+linger_stat(const struct stat *st, const void *arg)
+{
+	unsigned long uid = *(const unsigned long *)arg;
+
+	if (!S_ISREG(st->st_mode))
+		return OTP_EOTPWTYPE;
+	if (uid != SYS_OTPW_ANYUID && (unsigned long)st->st_uid != uid)
+		return OTP_EOTPWOWNER;
+	if ((st->st_mode & 077) != 0)
+		return OTP_EOTPWMODE;
+	if (st->st_size > (off_t)OTP_LINGER_LINESMAX)
+		return OTP_EOTPWSIZE;
+	return 0;
+}
+
+/* NAME.linger's records: none when there is no such file. */
+static int
+linger_read(int dirfd, const char *lname, unsigned long uid,
+    struct otp_linger *recs, size_t *n)
+{
+	char buf[OTP_LINGER_LINESMAX];
+	struct stat st;
+	int fd, r;
+
+	*n = 0;
+	r = sys_open_vetted(dirfd, lname, linger_stat, &uid, 0, OTP_EOTPWTYPE,
+	    &fd, &st);
+	if (r == OTP_EIO && errno == ENOENT)
+		return 0;
+	if (r != 0)
+		return r;
+	if ((r = sys_read_exact(fd, buf, (size_t)st.st_size)) == 0)
+		otp_linger_lines_parse(buf, (size_t)st.st_size, recs, n);
+	otp_wipe(buf, sizeof(buf));
+	return sys_close_keep(fd, r);
+}
+
+/* NAME.linger with recs[0..n), as the list st (owner, group, 0600);
+ * removed when there are none. */
+static int
+linger_write(int dirfd, const char *lname, const struct stat *st,
+    const struct otp_linger *recs, size_t n)
+{
+	char buf[OTP_LINGER_LINESMAX];
+	struct sys_file f;
+	size_t len;
+	int r;
+
+	if (n == 0)
+		return unlinkat(dirfd, lname, 0) == 0 || errno == ENOENT ? 0 :
+		    OTP_EIO;
+	len = otp_linger_lines(recs, n, buf, sizeof(buf));
+	if ((r = sys_stage(&f, dirfd, lname, 0600)) != 0)
+		return r;
+	if ((r = sys_stage_owner(&f, (unsigned long)st->st_uid,
+	    (unsigned long)st->st_gid)) != 0 ||
+	    (r = sys_stage_write(&f, buf, len)) != 0) {
+		sys_discard(&f);
+		return r;
+	}
+	return sys_commit(&f, 1);
+}
+
+static int64_t
+linger_now(const struct sys_linger *lg)
+{
+	return lg->now != SYS_NOW_REAL ? lg->now : (int64_t)time(NULL);
+}
+
+/* resp lingering in NAME.linger: 2, its expiry slid (written when it
+ * moved); else 0. */
+static int
+linger_look(int dirfd, const char *lname, const struct stat *st,
+    unsigned long uid, const struct sys_linger *lg, const char *resp)
+{
+	struct otp_linger recs[OTP_LINGER_RECORDS];
+	struct otp_linger_who w = { lg->user, lg->client, NULL, 0 };
+	size_t n, rest;
+	int changed, r;
+
+	if ((r = linger_read(dirfd, lname, uid, recs, &n)) != 0)
+		return r;
+	if (otp_linger_take(recs, &n, &w, resp, linger_now(lg), lg->secs,
+	    &rest, &changed) < 0)
+		return 0;
+	if (changed)
+		(void)linger_write(dirfd, lname, st, recs, n);
+	return 2;
+}
+
+/* A record for resp, which the list accepted: NAME.linger written. */
+static void
+linger_keep(int dirfd, const char *lname, const struct stat *st,
+    unsigned long uid, const struct sys_linger *lg, const char *resp)
+{
+	struct otp_linger recs[OTP_LINGER_RECORDS];
+	struct otp_linger_who w = { lg->user, lg->client, NULL, 0 };
+	uint8_t salt[OTP_LINGER_SALTLEN];
+	size_t n = 0;
+
+	if (linger_read(dirfd, lname, uid, recs, &n) != 0)
+		n = 0;	/* one that does not read is replaced */
+	if (sys_random_bytes(salt, sizeof(salt)) != 0)
+		return;	/* no record: the answer does not linger */
+	otp_linger_put(recs, &n, salt, &w, resp, 0, linger_now(lg), lg->secs);
+	(void)linger_write(dirfd, lname, st, recs, n);
+	otp_wipe(salt, sizeof(salt));
+}
+
 /* One locked cycle; OTP_ESTATECHANGED asks for another. */
 static int
 consume_cycle(int dirfd, const char *name, unsigned long uid,
-    const struct otp_otpw_chal *chal, const char *resp, struct otp_otpw *w,
-    char *img)
+    const struct otp_otpw_chal *chal, const char *resp,
+    const struct sys_linger *lg, struct otp_otpw *w, char *img)
 {
+	char lname[NAME_MAX + 1];
 	struct otp_otpw_chal c;
 	struct sys_file f;
 	struct stat st, again;
 	size_t len;
 	int fd, r, ok;
 
+	memset(&c, 0, sizeof(c));
+	if (lg != NULL && (size_t)snprintf(lname, sizeof(lname), "%s%s", name,
+	    LINGER_SUFFIX) >= sizeof(lname))
+		lg = NULL;	/* no room for its name: no linger */
 	if ((r = sys_open_vetted(dirfd, name, check_stat, &uid, 1,
 	    OTP_EOTPWTYPE, &fd, &st)) != 0)
 		return r;
@@ -154,6 +275,10 @@ consume_cycle(int dirfd, const char *name, unsigned long uid,
 	if ((r = sys_read_exact(fd, img, len)) != 0)
 		goto out;
 	if ((r = otp_otpw_parse(img, len, w, NULL)) != 0)
+		goto out;
+	/* A lingering answer, under the list's lock: no entry is used. */
+	if (lg != NULL && (r = linger_look(dirfd, lname, &st, uid, lg,
+	    resp)) != 0)
 		goto out;
 	/* The entries by their numbers, as they are now: one used since
 	 * the challenge was made is no longer there to accept. */
@@ -187,6 +312,8 @@ consume_cycle(int dirfd, const char *name, unsigned long uid,
 	}
 	if ((r = sys_commit(&f, 1)) == 0)
 		r = 1;
+	if (r == 1 && lg != NULL)
+		linger_keep(dirfd, lname, &st, uid, lg, resp);
 out:
 	otp_wipe(&c, sizeof(c));
 	return sys_close_keep(fd, r);	/* drops the flock */
@@ -194,7 +321,8 @@ out:
 
 int
 sys_otpw_consume(const char *path, unsigned long uid,
-    const struct otp_otpw_chal *chal, const char *resp, struct otp_otpw *w)
+    const struct otp_otpw_chal *chal, const char *resp,
+    const struct sys_linger *lg, struct otp_otpw *w)
 {
 	char name[NAME_MAX + 1];
 	char *img;
@@ -206,8 +334,8 @@ sys_otpw_consume(const char *path, unsigned long uid,
 	if ((r = sys_dir_open(path, &dirfd, name, sizeof(name))) == 0) {
 		for (i = 0, r = OTP_ESTATECHANGED;
 		    i < RETRIES && r == OTP_ESTATECHANGED; i++)
-			r = consume_cycle(dirfd, name, uid, chal, resp, w,
-			    img);
+			r = consume_cycle(dirfd, name, uid, chal, resp, lg,
+			    w, img);
 		(void)sys_close_keep(dirfd, 0);
 	}
 	/* Only the hashes were in it, but wipe it all the same. */

@@ -146,10 +146,12 @@ int sys_statefile_create(const char *path, const char *img, size_t len,
 /* Check code for user (typed prefix password) against the users file at
  * path as pam_oath does, under both locks, and record an accept (not when
  * dry); now may be SYS_NOW_REAL; c's oath rules (group_read, unshared,
- * deny, unlock_time).  0 and r, or OTP_E* (errno for EIO). */
+ * deny, unlock_time) and linger (c->ga: linger, rhost), answer the whole
+ * text the password and code came from.  0 and r, or OTP_E* (errno for
+ * EIO). */
 int sys_users_check(const char *path, const struct sys_store_cfg *c,
-    const char *user, const char *password, const char *code,
-    struct otp_users_result *r);
+    const char *user, const char *answer, const char *password,
+    const char *code, struct otp_users_result *r);
 /* Add t's line to path (a new file is 0600), or replace the user's lines;
  * every other byte, the owner and the mode kept. */
 int sys_users_set(const char *path, const struct otp_users_token *t,
@@ -180,10 +182,22 @@ int sys_otpw_lock(const char *path, const char *chal, unsigned age,
     char *held, size_t heldsz);
 /* Remove path.lock; 0, or OTP_EIO with errno (ENOENT: there was none). */
 int sys_otpw_unlock(const char *path);
+/* What linger= needs of a login that keeps its records in a file of its
+ * own (an OTPW list's PATH.linger). */
+struct sys_linger {
+	unsigned	 secs;		/* linger=, 0 off */
+	const char	*user;
+	const char	*client;	/* PAM_RHOST */
+	int64_t		 now;		/* or SYS_NOW_REAL */
+};
+
 /* Under a flock, read path again, check resp against chal's entries and
- * mark them used by an atomic rename; 1 accepted, 0 not, or OTP_E*. */
+ * mark them used by an atomic rename; 1 accepted, 0 not, or OTP_E*.  With
+ * lg (NULL: none), resp lingering in PATH.linger is 2 (nothing marked),
+ * and an accept adds it there (mode 0600, the list's owner). */
 int sys_otpw_consume(const char *path, unsigned long uid,
-    const struct otp_otpw_chal *chal, const char *resp, struct otp_otpw *w);
+    const struct otp_otpw_chal *chal, const char *resp,
+    const struct sys_linger *lg, struct otp_otpw *w);
 /* Create path with img, mode 0600, atomically (OTP_ESTATEEXIST unless
  * force) and remove a lock left for the old list: *unlocked says so. */
 int sys_otpw_create(const char *path, const char *img, size_t len,

@@ -102,7 +102,7 @@ decide(struct sys_login *l, const struct otp_answer *a, size_t n,
 	memset(&r, 0, sizeof(r));
 	dc = *c;
 	dc.dry = dry;
-	rc = sys_users_check(l->s->path, &dc, l->user, pin, code, &r);
+	rc = sys_users_check(l->s->path, &dc, l->user, text, pin, code, &r);
 	otp_wipe(pin, sizeof(pin));
 	l->fault_line = rc != 0 ? r.line : 0;
 	if (rc == OTP_EIO || rc == OTP_ELOCK)
@@ -111,14 +111,15 @@ decide(struct sys_login *l, const struct otp_answer *a, size_t n,
 		return rc;
 	v->decided = 1;
 	v->accepted = r.accepted;
-	v->how = r.accepted ? SYS_BY_CODE : SYS_BY_NONE;
+	v->how = r.lingered ? SYS_BY_LINGER : r.accepted ? SYS_BY_CODE :
+	    SYS_BY_NONE;
 	v->unknown = !r.accepted && r.why == OTP_USERS_WHY_UNKNOWN;
 	v->why = r.accepted ? NULL : otp_users_why_text(r.why);
 	v->offset = r.offset;
 	v->counter = r.counter;
 	v->line = r.line;
-	v->changed = r.accepted;
-	v->recorded = r.accepted && !dry;
+	v->changed = r.accepted && !r.lingered;
+	v->recorded = v->changed && !dry;
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "otp.h"
+#include "otp_linger.h"
 #include "otp_otpw.h"
 #include "store_int.h"
 
@@ -120,6 +121,9 @@ otpw_end(struct sys_login *l, const struct otp_answer *a, size_t n,
     struct sys_verdict *v)
 {
 	struct otpw_login *o = l->impl;
+	const struct sys_store_cfg *c = &l->s->cfg;
+	struct sys_linger lg = { c->ga.linger, l->user, c->ga.rhost, c->now };
+	struct otp_linger_who w = { l->user, c->ga.rhost, NULL, 0 };
 	int rc;
 
 	if (!o->chosen || n == 0)
@@ -130,15 +134,17 @@ otpw_end(struct sys_login *l, const struct otp_answer *a, size_t n,
 	v->answer = n - 1;
 	l->cycles++;
 	rc = sys_otpw_consume(l->s->path, l->s->cfg.owner, &o->c,
-	    a[n - 1].text, &o->w);
+	    a[n - 1].text, lg.secs != 0 && otp_linger_applies(&w) ? &lg :
+	    NULL, &o->w);
 	if (rc == OTP_EIO)
 		l->err = errno;
 	if (rc < 0)
 		return rc;
-	v->accepted = rc == 1;
-	v->how = v->accepted ? SYS_BY_LIST : SYS_BY_NONE;
+	v->accepted = rc >= 1;
+	v->how = rc == 2 ? SYS_BY_LINGER : v->accepted ? SYS_BY_LIST :
+	    SYS_BY_NONE;
 	v->why = v->accepted ? NULL : "incorrect password";
-	v->changed = v->recorded = v->accepted;
+	v->changed = v->recorded = rc == 1;
 	v->remaining = o->w.remaining;
 	return 0;
 }

@@ -38,6 +38,11 @@
  * past the count; cfg.deny wrong codes in a row refuse the next for
  * cfg.unlock_time seconds without a look at the file, and an accept
  * removes the count.  A right code with no count touches nothing.
+ * With linger= the same file holds, after that line, the user's lingering
+ * answers (lib/linger.c), one "LINGER EXPIRY SALT MAC" line each: looked
+ * at after the lock-out and before the file, a hit slides its expiry and
+ * reads nothing more; an accept adds one, and keeps the file while it
+ * holds a live one.
  *
  * The file is read in pieces of whole lines (pieces_next()), never held
  * whole but by otp-keygen's edits, and an accepted line is written as the
@@ -56,6 +61,7 @@
 #include <unistd.h>
 
 #include "otp.h"
+#include "otp_linger.h"
 #include "otp_users.h"
 #include "store_int.h"
 
@@ -65,7 +71,8 @@
 #define POLL_MS		5
 #define LINGER_MS	10	/* FILE.lock kept after a write (see above) */
 #define LINGER_MAX_MS	1000	/* ...while a reader of the old file lasts */
-#define TALLY_MAX	64	/* "FAILS SINCE\n" and then some */
+#define TALLY_MAX	(64 + OTP_LINGER_LINESMAX)	/* "FAILS SINCE\n",
+						 * the LINGER lines */
 #define PIECE		(32u << 10)	/* read at a time: whole lines of it */
 
 static void
@@ -413,8 +420,11 @@ linger(int fd)
 /* What one locked cycle does with the file. */
 struct job {
 	const char		*user;
+	const char		*answer;	/* password then code */
 	const char		*password;
 	const char		*code;
+	const char		*client;	/* linger: PAM_RHOST */
+	unsigned		 lingers;	/* linger=, 0 off */
 	int64_t			 now;
 	unsigned		 window;
 	int			 dry;
@@ -466,6 +476,8 @@ struct tally {
 	int		there;		/* the file exists */
 	unsigned long	fails;
 	long long	since;
+	size_t		nrecs;		/* lingering answers */
+	struct otp_linger recs[OTP_LINGER_RECORDS];
 };
 
 /* Read user's tally beside name in dirfd; none is no wrong code.  Only
@@ -508,7 +520,9 @@ tally_read(int dirfd, const char *name, const char *user, struct tally *t)
 		buf[n] = '\0';
 		if (sscanf(buf, "%lu %lld", &t->fails, &t->since) != 2)
 			t->fails = 0, t->since = 0;	/* unreadable */
+		otp_linger_lines_parse(buf, (size_t)n, t->recs, &t->nrecs);
 	}
+	otp_wipe(buf, sizeof(buf));
 	return 0;
 }
 
@@ -524,6 +538,8 @@ tally_write(int dirfd, const struct tally *t, unsigned long fails,
 	n = snprintf(buf, sizeof(buf), "%lu %lld\n", fails, since);
 	if (n < 0 || (size_t)n >= sizeof(buf))
 		return OTP_EIO;
+	n += (int)otp_linger_lines(t->recs, t->nrecs, buf + n,
+	    sizeof(buf) - (size_t)n);
 	if (mkdirat(dirfd, t->dir, 0700) == 0)
 		made = 1;
 	else if (errno != EEXIST)
@@ -547,16 +563,23 @@ tally_write(int dirfd, const struct tally *t, unsigned long fails,
 	(void)sys_close_keep(dfd, 0);
 	if (ret == 0 && made)
 		(void)fsync(dirfd);
+	otp_wipe(buf, sizeof(buf));
 	return ret;
 }
 
 /* No wrong code to remember: the file goes, and the directory when it is
- * empty (another user's file keeps it). */
+ * empty (another user's file keeps it); unless it holds an answer still
+ * lingering at now. */
 static void
-tally_remove(int dirfd, const struct tally *t)
+tally_remove(int dirfd, struct tally *t, int64_t now)
 {
 	int dfd;
 
+	(void)otp_linger_prune(t->recs, &t->nrecs, now);
+	if (t->nrecs > 0) {
+		(void)tally_write(dirfd, t, 0, 0);
+		return;
+	}
 	if (!t->there)
 		return;
 	dfd = openat(dirfd, t->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
@@ -616,6 +639,50 @@ set_token(int dirfd, const char *name, int fd, const struct stat *st,
 	return ret;
 }
 
+/* The clock linger judges with: the login's, or the real one. */
+static int64_t
+linger_now(const struct job *j)
+{
+	return j->now != SYS_NOW_REAL ? j->now : (int64_t)time(NULL);
+}
+
+/* The job's answer lingering in t: accepted (j->r), its expiry slid and
+ * the tally written when it moved (not when dry); 1, 0 for none, or
+ * OTP_E*. */
+static int
+linger_look(int dirfd, struct tally *t, const struct job *j)
+{
+	struct otp_linger_who w = { j->user, j->client, NULL, 0 };
+	size_t rest;
+	int changed;
+
+	if (otp_linger_take(t->recs, &t->nrecs, &w, j->answer, linger_now(j),
+	    j->lingers, &rest, &changed) < 0)
+		return 0;
+	j->r->accepted = 1;
+	j->r->lingered = 1;
+	j->r->why = OTP_USERS_WHY_NONE;
+	if (j->dry || !changed)
+		return 1;
+	return tally_write(dirfd, t, t->fails, t->since) < 0 ? OTP_EIO : 1;
+}
+
+/* A record for the answer an accept took, in t (written by the caller). */
+static int
+linger_keep(struct tally *t, const struct job *j)
+{
+	struct otp_linger_who w = { j->user, j->client, NULL, 0 };
+	uint8_t salt[OTP_LINGER_SALTLEN];
+	int ret;
+
+	if ((ret = sys_random_bytes(salt, sizeof(salt))) < 0)
+		return ret;
+	otp_linger_put(t->recs, &t->nrecs, salt, &w, j->answer,
+	    strlen(j->password), linger_now(j), j->lingers);
+	otp_wipe(salt, sizeof(salt));
+	return 0;
+}
+
 /* Check the job's code against the file open on fd, read in pieces; an
  * accept recorded unless dry, the user's tally kept. */
 static int
@@ -636,9 +703,10 @@ check_code(int dirfd, const char *name, int fd, const struct stat *st,
 	memset(r, 0, sizeof(*r));
 	memset(&t, 0, sizeof(t));
 	now = (long long)time(NULL);
+	if ((j->deny != 0 || j->lingers != 0) &&
+	    (ret = tally_read(dirfd, name, j->user, &t)) < 0)
+		return ret;
 	if (j->deny != 0) {
-		if ((ret = tally_read(dirfd, name, j->user, &t)) < 0)
-			return ret;
 		fails = t.fails;
 		if (fails >= j->deny && now >= t.since &&
 		    now - t.since < j->unlock) {
@@ -648,6 +716,8 @@ check_code(int dirfd, const char *name, int fd, const struct stat *st,
 		if (fails >= j->deny)
 			fails = 0;	/* the lock-out is over: afresh */
 	}
+	if (j->lingers != 0 && (ret = linger_look(dirfd, &t, j)) != 0)
+		return ret < 0 ? ret : 0;
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return OTP_ENOMEM;
 	if ((ret = pieces_open(&pc, fd, st->st_size)) < 0) {
@@ -677,14 +747,20 @@ check_code(int dirfd, const char *name, int fd, const struct stat *st,
 	pieces_close(&pc);
 	otp_wipe(s, sizeof(*s));
 	free(s);
-	if (ret < 0 || j->deny == 0 || j->dry)
+	if (ret < 0 || j->dry)
 		return ret;
+	if (r->accepted && j->lingers != 0 &&
+	    (ret = linger_keep(&t, j)) < 0)
+		return ret;
+	if (j->deny == 0 && t.nrecs == 0)
+		return 0;
 	if (!r->accepted && (r->why == OTP_USERS_WHY_WRONG ||
 	    r->why == OTP_USERS_WHY_PASSWORD))
 		/* A guess: counted before the refusal is told. */
-		return tally_write(dirfd, &t, fails + 1, (long long)time(NULL));
+		return j->deny == 0 ? 0 : tally_write(dirfd, &t, fails + 1,
+		    (long long)time(NULL));
 	if (r->accepted || r->why == OTP_USERS_WHY_UNKNOWN)
-		tally_remove(dirfd, &t);
+		tally_remove(dirfd, &t, linger_now(j));
 	return 0;
 }
 
@@ -743,11 +819,17 @@ run(const char *path, struct job *j)
 
 int
 sys_users_check(const char *path, const struct sys_store_cfg *c,
-    const char *user, const char *password, const char *code,
-    struct otp_users_result *r)
+    const char *user, const char *answer, const char *password,
+    const char *code, struct otp_users_result *r)
 {
-	struct job j = { user, password, code, c->now, c->window, c->dry,
-	    c->group_read, !c->unshared, 0, 0, NULL, 0, r };
+	struct job j = { .user = user, .answer = answer, .password = password,
+	    .code = code, .client = c->ga.rhost, .now = c->now,
+	    .window = c->window, .dry = c->dry, .group_read = c->group_read,
+	    .linger = !c->unshared, .r = r };
+	struct otp_linger_who w = { user, c->ga.rhost, NULL, 0 };
+
+	if (c->ga.linger != 0 && otp_linger_applies(&w))
+		j.lingers = c->ga.linger;
 
 	if (c->deny >= 0) {
 		j.deny = c->deny != 0 ? (unsigned long)c->deny :
@@ -762,8 +844,8 @@ sys_users_check(const char *path, const struct sys_store_cfg *c,
 int
 sys_users_set(const char *path, const struct otp_users_token *t, int replace)
 {
-	struct job j = { NULL, NULL, NULL, 0, 0, 0, 1, 1, 0, 0, t, replace,
-	    NULL };
+	struct job j = { .group_read = 1, .linger = 1, .token = t,
+	    .replace = replace };
 
 	return run(path, &j);
 }

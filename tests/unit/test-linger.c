@@ -43,6 +43,40 @@ mac_case(const struct unit_line *l, void *arg)
 	    "%s:%u: expired at its time", l->file, l->lineno);
 }
 
+/* take and put, and the lines the file stores keep. */
+static void
+test_take(void)
+{
+	struct otp_linger recs[OTP_LINGER_RECORDS], back[OTP_LINGER_RECORDS];
+	struct otp_linger_who w = { "alice", "127.0.0.1", NULL, 0 };
+	uint8_t salt[OTP_LINGER_SALTLEN];
+	char text[OTP_LINGER_LINESMAX + 16];
+	size_t n = 0, m = 0, rest, len;
+	int changed;
+
+	memset(salt, 1, sizeof(salt));
+	otp_linger_put(recs, &n, salt, &w, "pw123456", 2, 1000, 60);
+	salt[0] = 2;
+	otp_linger_put(recs, &n, salt, &w, "654321", 0, 1010, 60);
+	CHECK(n == 2 && recs[0].expiry == 1060 && recs[1].expiry == 1070,
+	    "put");
+	CHECK(otp_linger_take(recs, &n, &w, "pw123456", 1000, 60, &rest,
+	    &changed) == 0 && rest == 2 && !changed, "take: unmoved");
+	CHECK(otp_linger_take(recs, &n, &w, "nope00", 1001, 60, &rest,
+	    &changed) == -1 && !changed && n == 2, "take: none");
+	CHECK(otp_linger_take(recs, &n, &w, "654321", 1065, 60, &rest,
+	    &changed) == 1 && changed && n == 1 && recs[0].expiry == 1125,
+	    "take: slid, the run-out one dropped");
+	len = otp_linger_lines(recs, n, text, sizeof(text));
+	CHECK(len > 0 && strncmp(text, "LINGER 1125 ", 12) == 0 &&
+	    text[len - 1] == '\n', "lines");
+	memmove(text + 4, text, len);
+	memcpy(text, "3 4\n", 4);
+	otp_linger_lines_parse(text, len + 4, back, &m);
+	CHECK(m == 1 && memcmp(&back[0], &recs[0], sizeof(recs[0])) == 0,
+	    "lines read back after another line");
+}
+
 static void
 test_records(void)
 {
@@ -98,6 +132,7 @@ test_records(void)
 	    recs[2].expiry == 6000, "expired ones dropped first");
 	CHECK(otp_linger_prune(recs, &n, 5500) == 1 && n == 1 &&
 	    recs[0].expiry == 6000, "prune");
+	test_take();
 }
 
 /* ---- the state file engine ------------------------------------------- */
