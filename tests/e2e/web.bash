@@ -346,6 +346,8 @@ web_case_linger() {
 	web_want 401 "$l" "$u" "$pre$(web_code "$KEY" 600)"
 	web_want 401 "$l" "$u" "$c" 127.0.0.2
 	web_want 200 "$l" "$u" "$c"
+	# The whole answer lingers: the code after another PIN does not.
+	[[ -z $pre ]] || web_want 401 "$l" "$u" "0000${c#"$pre"}"
 	web_want 200 "$l" "$u" "$pre$(web_code "$KEY" 30)"
 	web_want 200 "$l" "$u" "$pre$(web_code "$KEY" 30)"
 }
