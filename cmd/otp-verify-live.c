@@ -7,7 +7,8 @@
  * seconds, checked against what the verifier admits, diagnosed when no
  * step gives it, and two or more give a drift estimate and a verdict.
  * ANSI escapes and termios only; the terminal is restored on every way
- * out (q, Ctrl-D, SIGINT, SIGTERM, SIGHUP, an error).  Elsewhere, one
+ * out (q, Ctrl-D, SIGINT, SIGTERM, SIGHUP, an error) and while the job
+ * is stopped (Ctrl-Z, SIGTSTP), and the view comes back on SIGCONT.  Elsewhere, one
  * answer line per line of standard input, no escape at all.  The store
  * was read before we start; nothing here writes it.  The analysis is
  * lib/drift.c's.
@@ -491,8 +492,9 @@ pipe_loop(const struct live *l)
 
 /* ---- at a terminal: the live view ------------------------------------ */
 
-static struct termios saved;
-static volatile sig_atomic_t raw_on, got_sig, got_winch;
+static struct termios saved, raw_modes;
+static volatile sig_atomic_t raw_on, got_sig, got_winch, got_stop,
+    got_cont;
 
 /* Signals whose default action ends the program, but for the faults
  * below: taken only while ppoll() waits, so the view is never torn
@@ -542,6 +544,20 @@ on_winch(int sig)
 	got_winch = 1;
 }
 
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	got_stop = 1;
+}
+
+static void
+on_cont(int sig)
+{
+	(void)sig;
+	got_cont = 1;
+}
+
 static void term_restore(void);
 
 static void
@@ -561,7 +577,8 @@ ignored(int sig)
 	return sigaction(sig, NULL, &cur) == 0 && cur.sa_handler == SIG_IGN;
 }
 
-/* Into block: every ending signal but those ignored, and SIGWINCH. */
+/* Into block: every ending signal but those ignored, SIGWINCH, SIGCONT,
+ * and SIGTSTP unless ignored (a shell without job control). */
 static void
 signals_set(sigset_t *block)
 {
@@ -576,10 +593,14 @@ signals_set(sigset_t *block)
 		if (!ignored(sig))
 			sigaddset(block, sig);
 	sigaddset(block, SIGWINCH);
+	sigaddset(block, SIGCONT);
+	if (!ignored(SIGTSTP))
+		sigaddset(block, SIGTSTP);
 }
 
-/* Take each signal of block (blocked already) with on_signal, SIGWINCH
- * with on_winch, and restore the terminal on a fault. */
+/* Take each signal of block (blocked already) with on_signal, SIGWINCH,
+ * SIGTSTP and SIGCONT with their own, and restore the terminal on a
+ * fault. */
 static void
 signals_take(const sigset_t *block)
 {
@@ -591,10 +612,16 @@ signals_take(const sigset_t *block)
 	sigemptyset(&sa.sa_mask);
 	sa.sa_handler = on_signal;
 	for (sig = 1; sig <= SIGRTMAX; sig++)
-		if (sig != SIGWINCH && sigismember(block, sig) == 1)
+		if (sig != SIGWINCH && sig != SIGTSTP && sig != SIGCONT &&
+		    sigismember(block, sig) == 1)
 			(void)sigaction(sig, &sa, NULL);
 	sa.sa_handler = on_winch;
 	(void)sigaction(SIGWINCH, &sa, NULL);
+	sa.sa_handler = on_cont;
+	(void)sigaction(SIGCONT, &sa, NULL);
+	sa.sa_handler = on_stop;
+	if (sigismember(block, SIGTSTP) == 1)
+		(void)sigaction(SIGTSTP, &sa, NULL);
 	sa.sa_handler = on_fault;
 	sa.sa_flags = (int)SA_RESETHAND;
 	for (j = 0; j < sizeof(faults) / sizeof(faults[0]); j++)
@@ -630,6 +657,45 @@ term_restore(void)
 	raw_on = 0;
 	put(leave, sizeof(leave) - 1);
 	(void)tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved);
+}
+
+/* Into the view, or back into it after a stop: raw modes, the
+ * alternate screen, the size as it is now. */
+static void
+term_enter(void)
+{
+	static const char enter[] = "\033[?1049h\033[2J";
+
+	if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw_modes) != 0)
+		return;
+	raw_on = 1;
+	put(enter, sizeof(enter) - 1);
+}
+
+/* Ctrl-Z or SIGTSTP: leave the view, stop as the default action would
+ * (the signal was blocked: unblocking it delivers it), and come back
+ * when continued.  A process group the shell has let go of is never
+ * stopped: the view comes back at once. */
+static void
+term_suspend(void)
+{
+	struct sigaction sa, prev;
+	sigset_t one;
+
+	term_restore();
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = SIG_DFL;
+	(void)sigaction(SIGTSTP, &sa, &prev);
+	sigemptyset(&one);
+	sigaddset(&one, SIGTSTP);
+	(void)raise(SIGTSTP);
+	(void)sigprocmask(SIG_UNBLOCK, &one, NULL);
+	/* Stopped here until SIGCONT. */
+	(void)sigprocmask(SIG_BLOCK, &one, NULL);
+	(void)sigaction(SIGTSTP, &prev, NULL);
+	got_stop = 0;
+	got_cont = 1;
 }
 
 static void
@@ -988,9 +1054,7 @@ key(const struct live *l, const char *pm, unsigned char ch)
 static int
 tty_loop(const struct live *l)
 {
-	static const char enter[] = "\033[?1049h\033[2J";
 	const char *pm = plus_minus();
-	struct termios raw;
 	struct pollfd pfd;
 	struct timespec ts;
 	sigset_t block, old;
@@ -1008,18 +1072,19 @@ tty_loop(const struct live *l)
 	if (sigprocmask(SIG_BLOCK, &block, &old) != 0)
 		err(CLI_EXIT_ERR, "sigprocmask");
 	signals_take(&block);
-	raw = saved;
-	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO | IEXTEN);
-	raw.c_iflag &= ~(tcflag_t)(IXON | ICRNL);
-	raw.c_cc[VMIN] = 1;
-	raw.c_cc[VTIME] = 0;
-	/* Ctrl-Z would stop us with the terminal raw: not a key here. */
-	raw.c_cc[VSUSP] = _POSIX_VDISABLE;
+	raw_modes = saved;
+	raw_modes.c_lflag &= ~(tcflag_t)(ICANON | ECHO | IEXTEN);
+	raw_modes.c_iflag &= ~(tcflag_t)(IXON | ICRNL);
+	raw_modes.c_cc[VMIN] = 1;
+	raw_modes.c_cc[VTIME] = 0;
+	/* Ctrl-Z stops us, the terminal restored first (term_suspend), as
+	 * SIGTSTP does; where SIGTSTP is ignored it is no key here. */
+	if (sigismember(&block, SIGTSTP) != 1)
+		raw_modes.c_cc[VSUSP] = _POSIX_VDISABLE;
 	(void)atexit(term_restore);
-	if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) != 0)
+	term_enter();
+	if (!raw_on)
 		err(CLI_EXIT_ERR, "standard input");
-	raw_on = 1;
-	put(enter, sizeof(enter) - 1);
 	term_size();
 	pfd.fd = STDIN_FILENO;
 	pfd.events = POLLIN;
@@ -1035,6 +1100,15 @@ tty_loop(const struct live *l)
 		rc = ppoll(&pfd, 1, &ts, &old);
 		if (got_sig != 0)
 			break;
+		if (got_stop)
+			term_suspend();
+		if (got_cont) {
+			/* Back from a stop (ours, or SIGSTOP's): the shell
+			 * may have set its own modes meanwhile. */
+			got_cont = 0;
+			term_enter();
+			got_winch = 1;
+		}
 		if (got_winch) {
 			got_winch = 0;
 			term_size();

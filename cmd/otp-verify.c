@@ -847,30 +847,33 @@ owner_option(int rc)
 static void __attribute__((noreturn))
 store_fault(struct sys_login *l, const char *path, int rc)
 {
-	const char *opt = NULL;
+	const char *opt = NULL, *shown;
 	size_t line = 0;
 
+	/* The path may be a URL, a database's words are a server's: shown
+	 * escaped, as text from outside always is. */
+	shown = cli_esc(path);
 	if (l != NULL) {
 		sys_login_fault(l, &line, &opt);
 		errno = sys_login_errno(l);
 		/* A database's own words (a key file's included), or
 		 * whose a file is and whose it should be. */
 		if (*sys_login_reason(l) != '\0')
-			errx(CLI_EXIT_ERR, "%s: %s: %s%s", path,
-			    otp_strerror(rc), sys_login_reason(l),
+			errx(CLI_EXIT_ERR, "%s: %s: %s%s", shown,
+			    otp_strerror(rc), cli_esc(sys_login_reason(l)),
 			    owner_option(rc));
 	}
 	if (rc == OTP_EIO || rc == OTP_ELOCK)
-		err(CLI_EXIT_ERR, "%s", path);
+		err(CLI_EXIT_ERR, "%s", shown);
 	if (rc == OTP_EREADONLY)
 		err(CLI_EXIT_ERR, "%s: cannot be updated, so the code is "
-		    "refused", path);
+		    "refused", shown);
 	if (line == 0)
-		errx(CLI_EXIT_ERR, "%s: %s", path, otp_strerror(rc));
+		errx(CLI_EXIT_ERR, "%s: %s", shown, otp_strerror(rc));
 	if (opt == NULL)
-		errx(CLI_EXIT_ERR, "%s: line %zu: %s", path, line,
+		errx(CLI_EXIT_ERR, "%s: line %zu: %s", shown, line,
 		    otp_strerror(rc));
-	errx(CLI_EXIT_ERR, "%s: line %zu: %s: \" %s", path, line,
+	errx(CLI_EXIT_ERR, "%s: line %zu: %s: \" %s", shown, line,
 	    otp_strerror(rc), opt);
 }
 
@@ -968,12 +971,13 @@ store_unknown(const struct sys_store *s, const char *user)
 {
 	if (user != NULL && (sys_store_caps(s) & SYS_STORE_SHARED))
 		errx(CLI_EXIT_ERR, "%s: '%s': no token for this user",
-		    sys_store_path(s), user);
+		    cli_esc(sys_store_path(s)), cli_esc(user));
 	if (user != NULL)
-		errx(CLI_EXIT_ERR, "%s: '%s': %s", sys_store_path(s), user,
+		errx(CLI_EXIT_ERR, "%s: '%s': %s", cli_esc(sys_store_path(s)),
+		    cli_esc(user),
 		    otp_strerror(OTP_EUSERSUNKNOWN));
 	errno = ENOENT;
-	err(CLI_EXIT_ERR, "%s", sys_store_path(s));
+	err(CLI_EXIT_ERR, "%s", cli_esc(sys_store_path(s)));
 }
 
 static void
@@ -1238,7 +1242,7 @@ radius_url(const char *spec, const char *user, char *out, size_t size)
 	for (p = spec; *p != '\0'; ) {
 		if (strncmp(p, "${USER}", 7) == 0) {
 			if (o + ulen >= size)
-				radius_fail(0, "%s: store path too long", user);
+				radius_fail(0, "%s: store path too long", cli_esc(user));
 			memcpy(out + o, user, ulen);
 			o += ulen;
 			p += 7;
@@ -1246,7 +1250,7 @@ radius_url(const char *spec, const char *user, char *out, size_t size)
 		}
 		n = 1;
 		if (o + n >= size)
-			radius_fail(0, "%s: store path too long", user);
+			radius_fail(0, "%s: store path too long", cli_esc(user));
 		out[o++] = *p++;
 	}
 	out[o] = '\0';
@@ -1265,13 +1269,16 @@ radius_check(const struct verify *v, const char *user, char *code,
 	struct sys_verdict r;
 	struct otp_answer a;
 	const char *path, *opt = NULL;
-	char reason[512];
+	char reason[512], who[OTP_USERS_FIELD_MAX * 4 + 8];
 	size_t line = 0;
 	int rc;
 
 	radius_url(v->store, user, url, sizeof(url));
 	s = store_open(v, url);
-	path = sys_store_path(s);
+	/* The name came from the network, a database's reason from its
+	 * server: both shown escaped, the path too (it holds the name). */
+	(void)snprintf(who, sizeof(who), "%s", cli_esc(user));
+	path = cli_esc(sys_store_path(s));
 	/* Not a code's shape: a wrong answer, refused without reading the
 	 * store (so without counting it against RATE_LIMIT). */
 	if (sys_store_code_shape(s, answer_code(v, code), NULL) != 0) {
@@ -1280,7 +1287,7 @@ radius_check(const struct verify *v, const char *user, char *code,
 		return 1;
 	}
 	if ((rc = sys_login_open(s, user, &l)) != 0)
-		radius_fail(0, "%s: %s: %s", user, path, otp_strerror(rc));
+		radius_fail(0, "%s: %s: %s", who, path, otp_strerror(rc));
 	a.text = code;
 	a.kind = OTP_ANSWER_CODE;
 	rc = sys_login_check(l, &a, 1, &r);
@@ -1289,22 +1296,22 @@ radius_check(const struct verify *v, const char *user, char *code,
 	errno = sys_login_errno(l);
 	sys_login_free(l);
 	if (rc == OTP_EIO || rc == OTP_ELOCK)
-		radius_fail(1, "%s: %s", user, path);
+		radius_fail(1, "%s: %s", who, path);
 	if (rc == OTP_EREADONLY)
 		radius_fail(1, "%s: %s: cannot be updated, so the code is "
-		    "refused", user, path);
+		    "refused", who, path);
 	if (rc != 0 && line > 0)
-		radius_fail(0, "%s: %s: line %zu: %s%s%s", user, path, line,
+		radius_fail(0, "%s: %s: line %zu: %s%s%s", who, path, line,
 		    otp_strerror(rc), opt != NULL ? ": \" " : "",
 		    opt != NULL ? opt : "");
 	if (rc != 0 && *reason != '\0')
-		radius_fail(0, "%s: %s: %s: %s%s", user, path, otp_strerror(rc),
-		    reason, owner_option(rc));
+		radius_fail(0, "%s: %s: %s: %s%s", who, path, otp_strerror(rc),
+		    cli_esc(reason), owner_option(rc));
 	if (rc != 0)
-		radius_fail(0, "%s: %s: %s", user, path, otp_strerror(rc));
+		radius_fail(0, "%s: %s: %s", who, path, otp_strerror(rc));
 	if (r.accepted && !r.recorded && r.changed && !v->dry_run)
 		warnx("%s: %s: accepted, but the update could not be recorded",
-		    user, path);
+		    who, path);
 	/* Not enrolled: a clean no, as for a wrong code. */
 	if (!r.accepted) {
 		*why = r.why != NULL ? r.why : "code not accepted";
@@ -1312,10 +1319,10 @@ radius_check(const struct verify *v, const char *user, char *code,
 		return 1;
 	}
 	if (v->verbose && r.line > 0)
-		fprintf(stderr, "%s: accepted by line %zu of %s%s\n", user,
+		fprintf(stderr, "%s: accepted by line %zu of %s%s\n", who,
 		    r.line, path, v->dry_run ? " (dry run: not recorded)" : "");
 	else if (v->verbose)
-		fprintf(stderr, "%s: accepted %s\n", user,
+		fprintf(stderr, "%s: accepted %s\n", who,
 		    r.how == SYS_BY_SCRATCH ? "an emergency scratch code" :
 		    "a verification code");
 	sys_store_close(s);
@@ -1368,7 +1375,7 @@ do_radius(const struct verify *v, int argc, char *argv[])
 		return 0;
 	}
 	if (!v->quiet)
-		warnx("%s: code not accepted: %s", user, why);
+		warnx("%s: code not accepted: %s", cli_esc(user), why);
 	radius_say("Reply-Message", "OTP not accepted");
 	radius_say("Module-Failure-Message", why);
 	return 1;
@@ -1406,12 +1413,12 @@ store_token(const struct verify *v, struct token *t)
 	if (rc == OTP_EUSERSUNKNOWN)
 		store_unknown(s, user);
 	if (rc == OTP_ECONVERT)
-		errx(CLI_EXIT_ERR, "%s: '%s': %s (%s)", path, user != NULL ?
-		    user : "", "not a token the debugger can read through the "
-		    "store", sys_store_reason(s));
+		errx(CLI_EXIT_ERR, "%s: '%s': %s (%s)", cli_esc(path),
+		    cli_esc(user != NULL ? user : ""), "not a token the debugger can read through the "
+		    "store", cli_esc(sys_store_reason(s)));
 	if (rc != 0 && *sys_store_reason(s) != '\0')
-		errx(CLI_EXIT_ERR, "%s: %s: %s", path, otp_strerror(rc),
-		    sys_store_reason(s));
+		errx(CLI_EXIT_ERR, "%s: %s: %s", cli_esc(path),
+		    otp_strerror(rc), cli_esc(sys_store_reason(s)));
 	if (rc != 0)
 		store_fault(NULL, path, rc);
 	if (st->mode == OTP_STATE_SCRATCHONLY)

@@ -1091,9 +1091,10 @@ otp_users_get(const char *img, size_t len, const char *user,
  * HOTP_COUNTER the counter pam_oath takes next (next_hotp); a counter of
  * 0 (a line never used) is the token's first code, which a state file
  * says with our HOTP_ZERO line; WINDOW_SIZE the window's codes past the
- * last accept.  TOTP: WINDOW_SIZE 2 window + 1, the steps either side.
- * TOTP's last code is not carried: the state file records steps, the
- * line a time in local time.
+ * last accept.  TOTP: WINDOW_SIZE 2 window + 1, the steps either side,
+ * and DISALLOW_REUSE, since pam_oath never takes a code twice.  TOTP's
+ * last code is not carried: the state file records steps, the line a
+ * time in local time.
  */
 int
 otp_users_to_state(const struct otp_users_token *t, unsigned window,
@@ -1127,6 +1128,7 @@ otp_users_to_state(const struct otp_users_token *t, unsigned window,
 	if (n.mode == OTP_STATE_TOTP && u.period != 30)
 		n.step = (unsigned)u.period;
 	n.digits = t->digits;
+	n.disallow_reuse = n.mode == OTP_STATE_TOTP;
 	n.pin = pin ? t->password : NULL;
 	r = otp_state_build(u.key.buf, u.key.len, &n, out, outsz, outlen);
 	w = n.mode == OTP_STATE_TOTP ? 2 * window + 1 : window > 0 ? window : 1;

@@ -117,6 +117,12 @@ ga_file() {
 	grep -qx '" STEP_SIZE 60' "$T/b"
 	run -0 otp-verify -N @1234567890 --state "$T/b" \
 	    "$(otp-gen --totp -s 60 -N @1234567890 "$RFC_HEX")"
+	# pam_oath never takes a code twice: nor does the state file made
+	# from its line (DISALLOW_REUSE).
+	grep -qx '" DISALLOW_REUSE 20576131' "$T/b"
+	run -1 otp-verify -N @1234567890 --state "$T/b" \
+	    "$(otp-gen --totp -s 60 -N @1234567890 "$RFC_HEX")"
+	assert_output --partial "already used"
 	# 8 digits, a PIN: lines a state file's other reader would drop.
 	run -2 otp-store copy --user=carol "oath:$T/users" "ga:$T/c"
 	assert_output --partial "'carol': a token of 8 digits"

@@ -687,3 +687,24 @@ $(otp-gen --totp -N "@$NOW" "$RFC_HEX")"
 	run otp-verify --help
 	assert_output --partial "(HOTP: the counters around the"
 }
+
+@test "terminal: Ctrl-Z and SIGTSTP leave the view before the stop, SIGCONT brings it back" {
+	# pty-drive's command leads a session of its own, so the stop itself
+	# is discarded (an orphaned process group): what shows is the view
+	# left, the terminal's modes restored, then the view entered again.
+	local key
+	for key in send:'\x1a' signal:TSTP; do
+		drive wait:"s left" mark "$key" wait:$'\e[?1049l' \
+		    wait:$'\e[?1049h' wait:"s left" send:q -- -i --totp \
+		    -N "@$NOW" "$RFC_HEX"
+		assert_success
+		assert_line --partial "[pty] status=0 termios=same stty=same"
+	done
+	# A stop by SIGSTOP (which cannot be caught) then SIGCONT: the view
+	# is drawn again, in raw modes (q is read without Enter).
+	drive wait:"s left" signal:STOP sleep:0.2 mark signal:CONT \
+	    wait:$'\e[?1049h' wait:"s left" send:q -- -i --totp -N "@$NOW" \
+	    "$RFC_HEX"
+	assert_success
+	assert_line --partial "[pty] status=0 termios=same stty=same"
+}

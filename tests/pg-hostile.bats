@@ -118,6 +118,12 @@ code_at() {
 	run -2 otp-keygen --store="$URL" --user="x${esc}y" "${SK[@]}"
 	[[ $output != *$'\e'* ]] || fail "an escape in: $output"
 	assert_output --partial 'x\033'
+	# A RADIUS User-Name comes from the network, any bytes for a
+	# database: refused, and shown escaped in the server's log.
+	USER_NAME="\"x${esc}y\"" USER_PASSWORD='"123456"' run -1 \
+	    otp-verify --radius --store="$URL" "${SK[@]}"
+	[[ $output != *$'\e'* ]] || fail "an escape in: $output"
+	assert_output --partial 'x\033]0;owned\007\033[2Jy: code not accepted'
 	# The server's own words: an error message quoting a name.
 	run -2 otp-store "${SK[@]}" list \
 	    "postgresql://postgres@127.0.0.1:$PGPORT/no${esc}db"

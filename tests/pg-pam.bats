@@ -584,8 +584,9 @@ host_stop() {
 	pam_run t "$c0" -I rhost=127.0.0.1
 	accepted
 	assert_output --regexp "SYSLOG 6: .*accepted lingering answer"
-	# The time moved: the row was written with it.
+	# The time moved: the row was written with it, no use counted.
 	[[ $(psql -X -A -t -d "$DB" -c "SELECT encode(state, 'hex') FROM otp_tokens") != "$state" ]]
+	[[ $(psql -X -A -t -d "$DB" -c "SELECT uses FROM otp_tokens") == 1 ]]
 	pam_run t "$c0" -I rhost=127.0.0.2
 	refused
 	pam_run t "$c0"

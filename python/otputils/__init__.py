@@ -180,7 +180,8 @@ class Store(object):
     check(user, answer) runs one login (the GIL released): True when
     accepted, False when refused, the reason in .reason (the calling
     thread's last login's: one Store serves many threads); a store that
-    cannot answer raises Error."""
+    cannot answer raises Error.  linger= raises ValueError: it needs a
+    host's client address, which a program here does not give."""
 
     def __init__(self, url, **options):
         opts = []

@@ -55,13 +55,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (otp_state_parse(out, outlen, &st) != 0)
 			abort();
 	}
-	/* A login's readings of one answer (a PIN, forward_pass). */
+	/* A login's readings of one answer (a PIN, forward_pass), the
+	 * LINGER lines looked at and one added on an accept. */
+	o.linger = 60;
+	o.user = "alice";
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		a.text = codes[3 + i];
 		a.kind = kinds[i];
 		rc = otp_state_login(img, size, OTP_LOGIN_OPEN |
-		    OTP_LOGIN_SETTLE, &a, 1, 300000, &o, &r, out, sizeof(out),
-		    &outlen);
+		    OTP_LOGIN_LINGER | OTP_LOGIN_SETTLE, &a, 1, 300000, &o, &r,
+		    out, sizeof(out), &outlen);
 		if (rc == OTP_ESTATESIZE)
 			continue;
 		if (rc != 0 || outlen > OTP_STATE_MAX ||

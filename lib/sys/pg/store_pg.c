@@ -1733,7 +1733,9 @@ new_row(const struct sys_login *l, const struct sys_verdict *v,
 	lens[1] = (int)sealedlen;
 	vals[2] = (const char *)b->scratch;
 	lens[2] = (int)(nh * OTP_SEAL_HASHLEN);
-	vals[3] = v->accepted ? "t" : "f";
+	/* A lingering answer is no use of the token: its time slides in
+	 * the state alone. */
+	vals[3] = v->accepted && v->how != SYS_BY_LINGER ? "t" : "f";
 	vals[4] = (const char *)pre->state;
 	lens[4] = (int)pre->statelen;
 	vals[5] = (const char *)pre->scratch;
