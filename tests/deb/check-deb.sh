@@ -221,8 +221,11 @@ pgdepends=$(dpkg-deb -f "$pgdeb" Depends)
     bad "$PGPKG does not depend on libpq5: $pgdepends"
 grep -q "/usr/share/pam-configs/$PKG\$" "$W/deb.contents" ||
     bad "no pam-auth-update profile in the .deb"
-grep -q "/usr/share/doc/$PKG/examples/freeradius/radiusd.conf\$" \
-    "$W/deb.contents" || bad "no examples/freeradius in the .deb"
+for f in freeradius/radiusd.conf apache/otp.conf apache/pam.d/apache-otp \
+    nginx/otp.conf nginx/pam.d/nginx-otp; do
+	grep -q "/usr/share/doc/$PKG/examples/$f\$" "$W/deb.contents" ||
+	    bad "no examples/$f in the .deb"
+done
 
 # libpq is otp-utils-pg's alone: no ELF file of otp-utils needs it, neither
 # itself (objdump -p's NEEDED) nor through another library (ldd); the
