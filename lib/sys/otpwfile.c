@@ -218,7 +218,7 @@ linger_look(int dirfd, const char *lname, const struct stat *st,
     unsigned long uid, const struct sys_linger *lg, const char *resp)
 {
 	struct otp_linger recs[OTP_LINGER_RECORDS];
-	struct otp_linger_who w = { lg->user, lg->client, NULL, 0 };
+	struct otp_linger_who w = { lg->user, lg->client, NULL, 0, NULL };
 	size_t n, rest;
 	int changed, r;
 
@@ -238,7 +238,7 @@ linger_keep(int dirfd, const char *lname, const struct stat *st,
     unsigned long uid, const struct sys_linger *lg, const char *resp)
 {
 	struct otp_linger recs[OTP_LINGER_RECORDS];
-	struct otp_linger_who w = { lg->user, lg->client, NULL, 0 };
+	struct otp_linger_who w = { lg->user, lg->client, NULL, 0, NULL };
 	uint8_t salt[OTP_LINGER_SALTLEN];
 	size_t n = 0;
 

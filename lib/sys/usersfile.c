@@ -652,7 +652,7 @@ linger_now(const struct job *j)
 static int
 linger_look(int dirfd, struct tally *t, const struct job *j)
 {
-	struct otp_linger_who w = { j->user, j->client, NULL, 0 };
+	struct otp_linger_who w = { j->user, j->client, NULL, 0, NULL };
 	size_t rest;
 	int changed;
 
@@ -671,7 +671,7 @@ linger_look(int dirfd, struct tally *t, const struct job *j)
 static int
 linger_keep(struct tally *t, const struct job *j)
 {
-	struct otp_linger_who w = { j->user, j->client, NULL, 0 };
+	struct otp_linger_who w = { j->user, j->client, NULL, 0, NULL };
 	uint8_t salt[OTP_LINGER_SALTLEN];
 	int ret;
 
@@ -826,7 +826,7 @@ sys_users_check(const char *path, const struct sys_store_cfg *c,
 	    .code = code, .client = c->ga.rhost, .now = c->now,
 	    .window = c->window, .dry = c->dry, .group_read = c->group_read,
 	    .linger = !c->unshared, .r = r };
-	struct otp_linger_who w = { user, c->ga.rhost, NULL, 0 };
+	struct otp_linger_who w = { user, c->ga.rhost, NULL, 0, NULL };
 
 	if (c->ga.linger != 0 && otp_linger_applies(&w))
 		j.lingers = c->ga.linger;
