@@ -177,15 +177,16 @@ linger_stat(const struct stat *st, const void *arg)
 	return 0;
 }
 
-/* NAME.linger's records, none when there is no such file or it is bound
- * to another list than the one bind (otp_linger_bind_line) names. */
+/* NAME.linger's records: none when there is no such file, or when its
+ * first line is not bound, the BIND line (otp_linger_bind_line) of the
+ * list as it is. */
 static int
 linger_read(int dirfd, const char *lname, unsigned long uid,
-    const char *bind, struct otp_linger *recs, size_t *n)
+    const char *bound, struct otp_linger *recs, size_t *n)
 {
 	char buf[OTP_LINGER_BINDMAX + OTP_LINGER_LINESMAX];
 	struct stat st;
-	size_t k = strlen(bind), len;
+	size_t k = strlen(bound), len;
 	int fd, r;
 
 	*n = 0;
@@ -197,27 +198,27 @@ linger_read(int dirfd, const char *lname, unsigned long uid,
 		return r;
 	len = (size_t)st.st_size;
 	if ((r = sys_read_exact(fd, buf, len)) == 0 && len >= k &&
-	    memcmp(buf, bind, k) == 0)
+	    memcmp(buf, bound, k) == 0)
 		otp_linger_lines_parse(buf + k, len - k, recs, n);
 	otp_wipe(buf, sizeof(buf));
 	return sys_close_keep(fd, r);
 }
 
-/* NAME.linger with recs[0..n), bound to the list bind names, owned as the
- * list st (mode 0600); removed when there are none. */
+/* NAME.linger with the BIND line bound and recs[0..n), owned as the list
+ * st (mode 0600); removed when there are none. */
 static int
 linger_write(int dirfd, const char *lname, const struct stat *st,
-    const char *bind, const struct otp_linger *recs, size_t n)
+    const char *bound, const struct otp_linger *recs, size_t n)
 {
 	char buf[OTP_LINGER_BINDMAX + OTP_LINGER_LINESMAX];
 	struct sys_file f;
-	size_t len = strlen(bind);
+	size_t len = strlen(bound);
 	int r;
 
 	if (n == 0)
 		return unlinkat(dirfd, lname, 0) == 0 || errno == ENOENT ? 0 :
 		    OTP_EIO;
-	memcpy(buf, bind, len);
+	memcpy(buf, bound, len);
 	len += otp_linger_lines(recs, n, buf + len, sizeof(buf) - len);
 	if ((r = sys_stage(&f, dirfd, lname, 0600)) != 0)
 		return r;
@@ -236,11 +237,11 @@ linger_now(const struct sys_linger *lg)
 	return lg->now != SYS_NOW_REAL ? lg->now : (int64_t)time(NULL);
 }
 
-/* resp lingering in NAME.linger for the list bind names: 2, its expiry
- * slid (written when it moved); else 0. */
+/* resp lingering in NAME.linger, bound to the list as it is (bound): 2,
+ * its expiry slid (written when it moved); else 0. */
 static int
 linger_look(int dirfd, const char *lname, const struct stat *st,
-    unsigned long uid, const struct sys_linger *lg, const char *bind,
+    unsigned long uid, const struct sys_linger *lg, const char *bound,
     const char *resp)
 {
 	struct otp_linger recs[OTP_LINGER_RECORDS];
@@ -248,37 +249,37 @@ linger_look(int dirfd, const char *lname, const struct stat *st,
 	size_t n, rest;
 	int changed, r;
 
-	if ((r = linger_read(dirfd, lname, uid, bind, recs, &n)) != 0)
+	if ((r = linger_read(dirfd, lname, uid, bound, recs, &n)) != 0)
 		return r;
 	if (otp_linger_take(recs, &n, &w, resp, linger_now(lg), lg->secs,
 	    &rest, &changed) < 0)
 		return 0;
 	if (changed)
-		(void)linger_write(dirfd, lname, st, bind, recs, n);
+		(void)linger_write(dirfd, lname, st, bound, recs, n);
 	return 2;
 }
 
-/* A record for resp, which the list (bind before, now img[0..len))
- * accepted: NAME.linger written, the records of the list before carried
- * over, bound to the list as it is now. */
+/* A record for resp, which the list accepted (bound: its BIND line
+ * before; img[0..len): the list now): NAME.linger written, the records
+ * of the list before carried over, bound to the list as it is now. */
 static void
 linger_keep(int dirfd, const char *lname, const struct stat *st,
-    unsigned long uid, const struct sys_linger *lg, const char *bind,
+    unsigned long uid, const struct sys_linger *lg, const char *bound,
     const char *img, size_t len, const char *resp)
 {
 	struct otp_linger recs[OTP_LINGER_RECORDS];
 	struct otp_linger_who w = { lg->user, lg->client, NULL, 0, NULL };
 	uint8_t salt[OTP_LINGER_SALTLEN];
-	char now[OTP_LINGER_BINDMAX];
+	char after[OTP_LINGER_BINDMAX];
 	size_t n = 0;
 
-	if (linger_read(dirfd, lname, uid, bind, recs, &n) != 0)
+	if (linger_read(dirfd, lname, uid, bound, recs, &n) != 0)
 		n = 0;	/* one that does not read is replaced */
 	if (sys_random_bytes(salt, sizeof(salt)) != 0)
 		return;	/* no record: the answer does not linger */
 	otp_linger_put(recs, &n, salt, &w, resp, 0, linger_now(lg), lg->secs);
-	(void)otp_linger_bind_line(img, len, now, sizeof(now));
-	(void)linger_write(dirfd, lname, st, now, recs, n);
+	(void)otp_linger_bind_line(img, len, after, sizeof(after));
+	(void)linger_write(dirfd, lname, st, after, recs, n);
 	otp_wipe(salt, sizeof(salt));
 }
 
@@ -288,7 +289,7 @@ consume_cycle(int dirfd, const char *name, unsigned long uid,
     const struct otp_otpw_chal *chal, const char *resp,
     const struct sys_linger *lg, struct otp_otpw *w, char *img)
 {
-	char lname[NAME_MAX + 1], bind[OTP_LINGER_BINDMAX];
+	char lname[NAME_MAX + 1], bound[OTP_LINGER_BINDMAX];
 	struct otp_otpw_chal c;
 	struct sys_file f;
 	struct stat st, again;
@@ -309,8 +310,8 @@ consume_cycle(int dirfd, const char *name, unsigned long uid,
 		goto out;
 	/* A lingering answer, under the list's lock: no entry is used. */
 	if (lg != NULL) {
-		(void)otp_linger_bind_line(img, len, bind, sizeof(bind));
-		if ((r = linger_look(dirfd, lname, &st, uid, lg, bind,
+		(void)otp_linger_bind_line(img, len, bound, sizeof(bound));
+		if ((r = linger_look(dirfd, lname, &st, uid, lg, bound,
 		    resp)) != 0)
 			goto out;
 	}
@@ -347,7 +348,7 @@ consume_cycle(int dirfd, const char *name, unsigned long uid,
 	if ((r = sys_commit(&f, 1)) == 0)
 		r = 1;
 	if (r == 1 && lg != NULL)
-		linger_keep(dirfd, lname, &st, uid, lg, bind, img, len, resp);
+		linger_keep(dirfd, lname, &st, uid, lg, bound, img, len, resp);
 out:
 	otp_wipe(&c, sizeof(c));
 	return sys_close_keep(fd, r);	/* drops the flock */
