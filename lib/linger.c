@@ -9,19 +9,29 @@
  * where answer is the whole text the host gave (a PIN or a password
  * before the code included) and rest the decimal length of what the
  * login handed on of it, so that a lingering answer hands on what its
- * accept did.  The salt comes from the caller (the system floor has the
- * random source): nothing here reads the system.  The stores keep the
- * records as text, "EXPIRY SALTHEX MACHEX" (man/otp-state.5).
+ * accept did; then, where the store binds a text too (a users file
+ * line's PASSWORD field), 0x00 and that text.  With the line's secret in
+ * the key, such a record is that line's: it ends when the line's secret
+ * or PASSWORD changes.  The text goes in the message, not the key, so
+ * that nothing can slide between it and the secret, and a record without
+ * it is the MAC it always was.  The salt comes from the caller (the
+ * system floor has the random source): nothing here reads the system.
+ * The stores keep the records as text, "EXPIRY SALTHEX MACHEX"
+ * (man/otp-state.5); a file of records kept apart from its token (an
+ * OTPW list's) starts with a line that binds it to the token's image
+ * (otp_linger_bind_line).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include <nettle/hmac.h>
+#include <nettle/sha2.h>
 
 #include "otp.h"
 #include "otp_linger.h"
 
 #define LABEL	"otp-utils linger 1"
+#define BIND_LABEL	"otp-utils linger bind 1"
 #define CUT_MAX	72	/* the longest PIN and code split off */
 
 _Static_assert(OTP_LINGER_MACLEN == SHA256_DIGEST_SIZE, "mac size");
@@ -59,6 +69,11 @@ mac(const uint8_t salt[OTP_LINGER_SALTLEN], const struct otp_linger_who *w,
 	hmac_sha256_update(&h, strlen(answer) + 1, (const uint8_t *)answer);
 	n = snprintf(num, sizeof(num), "%zu", rest);
 	hmac_sha256_update(&h, (size_t)n, (const uint8_t *)num);
+	if (w->bind != NULL) {
+		hmac_sha256_update(&h, 1, (const uint8_t *)"");
+		hmac_sha256_update(&h, strlen(w->bind),
+		    (const uint8_t *)w->bind);
+	}
 	hmac_sha256_digest(&h, OTP_LINGER_MACLEN, out);
 	otp_wipe(&h, sizeof(h));
 }
@@ -253,4 +268,27 @@ otp_linger_lines_parse(const char *text, size_t len, struct otp_linger *recs,
 			(*n)++;
 		p = e + 1;
 	}
+}
+
+size_t
+otp_linger_bind_line(const char *img, size_t len, char *out, size_t outsz)
+{
+	struct sha256_ctx h;
+	uint8_t d[SHA256_DIGEST_SIZE];
+	size_t k = sizeof(OTP_LINGER_BIND) - 1;
+
+	if (outsz < OTP_LINGER_BINDMAX)
+		return 0;
+	sha256_init(&h);
+	sha256_update(&h, sizeof(BIND_LABEL), (const uint8_t *)BIND_LABEL);
+	sha256_update(&h, len, (const uint8_t *)img);
+	sha256_digest(&h, sizeof(d), d);
+	memcpy(out, OTP_LINGER_BIND, k);
+	(void)otp_hex_encode(d, sizeof(d), out + k, outsz - k);
+	k += 2 * sizeof(d);
+	out[k++] = '\n';
+	out[k] = '\0';
+	otp_wipe(&h, sizeof(h));
+	otp_wipe(d, sizeof(d));
+	return k;
 }

@@ -25,13 +25,15 @@ struct otp_linger {
 };
 
 /* What a record binds besides the answer: the user, the client (the
- * host's PAM_RHOST) and the token's secret where the store has it (key
- * NULL, keylen 0: none). */
+ * host's PAM_RHOST), the token's secret where the store has it (key
+ * NULL, keylen 0: none) and a text that is to end the record when it
+ * changes (a users file line's PASSWORD field; NULL: none). */
 struct otp_linger_who {
 	const char	*user;
 	const char	*client;
 	const uint8_t	*key;
 	size_t		 keylen;
+	const char	*bind;
 };
 
 /* 1 when w names a user and a client (neither NULL nor ""): linger
@@ -89,5 +91,16 @@ size_t otp_linger_lines(const struct otp_linger *recs, size_t n, char *out,
  * OTP_LINGER_RECORDS). */
 void otp_linger_lines_parse(const char *text, size_t len,
     struct otp_linger *recs, size_t *n);
+
+/* A file of records kept apart from its token (an OTPW list's
+ * PATH.linger) starts with the line "BIND " and the hex of a SHA-256
+ * over a label and the token's image as the records' last accept left
+ * it: a file whose first line is not the image's now holds no record.
+ * The line for img[0..len) into out (outsz >= OTP_LINGER_BINDMAX), '\n'
+ * and NUL after it; its length, the NUL not counted. */
+#define OTP_LINGER_BIND		"BIND "
+#define OTP_LINGER_BINDMAX	(sizeof(OTP_LINGER_BIND) + 64 + 1)
+size_t otp_linger_bind_line(const char *img, size_t len, char *out,
+    size_t outsz);
 
 #endif /* OTP_LINGER_H */

@@ -84,6 +84,13 @@ typedef int otp_users_each_fn(void *arg, const char *user, size_t ulen,
     enum otp_users_kind kind);
 int otp_users_each(const char *img, size_t len, otp_users_each_fn *fn,
     void *arg);
+/* fn for each of user's token lines in img[0..len) (whole lines) that a
+ * check looks at, parsed into *t (one that does not parse is passed
+ * over: it takes no code either), until fn returns non-zero (then
+ * returned); 0, or OTP_E* for a bad image. */
+typedef int otp_users_token_fn(void *arg, const struct otp_users_token *t);
+int otp_users_each_token(const char *img, size_t len, const char *user,
+    otp_users_token_fn *fn, void *arg);
 /* Check code for user with the typed prefix password at now ("" none), as
  * pam_oath decides; accepted: out (outsz >= len + OTP_USERS_LINE_MAX)
  * gets the edited image, LASTTIME in zone's local time; else *outlen 0. */

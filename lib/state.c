@@ -1024,7 +1024,7 @@ last_record(struct img *im, const struct otp_state_opts *op, int64_t now)
 int
 otp_state_lingers(const struct otp_state_opts *o)
 {
-	struct otp_linger_who w = { o->user, o->rhost, NULL, 0 };
+	struct otp_linger_who w = { o->user, o->rhost, NULL, 0, NULL };
 
 	return o->linger > 0 && otp_linger_applies(&w);
 }
@@ -1100,6 +1100,7 @@ linger_who(struct otp_linger_who *w, const struct otp_state_opts *op,
 	w->client = op->rhost;
 	w->key = c->key.buf;
 	w->keylen = c->key.len;
+	w->bind = NULL;
 }
 
 /* An answer lingering for op->rhost: accepted (res), its record's time

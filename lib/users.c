@@ -467,6 +467,35 @@ otp_users_has_user(const char *img, size_t len, const char *user)
 	return find_user(&c, user);
 }
 
+int
+otp_users_each_token(const char *img, size_t len, const char *user,
+    otp_users_token_fn *fn, void *arg)
+{
+	struct cursor c = { img, len, 0, 0, 0, 0, 0 };
+	struct otp_users_token t;
+	struct field f[2];
+	enum otp_users_kind kind;
+	unsigned digits, period;
+	size_t ulen = strlen(user);
+	int r = 0;
+
+	if ((r = image_ok(img, len)) < 0)
+		return r;
+	/* The lines otp_users_scan() decides on. */
+	while (r == 0 && next_line(&c)) {
+		if (!may_hold(img + c.start, c.end - c.start, user, ulen) ||
+		    split(img + c.start, c.end - c.start, f, 2) != 2 ||
+		    !parse_type(&f[0], &kind, &digits, &period) ||
+		    !feq(&f[1], user) ||
+		    otp_users_line_parse(img + c.start, c.end - c.start,
+		    &t) != 1)
+			continue;
+		r = fn(arg, &t);
+		otp_wipe(&t, sizeof(t));
+	}
+	return r;
+}
+
 /* 1 if the typed prefix pw passes the PASSWORD field f ("-": nothing
  * typed; "+": another module's; else the PIN itself; mOTP: nothing). */
 static int

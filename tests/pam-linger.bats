@@ -323,6 +323,76 @@ oath_file() {
 	[[ ${#lines[@]} == 2 ]]
 }
 
+# oath_line USER PIN KEYHEX: a users file line, TOTP of 30 s.
+oath_line() {
+	printf 'HOTP/T30\t%s\t%s\t%s\n' "$1" "$2" "$3"
+}
+
+@test "linger, users file: the line's PIN changed, its secret replaced or the line removed ends a lingering answer" {
+	local a k=3132333435363738393031323334353637383930
+	local other=3132333435363738393031323334353637383931
+	oath_file prompt_unknown deny=0
+	a=1234$(oath_code $T0)
+	pam_run t "$a" -I rhost=127.0.0.1
+	accepted
+	# Another user's line changed, this one's counter moved by its own
+	# next code: still the line that accepted it.
+	{ oath_line "$PAM_USER" 1234 "$k"; oath_line someone - "$other"; } \
+	    >"$D/otp/users"
+	NOW=$((T0 + 30))
+	pam_run t "1234$(oath_code $NOW)" -I rhost=127.0.0.1
+	accepted
+	pam_run t "$a" -I rhost=127.0.0.1
+	accepted
+	assert_output --regexp "SYSLOG 6: .*accepted lingering answer"
+	cp -p "$D/otp/users" "$D/kept"
+	# The same secret under another PIN; the line put back as it was
+	# is the line that accepted it again.
+	sed -i "s/\t1234\t/\t5678\t/" "$D/otp/users"
+	pam_run t "$a" -I rhost=127.0.0.1
+	refused
+	refute_output --partial "accepted lingering answer"
+	cp -p "$D/kept" "$D/otp/users"
+	pam_run t "$a" -I rhost=127.0.0.1
+	accepted
+	# Another secret under the same PIN.
+	sed -i "s/\t$k\t/\t$other\t/" "$D/otp/users"
+	pam_run t "$a" -I rhost=127.0.0.1
+	refused
+	refute_output --partial "accepted lingering answer"
+	# The line removed: the user is unknown, as without linger.
+	oath_line someone - "$other" >"$D/otp/users"
+	pam_run t "$a" -I rhost=127.0.0.1
+	refused
+	assert_output --partial "no token in"
+}
+
+@test "linger, users file: of a user's two lines, a change to one ends only the answers that line accepted" {
+	local a b k=3132333435363738393031323334353637383930
+	local k2=3132333435363738393031323334353637383931
+	oath_file deny=0
+	{ oath_line "$PAM_USER" 1234 "$k"; oath_line "$PAM_USER" 9999 "$k2"; } \
+	    >"$D/otp/users"
+	a=1234$(oath_code $T0)
+	b=9999$(oathtool --totp -s 30s -N "@$T0" "$k2")
+	pam_run t "$a" -I rhost=127.0.0.1
+	accepted
+	pam_run t "$b" -I rhost=127.0.0.1
+	accepted
+	run grep -c '^LINGER ' "$D/otp/users.tally/$PAM_USER"
+	assert_output 2
+	# The first line's secret replaced: its answer ends, the second's
+	# lingers on.
+	sed -i "1s/\t$k\t/\t3132333435363738393031323334353637383932\t/" \
+	    "$D/otp/users"
+	NOW=$((T0 + 10))
+	pam_run t "$a" -I rhost=127.0.0.1
+	refused
+	pam_run t "$b" -I rhost=127.0.0.1
+	accepted
+	assert_output --regexp "SYSLOG 6: .*accepted lingering answer"
+}
+
 # threads CONF CODE RHOST: 20 logins at once (tests/pam/pam-threads.c,
 # the real clock) with CODE from RHOST on service t of $D/conf.
 threads() {

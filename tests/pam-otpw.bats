@@ -402,6 +402,9 @@ used() {
 	run -0 used ours
 	assert_output 1
 	[[ $(stat -c %a "$D/ours/.otpw.linger") == 600 ]]
+	# Bound to the list by its digest on the first line, then the records.
+	run -0 sed -n 1p "$D/ours/.otpw.linger"
+	assert_output --regexp '^BIND [0-9a-f]{64}$'
 	grep -Eq '^LINGER [0-9]+ [0-9a-f]{32} [0-9a-f]{64}$' "$D/ours/.otpw.linger"
 	! grep -qF -- "$(cat "$D/answer")" "$D/ours/.otpw.linger"
 	RHOST=127.0.0.1 login ours again
@@ -424,4 +427,72 @@ used() {
 	svc ours ""
 	RHOST=127.0.0.1 login ours again
 	[[ $status != 0 ]] || fail "used password let in: $output"
+}
+
+# lingers ANSWERFILE: the answer kept in ANSWERFILE, from 127.0.0.1
+# again through ours with linger=60: sets status and output.
+lingers() {
+	cp "$1" "$D/answer"
+	svc ours "linger=60"
+	RHOST=127.0.0.1 login ours again
+}
+
+@test "ours: a lingering answer ends with the list it was accepted from: written by another accept without linger= or by pam_otpw, replaced by otp-keygen -f or otpw-gen" {
+	list_ours ours 30
+	svc ours "linger=60"
+	RHOST=127.0.0.1 login ours
+	[[ $status == 0 ]] || fail "first login: $output"
+	cp "$D/answer" "$D/first"
+	# Another accept of ours with linger=: the list is ours still, and
+	# both answers linger.
+	RHOST=127.0.0.1 login ours
+	[[ $status == 0 ]] || fail "second login: $output"
+	cp "$D/answer" "$D/second"
+	lingers "$D/first"
+	[[ $status == 0 ]] || fail "unchanged list, first: $output"
+	assert_output --regexp "SYSLOG 6: .*accepted lingering answer"
+	lingers "$D/second"
+	[[ $status == 0 ]] || fail "unchanged list, second: $output"
+	# The list written by an accept that keeps no record: every record
+	# ends.
+	svc ours ""
+	RHOST=127.0.0.1 login ours
+	[[ $status == 0 ]] || fail "without linger: $output"
+	lingers "$D/first"
+	[[ $status != 0 ]] || fail "the first lingered past another write: $output"
+	lingers "$D/second"
+	[[ $status != 0 ]] || fail "the second lingered past another write: $output"
+	# By pam_otpw.
+	RHOST=127.0.0.1 login ours
+	[[ $status == 0 ]] || fail "a new answer: $output"
+	cp "$D/answer" "$D/first"
+	printf 'auth required %s\nsession required %s\n' "$PEER_SO" \
+	    "$PEER_SO" >"$D/svc/ours"
+	login ours
+	[[ $status == 0 ]] || fail "pam_otpw: $output"
+	lingers "$D/first"
+	[[ $status != 0 ]] || fail "lingered past pam_otpw's write: $output"
+	# A new list from otp-keygen -f: its record goes with the old list.
+	RHOST=127.0.0.1 login ours
+	[[ $status == 0 ]] || fail "a new answer: $output"
+	cp "$D/answer" "$D/first"
+	otp-keygen --otpw="$D/ours/.otpw" --prefix=- --entries=30 -f \
+	    >"$D/ours/list" <<<"$PREFIX" || fail "otp-keygen failed"
+	[[ ! -e $D/ours/.otpw.linger ]] || fail "the records outlived the list"
+	lingers "$D/first"
+	[[ $status != 0 ]] || fail "lingered past otp-keygen -f: $output"
+	# From otpw-gen.
+	RHOST=127.0.0.1 login ours
+	[[ $status == 0 ]] || fail "a new answer: $output"
+	cp "$D/answer" "$D/first"
+	list_peer ours 10
+	lingers "$D/first"
+	[[ $status != 0 ]] || fail "lingered past otpw-gen: $output"
+	# Removed: no list, no linger.
+	RHOST=127.0.0.1 login ours
+	[[ $status == 0 ]] || fail "a new answer: $output"
+	cp "$D/answer" "$D/first"
+	rm "$D/ours/.otpw"
+	lingers "$D/first"
+	[[ $status != 0 ]] || fail "lingered without a list: $output"
 }

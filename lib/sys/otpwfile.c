@@ -16,7 +16,14 @@
  *
  * pam_otp.so's linger= keeps the list's lingering answers (lib/linger.c)
  * in NAME.linger beside it, read and written (atomically, as the list)
- * under the list's flock: the list stays otpw's own.
+ * under the list's flock: the list stays otpw's own.  The records hold
+ * no secret of the list, so the file is bound to the list as a whole: its
+ * first line is a digest of the list as our last accept wrote it, and
+ * while the list is not those bytes the file holds no record.  A
+ * lingering accept writes only NAME.linger, so the list stays the same;
+ * any other write of it (an accept by pam_otpw, or by a login without
+ * linger=, a new list) ends every record.  An accept with linger= carries
+ * the records over, bound to the list it wrote.
  */
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -80,16 +87,29 @@ sys_otpw_load(const char *path, unsigned long uid, char *img, size_t imgsz,
 	return 0;
 }
 
+/* path with suffix into out. */
 static int
-lock_path(const char *path, char *out, size_t outsz)
+suffixed(const char *path, const char *suffix, char *out, size_t outsz)
 {
-	int n = snprintf(out, outsz, "%s" LOCK_SUFFIX, path);
+	int n = snprintf(out, outsz, "%s%s", path, suffix);
 
 	if (n < 0 || (size_t)n >= outsz) {
 		errno = ENAMETOOLONG;
 		return OTP_EIO;
 	}
 	return 0;
+}
+
+static int
+lock_path(const char *path, char *out, size_t outsz)
+{
+	return suffixed(path, LOCK_SUFFIX, out, outsz);
+}
+
+static int
+linger_path(const char *path, char *out, size_t outsz)
+{
+	return suffixed(path, LINGER_SUFFIX, out, outsz);
 }
 
 int
@@ -152,18 +172,21 @@ linger_stat(const struct stat *st, const void *arg)
 		return OTP_EOTPWOWNER;
 	if ((st->st_mode & 077) != 0)
 		return OTP_EOTPWMODE;
-	if (st->st_size > (off_t)OTP_LINGER_LINESMAX)
+	if (st->st_size > (off_t)(OTP_LINGER_BINDMAX + OTP_LINGER_LINESMAX))
 		return OTP_EOTPWSIZE;
 	return 0;
 }
 
-/* NAME.linger's records: none when there is no such file. */
+/* NAME.linger's records: none when there is no such file, or when its
+ * first line is not bound, the BIND line (otp_linger_bind_line) of the
+ * list as it is. */
 static int
 linger_read(int dirfd, const char *lname, unsigned long uid,
-    struct otp_linger *recs, size_t *n)
+    const char *bound, struct otp_linger *recs, size_t *n)
 {
-	char buf[OTP_LINGER_LINESMAX];
+	char buf[OTP_LINGER_BINDMAX + OTP_LINGER_LINESMAX];
 	struct stat st;
+	size_t k = strlen(bound), len;
 	int fd, r;
 
 	*n = 0;
@@ -173,27 +196,30 @@ linger_read(int dirfd, const char *lname, unsigned long uid,
 		return 0;
 	if (r != 0)
 		return r;
-	if ((r = sys_read_exact(fd, buf, (size_t)st.st_size)) == 0)
-		otp_linger_lines_parse(buf, (size_t)st.st_size, recs, n);
+	len = (size_t)st.st_size;
+	if ((r = sys_read_exact(fd, buf, len)) == 0 && len >= k &&
+	    memcmp(buf, bound, k) == 0)
+		otp_linger_lines_parse(buf + k, len - k, recs, n);
 	otp_wipe(buf, sizeof(buf));
 	return sys_close_keep(fd, r);
 }
 
-/* NAME.linger with recs[0..n), as the list st (owner, group, 0600);
- * removed when there are none. */
+/* NAME.linger with the BIND line bound and recs[0..n), owned as the list
+ * st (mode 0600); removed when there are none. */
 static int
 linger_write(int dirfd, const char *lname, const struct stat *st,
-    const struct otp_linger *recs, size_t n)
+    const char *bound, const struct otp_linger *recs, size_t n)
 {
-	char buf[OTP_LINGER_LINESMAX];
+	char buf[OTP_LINGER_BINDMAX + OTP_LINGER_LINESMAX];
 	struct sys_file f;
-	size_t len;
+	size_t len = strlen(bound);
 	int r;
 
 	if (n == 0)
 		return unlinkat(dirfd, lname, 0) == 0 || errno == ENOENT ? 0 :
 		    OTP_EIO;
-	len = otp_linger_lines(recs, n, buf, sizeof(buf));
+	memcpy(buf, bound, len);
+	len += otp_linger_lines(recs, n, buf + len, sizeof(buf) - len);
 	if ((r = sys_stage(&f, dirfd, lname, 0600)) != 0)
 		return r;
 	if ((r = sys_stage_owner(&f, (unsigned long)st->st_uid,
@@ -211,43 +237,49 @@ linger_now(const struct sys_linger *lg)
 	return lg->now != SYS_NOW_REAL ? lg->now : (int64_t)time(NULL);
 }
 
-/* resp lingering in NAME.linger: 2, its expiry slid (written when it
- * moved); else 0. */
+/* resp lingering in NAME.linger, bound to the list as it is (bound): 2,
+ * its expiry slid (written when it moved); else 0. */
 static int
 linger_look(int dirfd, const char *lname, const struct stat *st,
-    unsigned long uid, const struct sys_linger *lg, const char *resp)
+    unsigned long uid, const struct sys_linger *lg, const char *bound,
+    const char *resp)
 {
 	struct otp_linger recs[OTP_LINGER_RECORDS];
-	struct otp_linger_who w = { lg->user, lg->client, NULL, 0 };
+	struct otp_linger_who w = { lg->user, lg->client, NULL, 0, NULL };
 	size_t n, rest;
 	int changed, r;
 
-	if ((r = linger_read(dirfd, lname, uid, recs, &n)) != 0)
+	if ((r = linger_read(dirfd, lname, uid, bound, recs, &n)) != 0)
 		return r;
 	if (otp_linger_take(recs, &n, &w, resp, linger_now(lg), lg->secs,
 	    &rest, &changed) < 0)
 		return 0;
 	if (changed)
-		(void)linger_write(dirfd, lname, st, recs, n);
+		(void)linger_write(dirfd, lname, st, bound, recs, n);
 	return 2;
 }
 
-/* A record for resp, which the list accepted: NAME.linger written. */
+/* A record for resp, which the list accepted (bound: its BIND line
+ * before; img[0..len): the list now): NAME.linger written, the records
+ * of the list before carried over, bound to the list as it is now. */
 static void
 linger_keep(int dirfd, const char *lname, const struct stat *st,
-    unsigned long uid, const struct sys_linger *lg, const char *resp)
+    unsigned long uid, const struct sys_linger *lg, const char *bound,
+    const char *img, size_t len, const char *resp)
 {
 	struct otp_linger recs[OTP_LINGER_RECORDS];
-	struct otp_linger_who w = { lg->user, lg->client, NULL, 0 };
+	struct otp_linger_who w = { lg->user, lg->client, NULL, 0, NULL };
 	uint8_t salt[OTP_LINGER_SALTLEN];
+	char after[OTP_LINGER_BINDMAX];
 	size_t n = 0;
 
-	if (linger_read(dirfd, lname, uid, recs, &n) != 0)
+	if (linger_read(dirfd, lname, uid, bound, recs, &n) != 0)
 		n = 0;	/* one that does not read is replaced */
 	if (sys_random_bytes(salt, sizeof(salt)) != 0)
 		return;	/* no record: the answer does not linger */
 	otp_linger_put(recs, &n, salt, &w, resp, 0, linger_now(lg), lg->secs);
-	(void)linger_write(dirfd, lname, st, recs, n);
+	(void)otp_linger_bind_line(img, len, after, sizeof(after));
+	(void)linger_write(dirfd, lname, st, after, recs, n);
 	otp_wipe(salt, sizeof(salt));
 }
 
@@ -257,7 +289,7 @@ consume_cycle(int dirfd, const char *name, unsigned long uid,
     const struct otp_otpw_chal *chal, const char *resp,
     const struct sys_linger *lg, struct otp_otpw *w, char *img)
 {
-	char lname[NAME_MAX + 1];
+	char lname[NAME_MAX + 1], bound[OTP_LINGER_BINDMAX];
 	struct otp_otpw_chal c;
 	struct sys_file f;
 	struct stat st, again;
@@ -277,9 +309,12 @@ consume_cycle(int dirfd, const char *name, unsigned long uid,
 	if ((r = otp_otpw_parse(img, len, w, NULL)) != 0)
 		goto out;
 	/* A lingering answer, under the list's lock: no entry is used. */
-	if (lg != NULL && (r = linger_look(dirfd, lname, &st, uid, lg,
-	    resp)) != 0)
-		goto out;
+	if (lg != NULL) {
+		(void)otp_linger_bind_line(img, len, bound, sizeof(bound));
+		if ((r = linger_look(dirfd, lname, &st, uid, lg, bound,
+		    resp)) != 0)
+			goto out;
+	}
 	/* The entries by their numbers, as they are now: one used since
 	 * the challenge was made is no longer there to accept. */
 	r = otp_otpw_chal_parse(img, w, chal->text, &c);
@@ -313,7 +348,7 @@ consume_cycle(int dirfd, const char *name, unsigned long uid,
 	if ((r = sys_commit(&f, 1)) == 0)
 		r = 1;
 	if (r == 1 && lg != NULL)
-		linger_keep(dirfd, lname, &st, uid, lg, resp);
+		linger_keep(dirfd, lname, &st, uid, lg, bound, img, len, resp);
 out:
 	otp_wipe(&c, sizeof(c));
 	return sys_close_keep(fd, r);	/* drops the flock */
@@ -348,6 +383,7 @@ int
 sys_otpw_create(const char *path, const char *img, size_t len, int force,
     int *unlocked)
 {
+	char lp[PATH_MAX];
 	int r;
 
 	*unlocked = 0;
@@ -355,8 +391,12 @@ sys_otpw_create(const char *path, const char *img, size_t len, int force,
 		return OTP_EOTPWSIZE;
 	if ((r = sys_create(path, img, len, 0600, force, OTP_EOTPWTYPE)) != 0)
 		return r;
-	/* A lock names an entry of the old list: meaningless now. */
+	/* A lock names an entry of the old list: meaningless now; and the
+	 * answers the old list took linger no more (bound to it, they do
+	 * not match the new one either, should the file stay). */
 	if (sys_otpw_unlock(path) == 0)
 		*unlocked = 1;
+	if (linger_path(path, lp, sizeof(lp)) == 0)
+		(void)unlink(lp);
 	return 0;
 }

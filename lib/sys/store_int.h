@@ -193,13 +193,15 @@ struct sys_linger {
 
 /* Under a flock, read path again, check resp against chal's entries and
  * mark them used by an atomic rename; 1 accepted, 0 not, or OTP_E*.  With
- * lg (NULL: none), resp lingering in PATH.linger is 2 (nothing marked),
- * and an accept adds it there (mode 0600, the list's owner). */
+ * lg (NULL: none), resp lingering in PATH.linger, while that is bound to
+ * the list as it is, is 2 (nothing marked), and an accept adds it there
+ * (mode 0600, the list's owner), bound to the list it wrote. */
 int sys_otpw_consume(const char *path, unsigned long uid,
     const struct otp_otpw_chal *chal, const char *resp,
     const struct sys_linger *lg, struct otp_otpw *w);
 /* Create path with img, mode 0600, atomically (OTP_ESTATEEXIST unless
- * force) and remove a lock left for the old list: *unlocked says so. */
+ * force) and remove a lock left for the old list (*unlocked says so) and
+ * the old list's lingering answers. */
 int sys_otpw_create(const char *path, const char *img, size_t len,
     int force, int *unlocked);
 

@@ -123,7 +123,7 @@ otpw_end(struct sys_login *l, const struct otp_answer *a, size_t n,
 	struct otpw_login *o = l->impl;
 	const struct sys_store_cfg *c = &l->s->cfg;
 	struct sys_linger lg = { c->ga.linger, l->user, c->ga.rhost, c->now };
-	struct otp_linger_who w = { l->user, c->ga.rhost, NULL, 0 };
+	struct otp_linger_who w = { l->user, c->ga.rhost, NULL, 0, NULL };
 	int rc;
 
 	if (!o->chosen || n == 0)

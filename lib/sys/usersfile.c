@@ -39,10 +39,13 @@
  * cfg.unlock_time seconds without a look at the file, and an accept
  * removes the count.  A right code with no count touches nothing.
  * With linger= the same file holds, after that line, the user's lingering
- * answers (lib/linger.c), one "LINGER EXPIRY SALT MAC" line each: looked
- * at after the lock-out and before the file, a hit slides its expiry and
- * reads nothing more; an accept adds one, and keeps the file while it
- * holds a live one.
+ * answers (lib/linger.c), one "LINGER EXPIRY SALT MAC" line each, each
+ * bound to the line that accepted it (its secret and its PASSWORD field
+ * in the MAC), so that a line removed, given another secret or another
+ * PIN ends its answers: looked at after the lock-out, in a pass over the
+ * user's lines of the file before the check's own (only while one is
+ * live), a hit slides its expiry and writes nothing but the tally; an
+ * accept adds one, and keeps the file while it holds a live one.
  *
  * The file is read in pieces of whole lines (pieces_next()), never held
  * whole but by otp-keygen's edits, and an accepted line is written as the
@@ -220,6 +223,15 @@ pieces_open(struct pieces *pc, int fd, off_t size)
 	if ((pc->buf = malloc(pc->cap)) == NULL)
 		return OTP_ENOMEM;
 	return 0;
+}
+
+/* Back to the start of the file, for another pass. */
+static void
+pieces_rewind(struct pieces *pc)
+{
+	pc->off = 0;
+	pc->have = pc->used = 0;
+	pc->eof = 0;
 }
 
 static void
@@ -646,41 +658,86 @@ linger_now(const struct job *j)
 	return j->now != SYS_NOW_REAL ? j->now : (int64_t)time(NULL);
 }
 
-/* The job's answer lingering in t: accepted (j->r), its expiry slid and
- * the tally written when it moved (not when dry); 1, 0 for none, or
- * OTP_E*. */
+/* A login's look at one of the user's lines (linger_look). */
+struct look {
+	struct tally		*t;
+	const struct job	*j;
+	int64_t			 now;
+	int			 changed;
+};
+
 static int
-linger_look(int dirfd, struct tally *t, const struct job *j)
+look_line(void *arg, const struct otp_users_token *tok)
 {
-	struct otp_linger_who w = { j->user, j->client, NULL, 0 };
+	struct look *lk = arg;
+	struct otp_linger_who w = { lk->j->user, lk->j->client, tok->key.buf,
+	    tok->key.len, tok->password };
 	size_t rest;
 	int changed;
 
-	if (otp_linger_take(t->recs, &t->nrecs, &w, j->answer, linger_now(j),
-	    j->lingers, &rest, &changed) < 0)
+	if (otp_linger_take(lk->t->recs, &lk->t->nrecs, &w, lk->j->answer,
+	    lk->now, lk->j->lingers, &rest, &changed) < 0)
 		return 0;
+	lk->changed |= changed;
+	return 1;
+}
+
+/* The job's answer lingering in t, made by one of the user's lines in
+ * the file read through pc (a pass only while t holds a live record):
+ * accepted (j->r), its expiry slid and the tally written when it moved
+ * (not when dry); 1, 0 for none (pc back at the start), or OTP_E*. */
+static int
+linger_look(int dirfd, struct tally *t, const struct job *j,
+    struct pieces *pc)
+{
+	struct look lk = { t, j, linger_now(j), 0 };
+	const char *p;
+	size_t len;
+	off_t at;
+	int ret;
+
+	lk.changed = otp_linger_prune(t->recs, &t->nrecs, lk.now);
+	if (t->nrecs == 0)
+		return 0;
+	while ((ret = pieces_next(pc, &p, &len, &at)) == 1 &&
+	    (ret = otp_users_each_token(p, len, j->user, look_line,
+	    &lk)) == 0)
+		;
+	if (ret <= 0) {
+		pieces_rewind(pc);
+		return ret;
+	}
 	j->r->accepted = 1;
 	j->r->lingered = 1;
 	j->r->why = OTP_USERS_WHY_NONE;
-	if (j->dry || !changed)
+	if (j->dry || !lk.changed)
 		return 1;
 	return tally_write(dirfd, t, t->fails, t->since) < 0 ? OTP_EIO : 1;
 }
 
-/* A record for the answer an accept took, in t (written by the caller). */
+/* A record in t for the answer an accept took with the users file line
+ * line[0..len) (the line as written), bound to its secret and PASSWORD
+ * (written by the caller). */
 static int
-linger_keep(struct tally *t, const struct job *j)
+linger_keep(struct tally *t, const struct job *j, const char *line,
+    size_t len)
 {
-	struct otp_linger_who w = { j->user, j->client, NULL, 0 };
+	struct otp_users_token tok;
+	struct otp_linger_who w = { j->user, j->client, NULL, 0, NULL };
 	uint8_t salt[OTP_LINGER_SALTLEN];
 	int ret;
 
-	if ((ret = sys_random_bytes(salt, sizeof(salt))) < 0)
-		return ret;
-	otp_linger_put(t->recs, &t->nrecs, salt, &w, j->answer,
-	    strlen(j->password), linger_now(j), j->lingers);
+	if ((ret = otp_users_line_parse(line, len, &tok)) != 1)
+		return ret < 0 ? ret : OTP_EINVAL;
+	w.key = tok.key.buf;
+	w.keylen = tok.key.len;
+	w.bind = tok.password;
+	if ((ret = sys_random_bytes(salt, sizeof(salt))) == 0)
+		otp_linger_put(t->recs, &t->nrecs, salt, &w, j->answer,
+		    strlen(j->password), linger_now(j), j->lingers);
 	otp_wipe(salt, sizeof(salt));
-	return 0;
+	otp_wipe(&tok, sizeof(tok));
+	return ret < 0 ? ret : 0;
 }
 
 /* Check the job's code against the file open on fd, read in pieces; an
@@ -716,13 +773,16 @@ check_code(int dirfd, const char *name, int fd, const struct stat *st,
 		if (fails >= j->deny)
 			fails = 0;	/* the lock-out is over: afresh */
 	}
-	if (j->lingers != 0 && (ret = linger_look(dirfd, &t, j)) != 0)
-		return ret < 0 ? ret : 0;
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return OTP_ENOMEM;
 	if ((ret = pieces_open(&pc, fd, st->st_size)) < 0) {
 		free(s);
 		return ret;
+	}
+	if (j->lingers != 0 && (ret = linger_look(dirfd, &t, j, &pc)) != 0) {
+		pieces_close(&pc);
+		free(s);
+		return ret < 0 ? ret : 0;
 	}
 	/* The clock is read with the file locked, so that logins that waited
 	 * for each other judge in the order they wrote. */
@@ -744,13 +804,12 @@ check_code(int dirfd, const char *name, int fd, const struct stat *st,
 		else if (j->linger)
 			linger(fd);
 	}
+	if (ret >= 0 && !j->dry && r->accepted && j->lingers != 0)
+		ret = linger_keep(&t, j, s->line, s->linelen);
 	pieces_close(&pc);
 	otp_wipe(s, sizeof(*s));
 	free(s);
 	if (ret < 0 || j->dry)
-		return ret;
-	if (r->accepted && j->lingers != 0 &&
-	    (ret = linger_keep(&t, j)) < 0)
 		return ret;
 	if (j->deny == 0 && t.nrecs == 0)
 		return 0;
@@ -826,7 +885,7 @@ sys_users_check(const char *path, const struct sys_store_cfg *c,
 	    .code = code, .client = c->ga.rhost, .now = c->now,
 	    .window = c->window, .dry = c->dry, .group_read = c->group_read,
 	    .linger = !c->unshared, .r = r };
-	struct otp_linger_who w = { user, c->ga.rhost, NULL, 0 };
+	struct otp_linger_who w = { user, c->ga.rhost, NULL, 0, NULL };
 
 	if (c->ga.linger != 0 && otp_linger_applies(&w))
 		j.lingers = c->ga.linger;

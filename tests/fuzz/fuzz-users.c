@@ -5,7 +5,9 @@
  * with one line rebuilt (never larger than the input and a line), keep
  * the user's token, and refuse the same code again; and every line that
  * parses must format and parse back to the same token, and (HOTP, TOTP)
- * go to an otpauth URI and back to the same token (otp-uri's "oath").
+ * go to an otpauth URI and back to the same token (otp-uri's "oath");
+ * the lines otp_users_each_token gives a user are its token lines that
+ * parse (linger='s pass over them).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -90,6 +92,51 @@ via_state(const struct otp_users_token *t)
 		abort();
 }
 
+/* otp_users_each_token's lines: the user's own, counted. */
+struct seen {
+	const char	*user;
+	size_t		 n;
+};
+
+static int
+count_token(void *arg, const struct otp_users_token *t)
+{
+	struct seen *sn = arg;
+
+	if (strcmp(t->user, sn->user) != 0)
+		abort();
+	sn->n++;
+	return 0;
+}
+
+/* The lines otp_users_each_token gives for user are the ones that parse
+ * as user's token lines, no more, no fewer. */
+static void
+tokens(const char *img, size_t size, const char *user)
+{
+	struct otp_users_token t;
+	struct seen sn = { user, 0 };
+	const char *p = img, *end = img + size, *nl;
+	size_t want = 0;
+
+	if (otp_users_each_token(img, size, user, count_token, &sn) != 0) {
+		if (memchr(img, '\0', size) == NULL)
+			abort();
+		return;
+	}
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl == NULL)
+			nl = end;
+		if (otp_users_line_parse(p, (size_t)(nl - p), &t) == 1 &&
+		    strcmp(t.user, user) == 0)
+			want++;
+		p = nl + 1;
+	}
+	if (sn.n != want)
+		abort();
+}
+
 static void
 lines(const char *img, size_t size)
 {
@@ -146,6 +193,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > 65536)
 		return 0;
 	lines(img, size);
+	tokens(img, size, "a");
+	tokens(img, size, "b");
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		rc = otp_users_check(img, size, c[i].user, c[i].pw, c[i].code,
 		    165892298, NULL, 5, &r, out, sizeof(out), &outlen);

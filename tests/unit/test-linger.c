@@ -11,36 +11,82 @@
 #include "otp_state.h"
 #include "unit.h"
 
+/* A BIND line: "bind | IMAGEHEX | LINE". */
+static void
+bind_case(const struct unit_line *l)
+{
+	uint8_t img[256];
+	char line[OTP_LINGER_BINDMAX];
+	long n = 0;
+	size_t len;
+
+	if ((strcmp(l->field[1], "-") != 0 &&
+	    (n = unit_unhex(l->field[1], img, sizeof(img))) < 0)) {
+		CHECK(0, "%s:%u: malformed", l->file, l->lineno);
+		return;
+	}
+	len = otp_linger_bind_line((const char *)img, (size_t)n, line,
+	    sizeof(line));
+	CHECK(len == strlen(l->field[2]) + 1 && line[len - 1] == '\n' &&
+	    line[len] == '\0', "%s:%u: its length", l->file, l->lineno);
+	line[len - 1] = '\0';
+	CHECK_EQ_STR(line, l->field[2], "BIND line");
+	CHECK(otp_linger_bind_line((const char *)img, (size_t)n, line,
+	    OTP_LINGER_BINDMAX - 1) == 0, "%s:%u: no room", l->file,
+	    l->lineno);
+}
+
 static void
 mac_case(const struct unit_line *l, void *arg)
 {
 	struct otp_linger r;
-	struct otp_linger_who w;
+	struct otp_linger_who w, other;
 	uint8_t salt[OTP_LINGER_SALTLEN], key[OTP_KEY_MAX];
-	char hex[2 * OTP_LINGER_MACLEN + 1];
-	long keylen = 0;
+	char hex[2 * OTP_LINGER_MACLEN + 1], bind[64];
+	long keylen = 0, bindlen = -1;
 	size_t rest;
 	unsigned long n;
 
 	(void)arg;
-	if (l->nfields != 7 || unit_unhex(l->field[0], salt, sizeof(salt)) !=
+	if (l->nfields == 3 && strcmp(l->field[0], "bind") == 0) {
+		bind_case(l);
+		return;
+	}
+	if (l->nfields != 8 || unit_unhex(l->field[0], salt, sizeof(salt)) !=
 	    OTP_LINGER_SALTLEN || (strcmp(l->field[1], "-") != 0 &&
 	    (keylen = unit_unhex(l->field[1], key, sizeof(key))) < 0) ||
-	    sscanf(l->field[5], "%lu", &n) != 1) {
+	    sscanf(l->field[5], "%lu", &n) != 1 ||
+	    (strcmp(l->field[6], "-") != 0 && (bindlen =
+	    unit_unhex(l->field[6], (uint8_t *)bind, sizeof(bind) - 1)) < 0)) {
 		CHECK(0, "%s:%u: malformed", l->file, l->lineno);
 		return;
 	}
+	if (bindlen >= 0)
+		bind[bindlen] = '\0';
 	w.user = l->field[2];
 	w.client = l->field[3];
 	w.key = keylen > 0 ? key : NULL;
 	w.keylen = (size_t)keylen;
+	w.bind = bindlen >= 0 ? bind : NULL;
 	otp_linger_make(&r, salt, &w, l->field[4], n, 1000);
 	(void)otp_hex_encode(r.mac, sizeof(r.mac), hex, sizeof(hex));
-	CHECK_EQ_STR(hex, l->field[6], "MAC");
+	CHECK_EQ_STR(hex, l->field[7], "MAC");
 	CHECK(otp_linger_find(&r, 1, &w, l->field[4], 999, &rest) == 0 &&
 	    rest == n, "%s:%u: found, its split", l->file, l->lineno);
 	CHECK(otp_linger_find(&r, 1, &w, l->field[4], 1000, &rest) == -1,
 	    "%s:%u: expired at its time", l->file, l->lineno);
+	/* Bound or not, and to what, tells records apart. */
+	other = w;
+	other.bind = w.bind != NULL ? NULL : "";
+	CHECK(otp_linger_find(&r, 1, &other, l->field[4], 999, &rest) == -1,
+	    "%s:%u: with the bound text %s", l->file, l->lineno,
+	    w.bind != NULL ? "left out" : "empty");
+	if (w.bind != NULL) {
+		other.bind = "x";
+		CHECK(otp_linger_find(&r, 1, &other, l->field[4], 999,
+		    &rest) == -1, "%s:%u: another bound text", l->file,
+		    l->lineno);
+	}
 }
 
 /* take and put, and the lines the file stores keep. */
@@ -48,7 +94,7 @@ static void
 test_take(void)
 {
 	struct otp_linger recs[OTP_LINGER_RECORDS], back[OTP_LINGER_RECORDS];
-	struct otp_linger_who w = { "alice", "127.0.0.1", NULL, 0 };
+	struct otp_linger_who w = { "alice", "127.0.0.1", NULL, 0, NULL };
 	uint8_t salt[OTP_LINGER_SALTLEN];
 	char text[OTP_LINGER_LINESMAX + 16];
 	size_t n = 0, m = 0, rest, len;
@@ -81,7 +127,7 @@ static void
 test_records(void)
 {
 	struct otp_linger recs[OTP_LINGER_RECORDS], r, back;
-	struct otp_linger_who w = { "alice", "127.0.0.1", NULL, 0 };
+	struct otp_linger_who w = { "alice", "127.0.0.1", NULL, 0, NULL };
 	struct otp_linger_who other = w;
 	uint8_t salt[OTP_LINGER_SALTLEN];
 	char text[OTP_LINGER_TEXTMAX];
@@ -273,7 +319,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: test-linger VECTORDIR\n");
 		return 2;
 	}
-	CHECK(unit_vectors(argv[1], "linger.txt", mac_case, NULL) == 5,
+	CHECK(unit_vectors(argv[1], "linger.txt", mac_case, NULL) == 12,
 	    "linger.txt");
 	test_records();
 	test_engine();

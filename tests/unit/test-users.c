@@ -210,6 +210,55 @@ limit_cases(void)
 	    "code already used", "why text");
 }
 
+/* otp_users_each_token: the user's lines a check decides on, parsed. */
+struct seen {
+	char	got[256];
+	size_t	n;
+	int	stop;	/* return non-zero at this one (1-based), 0 never */
+};
+
+static int
+seen_token(void *arg, const struct otp_users_token *t)
+{
+	struct seen *sn = arg;
+	size_t k = strlen(sn->got);
+
+	(void)snprintf(sn->got + k, sizeof(sn->got) - k, "%s/%zu ",
+	    t->password, t->key.len);
+	return ++sn->n == (size_t)sn->stop ? 7 : 0;
+}
+
+static void
+each_token_cases(void)
+{
+	static const char img[] =
+	    "# a comment of a\n"
+	    "HOTP a 1234 3132\n"
+	    "HOTP ab - 00\n"		/* another user */
+	    "HOTP a -\n"		/* no key: passed over */
+	    "BOGUS a - 00\n"		/* no type we know */
+	    "HOTP a - zz\n"		/* a key that does not read */
+	    "HOTP/T30  a\t-\t313233 7 123456\n"
+	    "MOTP a 1111 secret";	/* no newline at the end */
+	struct seen sn;
+
+	memset(&sn, 0, sizeof(sn));
+	CHECK_EQ_INT(otp_users_each_token(img, sizeof(img) - 1, "a",
+	    seen_token, &sn), 0, "each_token: to the end");
+	CHECK_EQ_STR(sn.got, "1234/2 -/3 1111/6 ", "each_token: a's lines");
+	memset(&sn, 0, sizeof(sn));
+	sn.stop = 2;
+	CHECK_EQ_INT(otp_users_each_token(img, sizeof(img) - 1, "a",
+	    seen_token, &sn), 7, "each_token: stopped");
+	CHECK_EQ_STR(sn.got, "1234/2 -/3 ", "each_token: up to the stop");
+	memset(&sn, 0, sizeof(sn));
+	CHECK_EQ_INT(otp_users_each_token(img, sizeof(img) - 1, "nobody",
+	    seen_token, &sn), 0, "each_token: no line");
+	CHECK(sn.n == 0, "each_token: none seen");
+	CHECK_EQ_INT(otp_users_each_token("HOTP a - 00\0", 12, "a",
+	    seen_token, &sn), OTP_ENUL, "each_token: NUL in image");
+}
+
 /* otp_users_from_uri / otp_users_to_uri / otp_users_line_other: what a
  * line cannot carry, the fields both ways, and lines of other kinds. */
 static void
@@ -402,6 +451,7 @@ main(int argc, char *argv[])
 	unit_vectors(dir, "users-line.txt", line_case, NULL);
 	set_cases();
 	limit_cases();
+	each_token_cases();
 	uri_cases();
 	state_cases();
 	return unit_done();
