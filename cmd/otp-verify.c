@@ -1286,8 +1286,10 @@ radius_check(const struct verify *v, const char *user, char *code,
 		sys_store_close(s);
 		return 1;
 	}
-	if ((rc = sys_login_open(s, user, &l)) != 0)
+	if ((rc = sys_login_open(s, user, &l)) != 0) {
+		sys_store_close(s);
 		radius_fail(0, "%s: %s: %s", who, path, otp_strerror(rc));
+	}
 	a.text = code;
 	a.kind = OTP_ANSWER_CODE;
 	rc = sys_login_check(l, &a, 1, &r);
@@ -1295,6 +1297,14 @@ radius_check(const struct verify *v, const char *user, char *code,
 	(void)snprintf(reason, sizeof(reason), "%s", sys_login_reason(l));
 	errno = sys_login_errno(l);
 	sys_login_free(l);
+	/* The messages below are copies (path, reason): the store goes
+	 * before the exit, which frees nothing. */
+	if (rc != 0) {
+		int e = errno;
+
+		sys_store_close(s);
+		errno = e;
+	}
 	if (rc == OTP_EIO || rc == OTP_ELOCK)
 		radius_fail(1, "%s: %s", who, path);
 	if (rc == OTP_EREADONLY)
