@@ -223,6 +223,8 @@ grep -q "/usr/share/pam-configs/$PKG\$" "$W/deb.contents" ||
     bad "no pam-auth-update profile in the .deb"
 grep -q "/usr/share/doc/$PKG/examples/freeradius/radiusd.conf\$" \
     "$W/deb.contents" || bad "no examples/freeradius in the .deb"
+grep -q "/usr/share/doc/$PKG/examples/openvpn/server.conf\$" \
+    "$W/deb.contents" || bad "no examples/openvpn in the .deb"
 
 # libpq is otp-utils-pg's alone: no ELF file of otp-utils needs it, neither
 # itself (objdump -p's NEEDED) nor through another library (ldd); the
