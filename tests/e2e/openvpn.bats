@@ -243,6 +243,14 @@ login() {
 	settle "$1"
 }
 
+# enrol NAME [PASSWORD]: a new test user (with PASSWORD for pam_unix)
+# and a TOTP state file with DISALLOW_REUSE; sets U and KEY.
+enrol() {
+	U=$(e2e_user_add "$1" "${2:-}") || return 1
+	KEY=$(e2e_totp_state "$U" --disallow-reuse 2>/dev/null) ||
+	    { fail "otp-keygen for $U failed"; return 1; }
+}
+
 # syslog_of USER: the module's log lines about USER.
 syslog_of() {
 	grep -F "pam_otp(" "$E2E_SYSLOG" | grep -F "\"$1\"" || true
@@ -278,8 +286,8 @@ wrong() {
 
 @test "openvpn: a code alone: the right code connects, a wrong one is refused" {
 	local u key code
-	u=$(e2e_user_add code)
-	key=$(e2e_totp_state "$u" --disallow-reuse 2>/dev/null)
+	enrol code
+	u=$U key=$KEY
 	code=$(e2e_code "$key")
 	login code-wrong code "$u" "$(wrong "$code")"
 	[[ $OUTCOME == refused ]]
@@ -295,8 +303,8 @@ wrong() {
 
 @test "openvpn: a code used once is refused on a new connection" {
 	local u key code
-	u=$(e2e_user_add reuse)
-	key=$(e2e_totp_state "$u" --disallow-reuse 2>/dev/null)
+	enrol reuse
+	u=$U key=$KEY
 	code=$(e2e_code "$key")
 	login reuse-1 code "$u" "$code"
 	[[ $OUTCOME == connected ]]
@@ -308,8 +316,8 @@ wrong() {
 
 @test "openvpn: static challenge: the Unix password (pam_unix), then the code as the response" {
 	local u key code pw=pw-$RANDOM$RANDOM
-	u=$(e2e_user_add chal "$pw")
-	key=$(e2e_totp_state "$u" --disallow-reuse 2>/dev/null)
+	enrol chal "$pw"
+	u=$U key=$KEY
 	code=$(e2e_code "$key")
 	login chal-wrong challenge "$u" "$pw" "$(wrong "$code")"
 	[[ $OUTCOME == refused ]]
@@ -330,8 +338,8 @@ wrong() {
 
 @test "openvpn: forward_pass: password and code in one answer, deferred" {
 	local u key code pw=pw-$RANDOM$RANDOM
-	u=$(e2e_user_add pass "$pw")
-	key=$(e2e_totp_state "$u" --disallow-reuse 2>/dev/null)
+	enrol pass "$pw"
+	u=$U key=$KEY
 	code=$(e2e_code "$key")
 	login pass-right pass "$u" "$pw$code"
 	[[ $OUTCOME == connected ]]
@@ -349,18 +357,18 @@ wrong() {
 	assert_line --partial "invalid verification code for \"$u\": wrong code"
 }
 
-# reneg KIND NAME USER: a client of server KIND logs in with a fresh code
+# reneg KIND NAME: a new user NAME logs in to server KIND with a code
 # and renegotiates 3 s later (a short reneg-sec on its command line, in
 # place of the default hour); prints "passed" when the server took the
 # renegotiation, "refused" when PAM refused it.  The server's log says
 # which: the client may not hear of a refusal (the deferred answer comes
 # after its next key exchange began) until its ping-restart.
 reneg() {
-	local kind=$1 name=$2 u=$3 key i pw=pw-$RANDOM$RANDOM
+	local kind=$1 name=$2 u i pw=pw-$RANDOM$RANDOM
 	local log=$V/server-$1.log
-	printf '%s:%s\n' "$u" "$pw" | chpasswd
-	key=$(e2e_totp_state "$u" --disallow-reuse 2>/dev/null)
-	client "$name" "$kind" "$u" "$pw" "$(e2e_code "$key")" -- \
+	enrol "$name" "$pw" || return 1
+	u=$U
+	client "$name" "$kind" "$u" "$pw" "$(e2e_code "$KEY")" -- \
 	    --reneg-sec 3 || return 1
 	outcome "$name" || return 1
 	[[ $OUTCOME == connected ]] || { fail "$name: not connected"; return 1; }
@@ -380,9 +388,8 @@ reneg() {
 }
 
 @test "openvpn: a renegotiation passes on the token (auth-gen-token, as shipped)" {
-	local u
-	u=$(e2e_user_add reneg)
-	run reneg challenge reneg "$u"
+	local u=$E2E_TAG-reneg
+	run reneg challenge reneg
 	assert_success
 	assert_output passed
 	# The client renegotiated, never saw AUTH_FAILED and is still there;
@@ -399,9 +406,8 @@ reneg() {
 }
 
 @test "openvpn: without auth-gen-token the same renegotiation resends the used code and drops" {
-	local u
-	u=$(e2e_user_add nogen)
-	run reneg nogen nogen "$u"
+	local u=$E2E_TAG-nogen
+	run reneg nogen nogen
 	assert_success
 	assert_output refused
 	# The server drops the client (nogen has no other).
