@@ -92,5 +92,6 @@ inst() {
 	grep -q '/usr/local/share/otp-utils/schema.sql` after `make install`' \
 	    "$ROOT/README.md"
 	grep -qx 'examples/freeradius' "$ROOT/debian/otp-utils.examples"
+	grep -qx 'examples/openvpn' "$ROOT/debian/otp-utils.examples"
 	grep -qx 'usr/share/otp-utils/schema.sql' "$ROOT/debian/otp-utils-pg.install"
 }

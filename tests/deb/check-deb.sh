@@ -222,7 +222,8 @@ pgdepends=$(dpkg-deb -f "$pgdeb" Depends)
 grep -q "/usr/share/pam-configs/$PKG\$" "$W/deb.contents" ||
     bad "no pam-auth-update profile in the .deb"
 for f in freeradius/radiusd.conf apache/otp.conf apache/pam.d/apache-otp \
-    nginx/otp.conf nginx/pam.d/nginx-otp; do
+    nginx/otp.conf nginx/pam.d/nginx-otp openvpn/server.conf \
+    console/pam.d/otp-console; do
 	grep -q "/usr/share/doc/$PKG/examples/$f\$" "$W/deb.contents" ||
 	    bad "no examples/$f in the .deb"
 done
