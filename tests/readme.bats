@@ -34,7 +34,7 @@ make                      # build into build/	the build itself, run by CI (.ci/r
 make check                # install missing packages, build, run every test	the build itself, run by CI (.ci/run)
 make sanitize             # the suite again under AddressSanitizer and UBSan	the build itself, run by CI (.ci/run)
 make check-e2e            # as root: pam_otp.so in a real sshd and a threaded host	needs root; run by CI (.ci/run)
-sudo make check-e2e       # a real sshd, a threaded PAM host, FreeRADIUS	needs root; run by CI (.ci/run)
+sudo make check-e2e       # sshd, a threaded PAM host, FreeRADIUS, Apache, nginx, OpenVPN, login	needs root; run by CI (.ci/run)
 make fuzz FUZZ_SECONDS=60 # every libFuzzer target	the build itself, run by CI (.ci/run)
 make bench                # speed side by side with oathtool and coreutils	minutes of benchmarks
 make lint                 # mandoc -Tlint, groff, shellcheck, cppcheck, clang-tidy	the build itself, run by CI (.ci/run)
