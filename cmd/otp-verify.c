@@ -1236,24 +1236,8 @@ radius_attr(const char *var, const char *attr, char *buf, size_t size)
 static void
 radius_url(const char *spec, const char *user, char *out, size_t size)
 {
-	const char *p;
-	size_t o = 0, n, ulen = strlen(user);
-
-	for (p = spec; *p != '\0'; ) {
-		if (strncmp(p, "${USER}", 7) == 0) {
-			if (o + ulen >= size)
-				radius_fail(0, "%s: store path too long", cli_esc(user));
-			memcpy(out + o, user, ulen);
-			o += ulen;
-			p += 7;
-			continue;
-		}
-		n = 1;
-		if (o + n >= size)
-			radius_fail(0, "%s: store path too long", cli_esc(user));
-		out[o++] = *p++;
-	}
-	out[o] = '\0';
+	if (sys_store_url_user(spec, user, out, size) != 0)
+		radius_fail(0, "%s: store path too long", cli_esc(user));
 }
 
 /* The request's user's token in the store: decided and recorded as a

@@ -36,30 +36,6 @@ struct otp_store {
 	int			 per_user;	/* a file's path with ${USER} */
 };
 
-#define USER_VAR	"${USER}"
-
-/* url with each ${USER} replaced by user into out: 0, or OTP_ETOOLONG.
- * The caller vetted user as a plain login name (otp_user_check). */
-static int
-user_url(const char *url, const char *user, char *out, size_t outsz)
-{
-	size_t o = 0, n, ulen = strlen(user);
-	const char *at;
-
-	while ((at = strstr(url, USER_VAR)) != NULL) {
-		n = (size_t)(at - url);
-		if (o + n + ulen >= outsz)
-			return OTP_ETOOLONG;
-		memcpy(out + o, url, n);
-		memcpy(out + o + n, user, ulen);
-		o += n + ulen;
-		url = at + sizeof(USER_VAR) - 1;
-	}
-	if ((n = strlen(url)) + o >= outsz)
-		return OTP_ETOOLONG;
-	memcpy(out + o, url, n + 1);
-	return 0;
-}
 
 /* Text out as snprintf: s[0..n) into buf (cut to size - 1), the length. */
 static int
@@ -586,7 +562,7 @@ otp_store_open(struct otp_store **sp, const char *url,
 	if (!(sys_store_caps(probe) & SYS_STORE_SHARED)) {
 		const char *path = strchr(s->url, ':') + 1;
 
-		s->per_user = strstr(path, USER_VAR) != NULL;
+		s->per_user = strstr(path, "${USER}") != NULL;
 		if (path[0] == '~' || strstr(path, "/~") != NULL ||
 		    strstr(path, "${HOME}") != NULL)
 			rc = OTP_EINVAL;
@@ -627,7 +603,7 @@ otp_store_check(struct otp_store *s, const char *user, const char *answer,
 	if (s->per_user) {
 		/* A name no file can have: refused, as no token. */
 		if (otp_user_check(user, NULL) != 0 ||
-		    user_url(s->url, user, path, sizeof(path)) != 0) {
+		    sys_store_url_user(s->url, user, path, sizeof(path)) != 0) {
 			why = otp_strerror(OTP_EUSERNAME);
 			rc = 0;
 			goto out;

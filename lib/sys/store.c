@@ -202,6 +202,29 @@ secret_key(const char *k, size_t n)
 	    strcasecmp(name, "sslpassword") == 0;
 }
 
+int
+sys_store_url_user(const char *url, const char *user, char *out,
+    size_t outsz)
+{
+	static const char var[] = "${USER}";
+	size_t o = 0, n, ulen = strlen(user);
+	const char *at;
+
+	while ((at = strstr(url, var)) != NULL) {
+		n = (size_t)(at - url);
+		if (o + n + ulen >= outsz)
+			return OTP_ETOOLONG;
+		memcpy(out + o, url, n);
+		memcpy(out + o + n, user, ulen);
+		o += n + ulen;
+		url = at + sizeof(var) - 1;
+	}
+	if ((n = strlen(url)) + o >= outsz)
+		return OTP_ETOOLONG;
+	memcpy(out + o, url, n + 1);
+	return 0;
+}
+
 void
 sys_store_url_shown(const char *url, char *out, size_t outsz)
 {

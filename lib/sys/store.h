@@ -137,6 +137,11 @@ int sys_store_is_url(const char *url);
  * names percent-encoded or not); any other URL as it is.  What
  * sys_store_path() gives for a database. */
 void sys_store_url_shown(const char *url, char *out, size_t outsz);
+/* url with each ${USER} replaced by user into out: 0, or OTP_ETOOLONG.
+ * Only a name otp_user_check() passes belongs in a file's path: the
+ * caller checks it (a database's URL is used as written). */
+int sys_store_url_user(const char *url, const char *user, char *out,
+    size_t outsz);
 /* Why the last sys_store_open() of this thread gave OTP_ESTOREMODULE:
  * the object tried and the loader's words (dlerror); "" if none. */
 const char *sys_store_load_error(void);
