@@ -36,7 +36,6 @@ struct otp_store {
 	int			 per_user;	/* a file's path with ${USER} */
 };
 
-
 /* Text out as snprintf: s[0..n) into buf (cut to size - 1), the length. */
 static int
 put_text(const char *s, size_t n, char *buf, size_t size)
