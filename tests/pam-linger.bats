@@ -400,9 +400,7 @@ oath_line() {
 # threads CONF CODE RHOST: 20 logins at once (tests/pam/pam-threads.c,
 # the real clock) with CODE from RHOST on service t of $D/conf.
 threads() {
-	[[ -x $D/pam-threads ]] || cc -O1 -pthread -o "$D/pam-threads" \
-	    "$BATS_TEST_DIRNAME/pam/pam-threads.c" -lpam ||
-	    fail "cannot build pam-threads"
+	pam_threads_build
 	mkdir -p -m 0755 "$D/conf"
 	printf 'auth required %s %s\n' "$OTP_SO" "$1" >"$D/conf/t"
 	run env LD_PRELOAD="$ASAN_SO $SHIM_SO" \

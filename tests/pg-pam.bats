@@ -204,9 +204,7 @@ drive() {
 }
 
 @test "one threaded host, 40 logins at once on one code, the real clock: exactly one accept" {
-	cc -O1 -pthread -o "$D/pam-threads" \
-	    "$BATS_TEST_DIRNAME/pam/pam-threads.c" -lpam ||
-	    fail "cannot build pam-threads"
+	pam_threads_build
 	mkdir -m 0755 "$D/conf"
 	printf 'auth required %s %s\n' "$OTP_SO" "$OPTS" >"$D/conf/t"
 	printf '%s\n' "$KEY" '" TOTP_AUTH' '" WINDOW_SIZE 3' >"$D/ga2"
@@ -223,9 +221,7 @@ drive() {
 }
 
 @test "one threaded host, 40 logins at once on one HOTP code: one accept, and the refusals move no counter (no lock-out)" {
-	cc -O1 -pthread -o "$D/pam-threads" \
-	    "$BATS_TEST_DIRNAME/pam/pam-threads.c" -lpam ||
-	    fail "cannot build pam-threads"
+	pam_threads_build
 	mkdir -m 0755 "$D/conf"
 	printf 'auth required %s %s\n' "$OTP_SO" "$OPTS" >"$D/conf/t"
 	printf '%s\n' "$KEY" '" HOTP_COUNTER 1' '" WINDOW_SIZE 3' >"$D/h"
@@ -629,9 +625,7 @@ host_stop() {
 }
 
 @test "store=postgresql:// linger=: 20 logins at once with one fresh code from one client: one by the code, the rest lingering; from another client none" {
-	cc -O1 -pthread -o "$D/pam-threads" \
-	    "$BATS_TEST_DIRNAME/pam/pam-threads.c" -lpam ||
-	    fail "cannot build pam-threads"
+	pam_threads_build
 	mkdir -m 0755 "$D/conf"
 	printf 'auth required %s %s linger=600\n' "$OTP_SO" "$OPTS" >"$D/conf/t"
 	code=$(otp-gen --totp -b "$KEY")

@@ -301,9 +301,7 @@ cycles() {
 }
 
 @test "one threaded host, 40 logins at once: one code accepted once, umask and ids untouched, with and without O_TMPFILE" {
-	cc -O1 -pthread -o "$D/pam-threads" \
-	    "$BATS_TEST_DIRNAME/pam/pam-threads.c" -lpam ||
-	    fail "cannot build pam-threads"
+	pam_threads_build
 	# As root the module switches to nobody's ids in its threads; the
 	# monitor thread must still create files as root.
 	U=$(mktemp -d /tmp/otp-threads.XXXXXX)

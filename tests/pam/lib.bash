@@ -195,6 +195,14 @@ nobody_db() {
 	PAM_PRELOAD=$nss
 }
 
+# pam_threads_build: $D/pam-threads (tests/pam/pam-threads.c), logins at
+# once in one process through libpam, built for the test when missing.
+pam_threads_build() {
+	[[ -x $D/pam-threads ]] || cc -O1 -pthread -o "$D/pam-threads" \
+	    "$BATS_TEST_DIRNAME/pam/pam-threads.c" -lpam ||
+	    fail "cannot build pam-threads"
+}
+
 # drive_run SERVICE INPUT [RHOST]: the same through tests/pam/pam-drive
 # (pam_start_confdir, no pam_wrapper).
 drive_run() {
