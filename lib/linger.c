@@ -163,14 +163,13 @@ otp_linger_take(struct otp_linger *recs, size_t *n,
     unsigned secs, size_t *rest, int *changed)
 {
 	int hit;
-	size_t had = *n;
 
 	*changed = 0;
 	if ((hit = otp_linger_find(recs, *n, w, answer, now, rest)) < 0)
 		return -1;
 	*changed = recs[hit].expiry != now + (int64_t)secs;
 	recs[hit].expiry = now + (int64_t)secs;
-	*changed |= otp_linger_prune(recs, n, now) || had != *n;
+	*changed |= otp_linger_prune(recs, n, now);
 	return hit;
 }
 
