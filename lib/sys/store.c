@@ -214,14 +214,13 @@ sys_store_url_user(const char *url, const char *user, char *out,
 		n = (size_t)(at - url);
 		if (o + n + ulen >= outsz)
 			return OTP_ETOOLONG;
-		memcpy(out + o, url, n);
-		memcpy(out + o + n, user, ulen);
+		(void)snprintf(out + o, outsz - o, "%.*s%s", (int)n, url, user);
 		o += n + ulen;
 		url = at + sizeof(var) - 1;
 	}
-	if ((n = strlen(url)) + o >= outsz)
+	if (strlen(url) + o >= outsz)
 		return OTP_ETOOLONG;
-	memcpy(out + o, url, n + 1);
+	(void)snprintf(out + o, outsz - o, "%s", url);
 	return 0;
 }
 
